@@ -1,0 +1,198 @@
+package cluster
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// contingency counts how many samples have each (true, predicted) pair,
+// with rows for the distinct true labels and columns for the distinct
+// predicted labels, both in ascending label order.
+func contingency(truth, pred []int) ([][]float64, []int, []int, error) {
+	if len(truth) != len(pred) {
+		return nil, nil, nil, fmt.Errorf("cluster: %d true labels but %d predicted", len(truth), len(pred))
+	}
+	if len(truth) == 0 {
+		return nil, nil, nil, fmt.Errorf("cluster: no samples to score")
+	}
+	ti, tl := index(truth)
+	pi, pl := index(pred)
+	c := make([][]float64, len(tl))
+	for i := range c {
+		c[i] = make([]float64, len(pl))
+	}
+	for s := range truth {
+		c[ti[truth[s]]][pi[pred[s]]]++
+	}
+	return c, tl, pl, nil
+}
+
+func index(labels []int) (map[int]int, []int) {
+	seen := map[int]int{}
+	for _, l := range labels {
+		seen[l] = 0
+	}
+	keys := make([]int, 0, len(seen))
+	for l := range seen {
+		keys = append(keys, l)
+	}
+	sort.Ints(keys)
+	for i, l := range keys {
+		seen[l] = i
+	}
+	return seen, keys
+}
+
+// Accuracy returns the fraction of samples whose predicted cluster, mapped
+// one-to-one onto true classes by the map that maximizes the number of
+// matches (Kuhn-Munkres), equals their true class. The predicted and true
+// cluster counts may differ; unmatched clusters count as wrong, and so do
+// samples predicted -1. It also returns the map from predicted label to
+// true label (labels left unmatched are absent).
+func Accuracy(truth, pred []int) (float64, map[int]int, error) {
+	c, tl, pl, err := contingency(truth, pred)
+	if err != nil {
+		return 0, nil, err
+	}
+	// Maximize matches = minimize (max - count) on a square matrix padded
+	// with zero-count rows or columns.
+	n := max(len(tl), len(pl))
+	cost := make([][]float64, n)
+	var top float64
+	for i := range c {
+		for j := range c[i] {
+			top = math.Max(top, c[i][j])
+		}
+	}
+	for i := range cost {
+		cost[i] = make([]float64, n)
+		for j := range cost[i] {
+			var v float64
+			if i < len(pl) && j < len(tl) && pl[i] != -1 {
+				v = c[j][i]
+			}
+			cost[i][j] = top - v
+		}
+	}
+	assign := Hungarian(cost)
+	mapping := map[int]int{}
+	var hit float64
+	for i, j := range assign {
+		if i < len(pl) && j < len(tl) && pl[i] != -1 {
+			mapping[pl[i]] = tl[j]
+			hit += c[j][i]
+		}
+	}
+	return hit / float64(len(truth)), mapping, nil
+}
+
+// Hungarian solves the square assignment problem: it returns, for each row
+// i of cost, the column assign[i] such that the columns are distinct and
+// the total cost is least. It runs in O(n^3) (the shortest augmenting path
+// form of the Kuhn-Munkres algorithm with potentials). It panics if cost is
+// not square.
+func Hungarian(cost [][]float64) []int {
+	n := len(cost)
+	for _, r := range cost {
+		if len(r) != n {
+			panic("cluster: Hungarian needs a square cost matrix")
+		}
+	}
+	// 1-based arrays; column 0 is a virtual start.
+	u := make([]float64, n+1)
+	v := make([]float64, n+1)
+	match := make([]int, n+1) // match[j]: row matched to column j
+	way := make([]int, n+1)
+	minv := make([]float64, n+1)
+	used := make([]bool, n+1)
+	for i := 1; i <= n; i++ {
+		match[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = math.Inf(1)
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := match[j0], math.Inf(1), 0
+			for j := 1; j <= n; j++ {
+				if used[j] {
+					continue
+				}
+				cur := cost[i0-1][j-1] - u[i0] - v[j]
+				if cur < minv[j] {
+					minv[j], way[j] = cur, j0
+				}
+				if minv[j] < delta {
+					delta, j1 = minv[j], j
+				}
+			}
+			for j := 0; j <= n; j++ {
+				if used[j] {
+					u[match[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if match[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			match[j0] = match[j1]
+			j0 = j1
+		}
+	}
+	assign := make([]int, n)
+	for j := 1; j <= n; j++ {
+		assign[match[j]-1] = j - 1
+	}
+	return assign
+}
+
+// NMI returns the normalized mutual information of two labelings,
+// MI(C, C') / max(H(C), H(C')) with logarithms to base 2 (paper 004 eq. 14).
+// It is 1 for identical partitions (up to renaming) and 0 for independent
+// ones; when both labelings have a single cluster it is 1.
+func NMI(truth, pred []int) (float64, error) {
+	c, _, _, err := contingency(truth, pred)
+	if err != nil {
+		return 0, err
+	}
+	n := float64(len(truth))
+	rowSum := make([]float64, len(c))
+	colSum := make([]float64, len(c[0]))
+	for i := range c {
+		for j := range c[i] {
+			rowSum[i] += c[i][j]
+			colSum[j] += c[i][j]
+		}
+	}
+	entropy := func(s []float64) float64 {
+		var h float64
+		for _, x := range s {
+			if x > 0 {
+				p := x / n
+				h -= p * math.Log2(p)
+			}
+		}
+		return h
+	}
+	var mi float64
+	for i := range c {
+		for j := range c[i] {
+			if x := c[i][j]; x > 0 {
+				mi += x / n * math.Log2(x*n/(rowSum[i]*colSum[j]))
+			}
+		}
+	}
+	h := math.Max(entropy(rowSum), entropy(colSum))
+	if h == 0 {
+		return 1, nil
+	}
+	return math.Min(1, math.Max(0, mi/h)), nil
+}

@@ -1,0 +1,291 @@
+package sparse
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// CSR is a sparse matrix in compressed sparse row form. Row i holds the
+// column indices Ind[Indptr[i]:Indptr[i+1]] with the values in Val at the
+// same positions.
+type CSR struct {
+	Rows, Cols int
+	Indptr     []int
+	Ind        []int
+	Val        []float64
+}
+
+// NewCSR returns a CSR that takes ownership of the given slices after
+// checking them with Validate.
+func NewCSR(rows, cols int, indptr, ind []int, val []float64) (*CSR, error) {
+	a := &CSR{Rows: rows, Cols: cols, Indptr: indptr, Ind: ind, Val: val}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Validate reports the first way in which a breaks the CSR invariants: row
+// pointers monotone from 0 to len(Val), column indices in range and strictly
+// increasing within each row, values finite.
+func (a *CSR) Validate() error {
+	if a.Rows < 0 || a.Cols < 0 {
+		return fmt.Errorf("sparse: negative dimensions %d x %d", a.Rows, a.Cols)
+	}
+	if len(a.Indptr) != a.Rows+1 {
+		return fmt.Errorf("sparse: %d row pointers for %d rows, want %d", len(a.Indptr), a.Rows, a.Rows+1)
+	}
+	if len(a.Ind) != len(a.Val) {
+		return fmt.Errorf("sparse: %d column indices but %d values", len(a.Ind), len(a.Val))
+	}
+	if a.Indptr[0] != 0 {
+		return fmt.Errorf("sparse: first row pointer is %d, want 0", a.Indptr[0])
+	}
+	if a.Indptr[a.Rows] != len(a.Val) {
+		return fmt.Errorf("sparse: last row pointer is %d, want %d (number of values)", a.Indptr[a.Rows], len(a.Val))
+	}
+	for i := 0; i < a.Rows; i++ {
+		lo, hi := a.Indptr[i], a.Indptr[i+1]
+		if hi < lo {
+			return fmt.Errorf("sparse: row pointer decreases at row %d (%d then %d)", i, lo, hi)
+		}
+		if hi > len(a.Val) {
+			return fmt.Errorf("sparse: row pointer %d of row %d exceeds the %d stored values", hi, i, len(a.Val))
+		}
+		prev := -1
+		for p := lo; p < hi; p++ {
+			j := a.Ind[p]
+			if j < 0 || j >= a.Cols {
+				return fmt.Errorf("sparse: row %d: column index %d out of range [0,%d)", i, j, a.Cols)
+			}
+			if j <= prev {
+				return fmt.Errorf("sparse: row %d: column indices not strictly increasing (%d after %d)", i, j, prev)
+			}
+			prev = j
+			if v := a.Val[p]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("sparse: row %d, column %d: value %v is not finite", i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// FromTriplets builds a rows x cols CSR from coordinate triplets
+// (ri[p], ci[p], v[p]). Entries at the same position are summed; explicit
+// zeros are kept. The inputs are not modified.
+func FromTriplets(rows, cols int, ri, ci []int, v []float64) (*CSR, error) {
+	if len(ri) != len(ci) || len(ri) != len(v) {
+		return nil, fmt.Errorf("sparse: triplet slices differ in length (%d, %d, %d)", len(ri), len(ci), len(v))
+	}
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("sparse: negative dimensions %d x %d", rows, cols)
+	}
+	for p := range ri {
+		if ri[p] < 0 || ri[p] >= rows || ci[p] < 0 || ci[p] >= cols {
+			return nil, fmt.Errorf("sparse: triplet %d at (%d,%d) outside %d x %d", p, ri[p], ci[p], rows, cols)
+		}
+		if math.IsNaN(v[p]) || math.IsInf(v[p], 0) {
+			return nil, fmt.Errorf("sparse: triplet %d at (%d,%d): value %v is not finite", p, ri[p], ci[p], v[p])
+		}
+	}
+	// Counting sort by row, then sort each row by column and merge duplicates.
+	indptr := make([]int, rows+1)
+	for _, r := range ri {
+		indptr[r+1]++
+	}
+	for i := 0; i < rows; i++ {
+		indptr[i+1] += indptr[i]
+	}
+	ind := make([]int, len(ri))
+	val := make([]float64, len(ri))
+	next := append([]int(nil), indptr[:rows]...)
+	for p, r := range ri {
+		q := next[r]
+		ind[q], val[q] = ci[p], v[p]
+		next[r]++
+	}
+	out := 0
+	for i := 0; i < rows; i++ {
+		lo, hi := indptr[i], indptr[i+1]
+		sort.Sort(byIndex{ind[lo:hi], val[lo:hi]})
+		indptr[i] = out
+		for p := lo; p < hi; p++ {
+			if out > indptr[i] && ind[out-1] == ind[p] {
+				val[out-1] += val[p]
+				continue
+			}
+			ind[out], val[out] = ind[p], val[p]
+			out++
+		}
+	}
+	indptr[rows] = out
+	return &CSR{Rows: rows, Cols: cols, Indptr: indptr, Ind: ind[:out:out], Val: val[:out:out]}, nil
+}
+
+type byIndex struct {
+	ind []int
+	val []float64
+}
+
+func (s byIndex) Len() int           { return len(s.ind) }
+func (s byIndex) Less(i, j int) bool { return s.ind[i] < s.ind[j] }
+func (s byIndex) Swap(i, j int) {
+	s.ind[i], s.ind[j] = s.ind[j], s.ind[i]
+	s.val[i], s.val[j] = s.val[j], s.val[i]
+}
+
+// Dims returns the number of rows and columns.
+func (a *CSR) Dims() (r, c int) { return a.Rows, a.Cols }
+
+// NNZ returns the number of stored entries.
+func (a *CSR) NNZ() int { return len(a.Val) }
+
+// At returns the element at row i, column j.
+func (a *CSR) At(i, j int) float64 {
+	if i < 0 || i >= a.Rows || j < 0 || j >= a.Cols {
+		panic("sparse: index out of range")
+	}
+	lo, hi := a.Indptr[i], a.Indptr[i+1]
+	p := lo + sort.SearchInts(a.Ind[lo:hi], j)
+	if p < hi && a.Ind[p] == j {
+		return a.Val[p]
+	}
+	return 0
+}
+
+// T returns the transpose of a as a new CSR (equivalently, a in CSC form).
+// Column indices of the result come out sorted because rows are scanned in
+// order.
+func (a *CSR) T() *CSR {
+	t := &CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int, a.Cols+1), Ind: make([]int, len(a.Ind)), Val: make([]float64, len(a.Val))}
+	for _, j := range a.Ind {
+		t.Indptr[j+1]++
+	}
+	for j := 0; j < a.Cols; j++ {
+		t.Indptr[j+1] += t.Indptr[j]
+	}
+	next := append([]int(nil), t.Indptr[:a.Cols]...)
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			j := a.Ind[p]
+			q := next[j]
+			t.Ind[q], t.Val[q] = i, a.Val[p]
+			next[j]++
+		}
+	}
+	return t
+}
+
+// Clone returns a deep copy of a.
+func (a *CSR) Clone() *CSR {
+	return &CSR{
+		Rows: a.Rows, Cols: a.Cols,
+		Indptr: append([]int(nil), a.Indptr...),
+		Ind:    append([]int(nil), a.Ind...),
+		Val:    append([]float64(nil), a.Val...),
+	}
+}
+
+// SquaredFrobenius returns the sum of squares of the stored values.
+func (a *CSR) SquaredFrobenius() float64 {
+	var s float64
+	for _, v := range a.Val {
+		s += v * v
+	}
+	return s
+}
+
+// RowSums returns the sum of each row.
+func (a *CSR) RowSums() []float64 {
+	s := make([]float64, a.Rows)
+	for i := range s {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			s[i] += a.Val[p]
+		}
+	}
+	return s
+}
+
+// ColSums returns the sum of each column.
+func (a *CSR) ColSums() []float64 {
+	s := make([]float64, a.Cols)
+	for p, j := range a.Ind {
+		s[j] += a.Val[p]
+	}
+	return s
+}
+
+// ScaleRows multiplies row i by f[i] in place.
+func (a *CSR) ScaleRows(f []float64) {
+	if len(f) != a.Rows {
+		panic("sparse: ScaleRows length mismatch")
+	}
+	for i, fi := range f {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			a.Val[p] *= fi
+		}
+	}
+}
+
+// ScaleCols multiplies column j by f[j] in place.
+func (a *CSR) ScaleCols(f []float64) {
+	if len(f) != a.Cols {
+		panic("sparse: ScaleCols length mismatch")
+	}
+	for p, j := range a.Ind {
+		a.Val[p] *= f[j]
+	}
+}
+
+// ColNNZ returns the number of stored entries in each column (for a
+// term-document matrix with documents as rows: the document frequency).
+func (a *CSR) ColNNZ() []int {
+	c := make([]int, a.Cols)
+	for _, j := range a.Ind {
+		c[j]++
+	}
+	return c
+}
+
+// SelectCols returns a new CSR with only the columns in keep, in that order
+// of appearance; keep must be strictly increasing.
+func (a *CSR) SelectCols(keep []int) *CSR {
+	newIdx := make([]int, a.Cols)
+	for j := range newIdx {
+		newIdx[j] = -1
+	}
+	prev := -1
+	for q, j := range keep {
+		if j <= prev || j >= a.Cols {
+			panic("sparse: SelectCols indices must be strictly increasing and in range")
+		}
+		newIdx[j] = q
+		prev = j
+	}
+	b := &CSR{Rows: a.Rows, Cols: len(keep), Indptr: make([]int, a.Rows+1)}
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			if q := newIdx[a.Ind[p]]; q >= 0 {
+				b.Ind = append(b.Ind, q)
+				b.Val = append(b.Val, a.Val[p])
+			}
+		}
+		b.Indptr[i+1] = len(b.Ind)
+	}
+	return b
+}
+
+// SelectRows returns a new CSR with only the rows in keep, in that order.
+func (a *CSR) SelectRows(keep []int) *CSR {
+	b := &CSR{Rows: len(keep), Cols: a.Cols, Indptr: make([]int, len(keep)+1)}
+	for q, i := range keep {
+		if i < 0 || i >= a.Rows {
+			panic("sparse: SelectRows index out of range")
+		}
+		b.Ind = append(b.Ind, a.Ind[a.Indptr[i]:a.Indptr[i+1]]...)
+		b.Val = append(b.Val, a.Val[a.Indptr[i]:a.Indptr[i+1]]...)
+		b.Indptr[q+1] = len(b.Ind)
+	}
+	return b
+}

@@ -1,0 +1,304 @@
+package sparse
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// randomCSR returns an r x c matrix with about density*r*c entries, some
+// rows and columns left empty, with values in (0, 1].
+func randomCSR(rng *rand.Rand, r, c int, density float64) *CSR {
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < r; i++ {
+		if i%7 == 3 {
+			continue // empty row
+		}
+		for j := 0; j < c; j++ {
+			if j%11 == 5 {
+				continue // empty column
+			}
+			if rng.Float64() < density {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, 1-rng.Float64())
+			}
+		}
+	}
+	a, err := FromTriplets(r, c, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func toDense(a *CSR) [][]float64 {
+	d := make([][]float64, a.Rows)
+	for i := range d {
+		d[i] = make([]float64, a.Cols)
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			d[i][a.Ind[p]] = a.Val[p]
+		}
+	}
+	return d
+}
+
+func randomGeneral(rng *rand.Rand, r, c, stride int) blas64.General {
+	g := blas64.General{Rows: r, Cols: c, Stride: stride, Data: make([]float64, r*stride)}
+	for i := range g.Data {
+		g.Data[i] = rng.Float64()
+	}
+	return g
+}
+
+func closeRel(a, b, scale float64) bool {
+	return math.Abs(a-b) <= 1e-12*math.Max(1, scale)
+}
+
+func TestFromTripletsSumsDuplicatesAndSorts(t *testing.T) {
+	a, err := FromTriplets(3, 4, []int{2, 0, 2, 0, 2}, []int{3, 1, 0, 1, 3}, []float64{1, 2, 3, 4, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]float64{{0, 6, 0, 0}, {0, 0, 0, 0}, {3, 0, 0, 6}}
+	got := toDense(a)
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] || a.At(i, j) != want[i][j] {
+				t.Fatalf("(%d,%d) = %v, At %v, want %v", i, j, got[i][j], a.At(i, j), want[i][j])
+			}
+		}
+	}
+	if a.NNZ() != 3 {
+		t.Fatalf("NNZ = %d, want 3", a.NNZ())
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		a    CSR
+		want string
+	}{
+		{"pointer count", CSR{Rows: 2, Cols: 2, Indptr: []int{0, 0}}, "row pointers"},
+		{"first pointer", CSR{Rows: 1, Cols: 2, Indptr: []int{1, 1}, Ind: []int{0}, Val: []float64{1}}, "first row pointer"},
+		{"last pointer", CSR{Rows: 1, Cols: 2, Indptr: []int{0, 2}, Ind: []int{0}, Val: []float64{1}}, "last row pointer"},
+		{"decreasing", CSR{Rows: 3, Cols: 2, Indptr: []int{0, 1, 0, 1}, Ind: []int{0}, Val: []float64{1}}, "decreases"},
+		{"pointer past values", CSR{Rows: 2, Cols: 2, Indptr: []int{0, 2, 1}, Ind: []int{0}, Val: []float64{1}}, "exceeds"},
+		{"range", CSR{Rows: 1, Cols: 2, Indptr: []int{0, 1}, Ind: []int{2}, Val: []float64{1}}, "out of range"},
+		{"negative index", CSR{Rows: 1, Cols: 2, Indptr: []int{0, 1}, Ind: []int{-1}, Val: []float64{1}}, "out of range"},
+		{"unsorted", CSR{Rows: 1, Cols: 3, Indptr: []int{0, 2}, Ind: []int{2, 1}, Val: []float64{1, 1}}, "strictly increasing"},
+		{"duplicate", CSR{Rows: 1, Cols: 3, Indptr: []int{0, 2}, Ind: []int{1, 1}, Val: []float64{1, 1}}, "strictly increasing"},
+		{"nan", CSR{Rows: 1, Cols: 3, Indptr: []int{0, 1}, Ind: []int{1}, Val: []float64{math.NaN()}}, "not finite"},
+		{"inf", CSR{Rows: 1, Cols: 3, Indptr: []int{0, 1}, Ind: []int{1}, Val: []float64{math.Inf(-1)}}, "not finite"},
+		{"lengths", CSR{Rows: 1, Cols: 3, Indptr: []int{0, 1}, Ind: []int{1}, Val: []float64{}}, "column indices but"},
+	}
+	for _, c := range cases {
+		err := c.a.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want error containing %q", c.name, err, c.want)
+		}
+	}
+	if _, err := FromTriplets(2, 2, []int{0}, []int{2}, []float64{1}); err == nil {
+		t.Error("FromTriplets accepted an out-of-range column")
+	}
+	if _, err := FromTriplets(2, 2, []int{0}, []int{1}, []float64{math.NaN()}); err == nil {
+		t.Error("FromTriplets accepted NaN")
+	}
+}
+
+func TestTransposeAndReductions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := randomCSR(rng, 37, 23, 0.2)
+	at := a.T()
+	if err := at.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d, dt := toDense(a), toDense(at)
+	rs, cs := a.RowSums(), a.ColSums()
+	var sq float64
+	for i := 0; i < a.Rows; i++ {
+		var r float64
+		for j := 0; j < a.Cols; j++ {
+			if d[i][j] != dt[j][i] {
+				t.Fatalf("transpose differs at (%d,%d)", i, j)
+			}
+			r += d[i][j]
+			sq += d[i][j] * d[i][j]
+		}
+		if !closeRel(r, rs[i], r) {
+			t.Fatalf("row sum %d = %v, want %v", i, rs[i], r)
+		}
+	}
+	for j := 0; j < a.Cols; j++ {
+		var c float64
+		for i := 0; i < a.Rows; i++ {
+			c += d[i][j]
+		}
+		if !closeRel(c, cs[j], c) {
+			t.Fatalf("col sum %d = %v, want %v", j, cs[j], c)
+		}
+	}
+	if !closeRel(sq, a.SquaredFrobenius(), sq) {
+		t.Fatalf("SquaredFrobenius = %v, want %v", a.SquaredFrobenius(), sq)
+	}
+	b := a.Clone()
+	f := make([]float64, a.Rows)
+	for i := range f {
+		f[i] = float64(i + 1)
+	}
+	b.ScaleRows(f)
+	g := make([]float64, a.Cols)
+	for j := range g {
+		g[j] = 0.5 * float64(j)
+	}
+	b.ScaleCols(g)
+	for i := 0; i < a.Rows; i++ {
+		for j := 0; j < a.Cols; j++ {
+			if want := d[i][j] * f[i] * g[j]; b.At(i, j) != want {
+				t.Fatalf("scaled (%d,%d) = %v, want %v", i, j, b.At(i, j), want)
+			}
+		}
+	}
+	if a.At(3, 0) != d[3][0] {
+		t.Fatal("Clone shares storage with the original")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a := randomCSR(rng, 10, 9, 0.4)
+	d := toDense(a)
+	keep := []int{0, 2, 5, 8}
+	c := a.SelectCols(keep)
+	r := a.SelectRows([]int{9, 1, 1})
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		for q, j := range keep {
+			if c.At(i, q) != d[i][j] {
+				t.Fatalf("SelectCols (%d,%d)", i, q)
+			}
+		}
+	}
+	for j := 0; j < 9; j++ {
+		if r.At(0, j) != d[9][j] || r.At(1, j) != d[1][j] || r.At(2, j) != d[1][j] {
+			t.Fatalf("SelectRows column %d", j)
+		}
+	}
+	nnz := a.ColNNZ()
+	for j := 0; j < 9; j++ {
+		n := 0
+		for i := 0; i < 10; i++ {
+			if d[i][j] != 0 {
+				n++
+			}
+		}
+		if nnz[j] != n {
+			t.Fatalf("ColNNZ[%d] = %d, want %d", j, nnz[j], n)
+		}
+	}
+}
+
+// TestProductsMatchDenseReference checks both products against a plain
+// triple loop over the dense form, for shapes around the chunk size, with
+// strided operands, guard values past each row, and unchanged inputs.
+func TestProductsMatchDenseReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, shape := range [][3]int{{0, 5, 3}, {1, 1, 1}, {5, 0, 2}, {13, 7, 1}, {63, 40, 4}, {64, 65, 9}, {65, 64, 30}, {200, 150, 17}} {
+		r, c, k := shape[0], shape[1], shape[2]
+		a := randomCSR(rng, r, c, 0.15)
+		d := toDense(a)
+		b := randomGeneral(rng, c, k, k+3)
+		bt := randomGeneral(rng, r, k, k+1)
+		bCopy := append([]float64(nil), b.Data...)
+		const guard = -12345.0
+		for _, threads := range []int{1, 2, 3, 8} {
+			dst := blas64.General{Rows: r, Cols: k, Stride: k + 2, Data: make([]float64, r*(k+2))}
+			for i := range dst.Data {
+				dst.Data[i] = guard
+			}
+			a.MulDenseTo(dst, b, threads)
+			for i := 0; i < r; i++ {
+				for t2 := 0; t2 < k; t2++ {
+					var want, scale float64
+					for j := 0; j < c; j++ {
+						want += d[i][j] * b.Data[j*b.Stride+t2]
+						scale += math.Abs(d[i][j] * b.Data[j*b.Stride+t2])
+					}
+					if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
+						t.Fatalf("%v threads %d: A*B (%d,%d) = %v, want %v", shape, threads, i, t2, got, want)
+					}
+				}
+				for t2 := k; t2 < dst.Stride; t2++ {
+					if dst.Data[i*dst.Stride+t2] != guard {
+						t.Fatalf("%v: MulDenseTo wrote past row %d", shape, i)
+					}
+				}
+			}
+			dt := blas64.General{Rows: c, Cols: k, Stride: k + 1, Data: make([]float64, c*(k+1))}
+			for i := range dt.Data {
+				dt.Data[i] = guard
+			}
+			a.MulTransDenseTo(dt, bt, threads)
+			for j := 0; j < c; j++ {
+				for t2 := 0; t2 < k; t2++ {
+					var want, scale float64
+					for i := 0; i < r; i++ {
+						want += d[i][j] * bt.Data[i*bt.Stride+t2]
+						scale += math.Abs(d[i][j] * bt.Data[i*bt.Stride+t2])
+					}
+					if got := dt.Data[j*dt.Stride+t2]; !closeRel(got, want, scale) {
+						t.Fatalf("%v threads %d: A^T*B (%d,%d) = %v, want %v", shape, threads, j, t2, got, want)
+					}
+				}
+				if k < dt.Stride && dt.Data[j*dt.Stride+k] != guard {
+					t.Fatalf("%v: MulTransDenseTo wrote past row %d", shape, j)
+				}
+			}
+		}
+		for i := range bCopy {
+			if b.Data[i] != bCopy[i] {
+				t.Fatal("MulDenseTo modified its dense operand")
+			}
+		}
+	}
+}
+
+// TestProductsIdenticalForAnyThreadCount requires bit-for-bit equality.
+func TestProductsIdenticalForAnyThreadCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	a := randomCSR(rng, 700, 500, 0.05)
+	b := randomGeneral(rng, 500, 30, 30)
+	bt := randomGeneral(rng, 700, 30, 30)
+	var ref, reft []float64
+	for _, threads := range []int{1, 2, 3, 5, 16} {
+		dst := blas64.General{Rows: 700, Cols: 30, Stride: 30, Data: make([]float64, 700*30)}
+		a.MulDenseTo(dst, b, threads)
+		dt := blas64.General{Rows: 500, Cols: 30, Stride: 30, Data: make([]float64, 500*30)}
+		a.MulTransDenseTo(dt, bt, threads)
+		if ref == nil {
+			ref, reft = dst.Data, dt.Data
+			continue
+		}
+		for i := range ref {
+			if dst.Data[i] != ref[i] {
+				t.Fatalf("threads %d: A*B element %d differs from 1 thread", threads, i)
+			}
+		}
+		for i := range reft {
+			if dt.Data[i] != reft[i] {
+				t.Fatalf("threads %d: A^T*B element %d differs from 1 thread", threads, i)
+			}
+		}
+	}
+}
