@@ -1,0 +1,49 @@
+// Package kernels holds the hot inner loops of the sparse products and the
+// multiplicative updates. Each kernel has a plain Go reference (the *Generic
+// functions, which define its meaning) and, on amd64, an AVX2+FMA assembly
+// version. The path is chosen once at start-up from the CPU's features
+// (github.com/klauspost/cpuid/v2); MANIFACTOR_KERNELS=generic or
+// Use("generic") forces the reference, and building with -tags noasm leaves
+// the assembly out entirely.
+//
+// Kernels are leaf functions: they take slices, never allocate, and never
+// start goroutines; the callers in sparse and solver parallelize around
+// them. Different paths may round differently (FMA, reassociated sums), so
+// tests compare them with relative tolerances; a given path is
+// deterministic.
+//
+// # The avx2 path
+//
+// Axpy, Dot and MulUpdate stream 16 doubles per iteration through four YMM
+// registers, then 4, then finish with scalar code; Dot keeps four
+// accumulators to hide the FMA latency, and MulUpdate performs the same
+// IEEE operations as the reference, so it matches it bit for bit.
+//
+// AxpyGather, the inner step of a CSR x dense product, keeps dst in up to 12
+// YMM accumulators (48 columns) across the whole sparse row, so dst is
+// loaded and stored once per row rather than once per entry; the last
+// accumulator uses masked loads and stores for the k%4 tail. Wider dst are
+// split into nearly equal blocks of at most 48 columns. Below 17 columns
+// the loop takes two entries at a time into two sets of accumulators, since
+// so few independent FMA chains would otherwise wait on each other. The
+// assembly range-checks every ind[p] (a compare-and-branch the load-bound
+// loop absorbs) and panics on a bad index instead of reading outside b.
+// Alternatives measured and dropped: software prefetch of rows a few
+// entries ahead (about 10% faster when b comes from L3, slower when it is in
+// L1 or L2, within this machine's noise) and 16-column blocks taking two
+// entries per iteration, which reload ind and val and recompute the row
+// address once per block (10-25% slower at k = 30..100 with b in cache).
+//
+// Headline, AMD EPYC (Zen 3, 2 vCPU, Go 1.26), one row of 130 entries
+// times a 36771 x 30 b (TDT2 size), go test -bench AxpyGather: generic about
+// 4.3 us, avx2 about 0.6 us (13 GFLOP/s) when the rows of b are in cache,
+// and 10.7 us against 1.6 us when every row comes from L3.
+//
+// AVX-512 is not implemented: the machine this was written on has no
+// avx512f, so a path could be neither measured nor tested. The gather would
+// gain most from it (twice the columns per register, mask registers for
+// the tail); it would be a new path name, "avx512", after "avx2" in
+// Available.
+//
+// This package must not import any other package of this module.
+package kernels

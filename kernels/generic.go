@@ -1,0 +1,50 @@
+package kernels
+
+// axpyGeneric computes y[i] += a*x[i] for i < len(x).
+func axpyGeneric(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// dotGeneric returns sum x[i]*y[i] for i < len(x).
+func dotGeneric(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s float64
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// mulUpdateGeneric computes x[i] *= num[i] / max(den[i], eps).
+func mulUpdateGeneric(x, num, den []float64, eps float64) {
+	num = num[:len(x)]
+	den = den[:len(x)]
+	for i := range x {
+		d := den[i]
+		if d < eps {
+			d = eps
+		}
+		x[i] *= num[i] / d
+	}
+}
+
+// axpyGatherGeneric computes, for t < len(dst),
+// dst[t] += sum_p val[p] * b[ind[p]*ldb+t]: one row of a CSR matrix times
+// a dense row-major matrix b with row stride ldb.
+func axpyGatherGeneric(dst, val []float64, ind []int, b []float64, ldb int) {
+	k := len(dst)
+	ind = ind[:len(val)]
+	// Cap b at its length so a row index past the end panics here as it
+	// does in the assembly, instead of reading the backing array's spare
+	// capacity.
+	b = b[:len(b):len(b)]
+	for p, a := range val {
+		row := b[ind[p]*ldb : ind[p]*ldb+k]
+		for t, v := range row {
+			dst[t] += a * v
+		}
+	}
+}

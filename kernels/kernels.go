@@ -1,0 +1,131 @@
+package kernels
+
+import (
+	"fmt"
+	"os"
+)
+
+// The dispatched implementations. They are set once, at init and by Use,
+// before any goroutine calls a kernel.
+var (
+	axpyImpl       = axpyGeneric
+	dotImpl        = dotGeneric
+	mulUpdateImpl  = mulUpdateGeneric
+	axpyGatherImpl = axpyGatherGeneric
+	path           = "generic"
+)
+
+func init() {
+	name := os.Getenv("MANIFACTOR_KERNELS")
+	if name == "" {
+		name = "auto"
+	}
+	if err := Use(name); err != nil {
+		// A bad environment value must not stop a library user's program;
+		// fall back to the best path and let the CLI report the error.
+		envErr = err
+		_ = Use("auto")
+	}
+}
+
+// envErr records an unusable MANIFACTOR_KERNELS value, reported by EnvError.
+var envErr error
+
+// EnvError returns the error from an unusable MANIFACTOR_KERNELS value, or
+// nil. The package falls back to "auto" in that case.
+func EnvError() error { return envErr }
+
+// Path returns the name of the kernel path in use: "avx2" or "generic".
+func Path() string { return path }
+
+// Available returns the names of the paths this build can run on this CPU,
+// the reference "generic" first.
+func Available() []string {
+	return append([]string{"generic"}, asmPaths()...)
+}
+
+// Use selects the kernel path: "auto" (the widest the CPU supports),
+// "generic" (the plain Go reference) or a named assembly path such as
+// "avx2". It must be called before any concurrent use of the kernels.
+func Use(name string) error {
+	switch name {
+	case "auto", "":
+		paths := asmPaths()
+		if len(paths) == 0 {
+			return Use("generic")
+		}
+		return Use(paths[len(paths)-1])
+	case "generic":
+		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
+		path = "generic"
+		return nil
+	}
+	for _, p := range asmPaths() {
+		if p == name {
+			useAsm(name)
+			path = name
+			return nil
+		}
+	}
+	return fmt.Errorf("kernels: path %q is not available in this build on this CPU (available: %v)", name, Available())
+}
+
+// Axpy computes y[i] += a*x[i] for i < len(x). It panics if len(y) < len(x).
+//
+// Reference:
+//
+//	for i, v := range x { y[i] += a * v }
+func Axpy(a float64, x, y []float64) {
+	if len(y) < len(x) {
+		panic("kernels: Axpy length mismatch")
+	}
+	axpyImpl(a, x, y)
+}
+
+// Dot returns the sum of x[i]*y[i] for i < len(x). It panics if
+// len(y) < len(x).
+//
+// Reference:
+//
+//	for i, v := range x { s += v * y[i] }
+func Dot(x, y []float64) float64 {
+	if len(y) < len(x) {
+		panic("kernels: Dot length mismatch")
+	}
+	return dotImpl(x, y)
+}
+
+// MulUpdate is the fused multiplicative-update step
+// x[i] *= num[i] / max(den[i], eps). It panics if num or den is shorter
+// than x.
+//
+// Reference:
+//
+//	for i := range x { x[i] *= num[i] / max(den[i], eps) }
+func MulUpdate(x, num, den []float64, eps float64) {
+	if len(num) < len(x) || len(den) < len(x) {
+		panic("kernels: MulUpdate length mismatch")
+	}
+	mulUpdateImpl(x, num, den, eps)
+}
+
+// AxpyGather adds one sparse row times a dense matrix into dst: for each
+// stored entry p, dst += val[p] * b[ind[p]*ldb : ind[p]*ldb+len(dst)].
+// It is the inner step of a CSR x dense product. It panics if ind is
+// shorter than val or if a row ind[p] reaches past len(b), on every path.
+//
+// Reference:
+//
+//	for p, a := range val {
+//		row := b[ind[p]*ldb:]
+//		for t := range dst { dst[t] += a * row[t] }
+//	}
+func AxpyGather(dst, val []float64, ind []int, b []float64, ldb int) {
+	if len(ind) < len(val) {
+		panic("kernels: AxpyGather length mismatch")
+	}
+	if len(dst) == 0 || len(val) == 0 {
+		return
+	}
+	axpyGatherImpl(dst, val, ind, b, ldb)
+}

@@ -1,0 +1,109 @@
+//go:build amd64 && !noasm
+
+package kernels
+
+import "github.com/klauspost/cpuid/v2"
+
+// hasAVX2 records, once, whether the CPU (and the OS, which must save the
+// YMM registers) supports AVX2 and FMA3; the avx2 path needs both.
+var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
+
+func asmPaths() []string {
+	if hasAVX2 {
+		return []string{"avx2"}
+	}
+	return nil
+}
+
+func useAsm(name string) {
+	switch name {
+	case "avx2":
+		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
+	default:
+		panic("kernels: unknown assembly path " + name)
+	}
+}
+
+// The assembly kernels handle every length themselves (16-wide unrolled
+// bulk, then 4-wide, then scalar), so they can be installed in the
+// dispatch variables directly, without a Go wrapper.
+
+// axpyAVX2 computes y[i] += a*x[i] for i < len(x), with len(y) >= len(x).
+//
+//	for i, v := range x { y[i] += a * v }
+//
+//go:noescape
+func axpyAVX2(a float64, x, y []float64)
+
+// dotAVX2 returns sum x[i]*y[i] for i < len(x), with len(y) >= len(x). It
+// keeps four vector accumulators, so it sums in a different order than the
+// reference.
+//
+//	for i, v := range x { s += v * y[i] }
+//
+//go:noescape
+func dotAVX2(x, y []float64) float64
+
+// mulUpdateAVX2 computes x[i] *= num[i] / max(den[i], eps), with num and den
+// at least as long as x. It performs the same IEEE operations as the
+// reference, so the results are identical.
+//
+//	for i := range x {
+//		d := den[i]
+//		if d < eps { d = eps }
+//		x[i] *= num[i] / d
+//	}
+//
+//go:noescape
+func mulUpdateAVX2(x, num, den []float64, eps float64)
+
+// gatherMaxCols is the widest block of dst that gatherBlockAVX2 holds in
+// registers: 12 YMM accumulators of 4 doubles.
+const gatherMaxCols = 48
+
+// gatherBlockAVX2 adds the sparse row (val, ind) times columns
+// [col, col+len(dst)) of b into dst, keeping dst in YMM registers across the
+// whole row so that it is loaded and stored once. len(dst) must be in
+// 1..gatherMaxCols, len(val) >= 1 and len(ind) >= len(val). It returns false,
+// without storing dst, if some ind[p] is negative or greater than maxRow;
+// rows 0..maxRow must be in range of b.
+//
+//	for p, a := range val {
+//		row := b[ind[p]*ldb+col:]
+//		for t := range dst { dst[t] += a * row[t] }
+//	}
+//
+//go:noescape
+func gatherBlockAVX2(dst, val []float64, ind []int, b []float64, ldb, col, maxRow int) bool
+
+// axpyGatherAVX2 is axpyGatherGeneric for the avx2 path. It splits dst into
+// as few register blocks as possible, of nearly equal width so that no block
+// is left with a lone accumulator whose FMA latency would dominate, and
+// checks in the assembly that every row index is in range.
+func axpyGatherAVX2(dst, val []float64, ind []int, b []float64, ldb int) {
+	k := len(dst)
+	if k == 0 || len(val) == 0 {
+		return
+	}
+	if ldb <= 0 || len(b) < k {
+		// Degenerate strides or a b too short for any row: leave them to
+		// the reference, which defines (and panics on) them.
+		axpyGatherGeneric(dst, val, ind, b, ldb)
+		return
+	}
+	maxRow := (len(b) - k) / ldb
+	regs := (k + 3) / 4
+	blocks := (regs + gatherMaxCols/4 - 1) / (gatherMaxCols / 4)
+	col := 0
+	for blk := range blocks {
+		w := 4 * (regs / blocks)
+		if blk < regs%blocks {
+			w += 4
+		}
+		w = min(w, k-col)
+		if !gatherBlockAVX2(dst[col:col+w], val, ind, b, ldb, col, maxRow) {
+			panic("kernels: AxpyGather row index out of range")
+		}
+		col += w
+	}
+}

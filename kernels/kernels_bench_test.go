@@ -1,0 +1,131 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchPaths runs f as a sub-benchmark under every available path,
+// restoring the path in use when done.
+func benchPaths(b *testing.B, f func(b *testing.B)) {
+	saved := Path()
+	defer func() { _ = Use(saved) }()
+	for _, p := range Available() {
+		b.Run(p, func(b *testing.B) {
+			if err := Use(p); err != nil {
+				b.Fatal(err)
+			}
+			f(b)
+		})
+	}
+}
+
+// reportFlops reports GFLOP/s for flops floating-point operations per
+// iteration of a finished b.Loop.
+func reportFlops(b *testing.B, flops int) {
+	b.ReportMetric(float64(flops)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+func randSlice(rnd *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rnd.Float64()
+	}
+	return s
+}
+
+// streamSizes are a factor row (k = 30), an L1-resident vector and an
+// L2-resident one.
+var streamSizes = []int{30, 1000, 20000}
+
+// benchStream runs a streaming kernel at every path and size. setup builds
+// the inputs for length n and returns one call of the kernel; bytes and
+// flops are per element.
+func benchStream(b *testing.B, bytes, flops int, setup func(rnd *rand.Rand, n int) func()) {
+	benchPaths(b, func(b *testing.B) {
+		for _, n := range streamSizes {
+			b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+				call := setup(rand.New(rand.NewPCG(uint64(n), 1)), n)
+				b.SetBytes(int64(bytes * n))
+				b.ReportAllocs()
+				for b.Loop() {
+					call()
+				}
+				reportFlops(b, flops*n)
+			})
+		}
+	})
+}
+
+func BenchmarkAxpy(b *testing.B) {
+	benchStream(b, 24, 2, func(rnd *rand.Rand, n int) func() {
+		x, y := randSlice(rnd, n), randSlice(rnd, n)
+		// A tiny a keeps y from growing without bound.
+		return func() { Axpy(1e-9, x, y) }
+	})
+}
+
+var sink float64
+
+func BenchmarkDot(b *testing.B) {
+	benchStream(b, 16, 2, func(rnd *rand.Rand, n int) func() {
+		x, y := randSlice(rnd, n), randSlice(rnd, n)
+		return func() { sink += Dot(x, y) }
+	})
+}
+
+func BenchmarkMulUpdate(b *testing.B) {
+	// max, divide, multiply per element.
+	benchStream(b, 32, 3, func(rnd *rand.Rand, n int) func() {
+		x, num := randSlice(rnd, n), randSlice(rnd, n)
+		// den == num keeps x fixed, so that the timing does not drift into
+		// denormals or infinities.
+		den := num
+		return func() { MulUpdate(x, num, den, 1e-9) }
+	})
+}
+
+// The AxpyGather benchmark models one document row of TDT2 (36771 terms, on
+// average 130 non-zeros per document) times a 36771 x k factor.
+const (
+	gatherTerms = 36771
+	gatherNNZ   = 130
+)
+
+// BenchmarkAxpyGather runs one sparse row per iteration. "hot" repeats the
+// same row, so its rows of b stay in L1 and the kernel's own speed shows;
+// "sweep" cycles through 4096 different rows, as a CSR x dense product does,
+// so rows of b come from L2 and L3.
+func BenchmarkAxpyGather(b *testing.B) {
+	benchPaths(b, func(b *testing.B) {
+		for _, k := range []int{10, 30, 50, 100} {
+			rnd := rand.New(rand.NewPCG(4, 4))
+			bm := randSlice(rnd, gatherTerms*k)
+			const rows = 4096
+			vals := make([][]float64, rows)
+			inds := make([][]int, rows)
+			for r := range rows {
+				vals[r] = randSlice(rnd, gatherNNZ)
+				inds[r] = make([]int, gatherNNZ)
+				for p := range inds[r] {
+					inds[r][p] = rnd.IntN(gatherTerms)
+				}
+			}
+			dst := make([]float64, k)
+			for _, mode := range []string{"hot", "sweep"} {
+				b.Run(fmt.Sprintf("k=%d/nnz=%d/%s", k, gatherNNZ, mode), func(b *testing.B) {
+					b.ReportAllocs()
+					r := 0
+					for b.Loop() {
+						AxpyGather(dst, vals[r], inds[r], bm, k)
+						if mode == "sweep" {
+							r = (r + 1) % rows
+						}
+					}
+					reportFlops(b, 2*k*gatherNNZ)
+				})
+			}
+		}
+	})
+}
