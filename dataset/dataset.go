@@ -1,0 +1,536 @@
+package dataset
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Dataset is a loaded data set: n samples of m features, with optional
+// labels. Samples are rows, as in the files of the field; the papers' X
+// (m x n) is the transpose.
+//
+// Exactly one of Sparse and Dense is set. A Dataset returned by Load is
+// valid (see Validate); the methods keep it so.
+type Dataset struct {
+	Source string      // path (or name) it was read from, used in error messages
+	Sparse *sparse.CSR // n x m, one row per sample; nil when Dense is set
+	Dense  *mat.Dense  // n x m, one row per sample; nil when Sparse is set
+	Labels []int       // n labels as stored (e.g. 1-based), nil when the file has none
+}
+
+// LoadOptions says how to read a data file. The zero value reads the
+// field's usual layout.
+type LoadOptions struct {
+	// Var is the data variable of a .mat file; "" means "fea".
+	Var string
+	// LabelVar is the label variable of a .mat file; "" means "gnd". The
+	// default variable may be missing (Labels is then nil); one named here
+	// must be present.
+	LabelVar string
+	// Transpose says the file stores features as rows and samples as
+	// columns.
+	Transpose bool
+	// Labels is the path of a text file with one integer label per line,
+	// one line per sample (blank lines are ignored). It is how a .mtx file
+	// gets labels, and overrides labels stored in a .mat file.
+	Labels string
+}
+
+// Load reads a data set from path, choosing the reader by extension: .mat
+// (MATLAB level 5, see ReadMAT), .mtx or .mtx.gz (Matrix Market, see
+// ReadMatrixMarket; the matrix is samples x features unless Transpose).
+// The result is valid and non-empty.
+func Load(path string, opt LoadOptions) (*Dataset, error) {
+	lower := strings.ToLower(path)
+	var format string
+	switch {
+	case strings.HasSuffix(lower, ".mat"):
+		format = "mat"
+	case strings.HasSuffix(lower, ".mtx"):
+		format = "mtx"
+	case strings.HasSuffix(lower, ".mtx.gz"):
+		format = "mtx.gz"
+	default:
+		return nil, fmt.Errorf("%s: unknown data format %q (want .mat, .mtx or .mtx.gz)", path, filepath.Ext(path))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := sizeOf(f)
+	var d *Dataset
+	switch format {
+	case "mat":
+		d, err = readMATDataset(f, path, size, opt)
+	case "mtx":
+		d, err = readMTXDataset(f, path, size, opt)
+	case "mtx.gz":
+		var zr *gzip.Reader
+		zr, err = gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+		}
+		d, err = readMTXDataset(zr, path, -1, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Labels != "" {
+		n, _ := d.Dims()
+		if d.Labels, err = readLabelFile(opt.Labels, n); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// readMATDataset reads the data and label variables of a MAT-file.
+func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dataset, error) {
+	dataVar, labelVar := opt.Var, opt.LabelVar
+	if dataVar == "" {
+		dataVar = "fea"
+	}
+	if labelVar == "" {
+		labelVar = "gnd"
+	}
+	want := []string{dataVar}
+	if opt.Labels == "" {
+		want = append(want, labelVar)
+	}
+	vars, names, err := decodeMAT(r, name, size, want)
+	if err != nil {
+		return nil, err
+	}
+	v := vars[dataVar]
+	if v == nil {
+		return nil, fmt.Errorf("%s: no numeric variable %q (%s); choose one with the data variable option", name, dataVar, variableList(names))
+	}
+	if v.Rows == 0 || v.Cols == 0 {
+		return nil, fmt.Errorf("%s: variable %q is empty (%d x %d)", name, dataVar, v.Rows, v.Cols)
+	}
+	d := &Dataset{Source: name}
+	// MATLAB's compressed columns of v are the CSR rows of v^T.
+	switch {
+	case v.Sparse && opt.Transpose:
+		d.Sparse = &sparse.CSR{Rows: v.Cols, Cols: v.Rows, Indptr: v.Jc, Ind: v.Ir, Val: v.Pr}
+	case v.Sparse:
+		d.Sparse = (&sparse.CSR{Rows: v.Cols, Cols: v.Rows, Indptr: v.Jc, Ind: v.Ir, Val: v.Pr}).T()
+	case opt.Transpose:
+		// Column-major m x n is row-major n x m.
+		d.Dense = mat.NewDense(v.Cols, v.Rows, v.Data)
+	default:
+		d.Dense = mat.NewDense(v.Rows, v.Cols, nil)
+		transposeInto(d.Dense.RawMatrix().Data, v.Data, v.Cols, v.Rows)
+	}
+	if opt.Labels != "" {
+		return d, nil
+	}
+	g := vars[labelVar]
+	if g == nil {
+		if opt.LabelVar != "" {
+			return nil, fmt.Errorf("%s: no numeric label variable %q (%s)", name, labelVar, variableList(names))
+		}
+		return d, nil
+	}
+	n, _ := d.Dims()
+	if d.Labels, err = labelsFromVar(name, g, n); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// transposeInto writes the transpose of the r x c row-major src into dst
+// (c x r row-major), in blocks so that both sides stay in cache.
+func transposeInto(dst, src []float64, r, c int) {
+	const b = 32
+	for i0 := 0; i0 < r; i0 += b {
+		i1 := min(i0+b, r)
+		for j0 := 0; j0 < c; j0 += b {
+			j1 := min(j0+b, c)
+			for i := i0; i < i1; i++ {
+				for j := j0; j < j1; j++ {
+					dst[j*r+i] = src[i*c+j]
+				}
+			}
+		}
+	}
+}
+
+// labelsFromVar converts a label vector (either orientation) to n ints.
+func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
+	if g.Rows != 1 && g.Cols != 1 {
+		return nil, fmt.Errorf("%s: labels %q are a %d x %d matrix, want a vector", name, g.Name, g.Rows, g.Cols)
+	}
+	if k := g.Rows * g.Cols; k != n {
+		return nil, fmt.Errorf("%s: labels %q hold %d values (%d x %d) for %d samples", name, g.Name, k, g.Rows, g.Cols, n)
+	}
+	vals := g.Data
+	if g.Sparse {
+		vals = make([]float64, n)
+		for j := 0; j < g.Cols; j++ {
+			for p := g.Jc[j]; p < g.Jc[j+1]; p++ {
+				vals[j*g.Rows+g.Ir[p]] = g.Pr[p]
+			}
+		}
+	}
+	labels := make([]int, n)
+	for k, x := range vals {
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return nil, fmt.Errorf("%s: labels %q: element %d is %v, not an integer", name, g.Name, k+1, x)
+		}
+		labels[k] = int(x)
+	}
+	return labels, nil
+}
+
+// readMTXDataset reads a Matrix Market file of samples x features (or the
+// transpose).
+func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dataset, error) {
+	a, dense, err := readMTX(r, name, size)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dataset{Source: name}
+	switch {
+	case a != nil && opt.Transpose:
+		d.Sparse = a.T()
+	case a != nil:
+		d.Sparse = a
+	case opt.Transpose:
+		r, c := dense.Dims()
+		d.Dense = mat.NewDense(c, r, nil)
+		transposeInto(d.Dense.RawMatrix().Data, dense.RawMatrix().Data, r, c)
+	default:
+		d.Dense = dense
+	}
+	if n, m := d.Dims(); n == 0 || m == 0 {
+		return nil, fmt.Errorf("%s: empty data set (%d samples x %d features)", name, n, m)
+	}
+	return d, nil
+}
+
+// readLabelFile reads a label file with ReadLabels and checks that it has
+// one label for each of the n samples.
+func readLabelFile(path string, n int) ([]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	labels, err := readLabels(f, path, n)
+	if err != nil {
+		return nil, err
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("%s: %d labels for %d samples", path, len(labels), n)
+	}
+	return labels, nil
+}
+
+// ReadLabels reads one integer label per non-blank line. Errors name the
+// source and the line.
+func ReadLabels(r io.Reader, name string) ([]int, error) {
+	return readLabels(r, name, -1)
+}
+
+// readLabels reads labels, stopping with an error past max labels when max
+// is not negative (so a huge file for a small data set is not read whole).
+func readLabels(r io.Reader, name string, max int) ([]int, error) {
+	var labels []int
+	if max >= 0 {
+		labels = make([]int, 0, min(max, 1<<20))
+	}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		x, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: label %q is not an integer", name, line, s)
+		}
+		if max >= 0 && len(labels) == max {
+			return nil, fmt.Errorf("%s:%d: more labels than the %d samples", name, line, max)
+		}
+		labels = append(labels, x)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+	}
+	return labels, nil
+}
+
+// Dims returns the number of samples and features.
+func (d *Dataset) Dims() (samples, features int) {
+	if d.Sparse != nil {
+		return d.Sparse.Dims()
+	}
+	return d.Dense.Dims()
+}
+
+// NNZ returns the number of stored entries (for dense data, of non-zero
+// values).
+func (d *Dataset) NNZ() int {
+	if d.Sparse != nil {
+		return d.Sparse.NNZ()
+	}
+	nnz := 0
+	d.eachDenseRow(func(_ int, row []float64) {
+		for _, x := range row {
+			if x != 0 {
+				nnz++
+			}
+		}
+	})
+	return nnz
+}
+
+// eachDenseRow calls fn with each row of the dense data, in order.
+func (d *Dataset) eachDenseRow(fn func(i int, row []float64)) {
+	raw := d.Dense.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		fn(i, raw.Data[i*raw.Stride:i*raw.Stride+raw.Cols])
+	}
+}
+
+// Classes returns the distinct labels in increasing order and how many
+// samples carry each; both are nil when there are no labels.
+func (d *Dataset) Classes() (labels []int, sizes []int) {
+	if d.Labels == nil {
+		return nil, nil
+	}
+	count := make(map[int]int)
+	for _, l := range d.Labels {
+		count[l]++
+	}
+	labels = make([]int, 0, len(count))
+	for l := range count {
+		labels = append(labels, l)
+	}
+	sort.Ints(labels)
+	sizes = make([]int, len(labels))
+	for k, l := range labels {
+		sizes[k] = count[l]
+	}
+	return labels, sizes
+}
+
+// Validate reports the first way in which d is inconsistent: not exactly
+// one of Sparse and Dense, an invalid CSR, a non-finite value, or labels
+// whose count differs from the number of samples.
+func (d *Dataset) Validate() error {
+	if (d.Sparse == nil) == (d.Dense == nil) {
+		return fmt.Errorf("%s: exactly one of Sparse and Dense must be set", d.Source)
+	}
+	if d.Sparse != nil {
+		if err := d.Sparse.Validate(); err != nil {
+			return fmt.Errorf("%s: %v", d.Source, err)
+		}
+	} else {
+		var err error
+		d.eachDenseRow(func(i int, row []float64) {
+			for j, x := range row {
+				if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+					err = fmt.Errorf("%s: sample %d, feature %d (1-based): value %v is not finite", d.Source, i+1, j+1, x)
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if n, _ := d.Dims(); d.Labels != nil && len(d.Labels) != n {
+		return fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n)
+	}
+	return nil
+}
+
+// CheckNonNegative returns an error naming the first negative value (in
+// sample order) and its sample and feature, 1-based; nil when there is
+// none.
+func (d *Dataset) CheckNonNegative() error {
+	i, j, x, found := d.firstNegative()
+	if !found {
+		return nil
+	}
+	return fmt.Errorf("%s: negative value %v at sample %d, feature %d (row %d, column %d of the samples x features matrix, 1-based)", d.Source, x, i+1, j+1, i+1, j+1)
+}
+
+func (d *Dataset) firstNegative() (i, j int, x float64, found bool) {
+	if a := d.Sparse; a != nil {
+		for i := 0; i < a.Rows; i++ {
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				if a.Val[p] < 0 {
+					return i, a.Ind[p], a.Val[p], true
+				}
+			}
+		}
+		return 0, 0, 0, false
+	}
+	raw := d.Dense.RawMatrix()
+	for i := 0; i < raw.Rows; i++ {
+		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
+			if x < 0 {
+				return i, j, x, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// documentFrequency returns, for each feature, the number of samples in
+// which it is non-zero (stored zeros do not count).
+func (d *Dataset) documentFrequency() []int {
+	_, m := d.Dims()
+	df := make([]int, m)
+	if a := d.Sparse; a != nil {
+		for p, j := range a.Ind {
+			if a.Val[p] != 0 {
+				df[j]++
+			}
+		}
+		return df
+	}
+	d.eachDenseRow(func(_ int, row []float64) {
+		for j, x := range row {
+			if x != 0 {
+				df[j]++
+			}
+		}
+	})
+	return df
+}
+
+// TFIDF weights term counts in place: x_ij = tf_ij log(n / df_j), where n
+// is the number of samples and df_j the number of samples in which feature
+// j is non-zero (Xu, Liu and Gong, SIGIR 2003, section 3.1). A feature that
+// occurs in every sample gets weight zero; its stored entries stay, as
+// zeros. The counts must be non-negative.
+func (d *Dataset) TFIDF() error {
+	if err := d.CheckNonNegative(); err != nil {
+		return fmt.Errorf("tf-idf needs term counts: %w", err)
+	}
+	n, _ := d.Dims()
+	df := d.documentFrequency()
+	w := make([]float64, len(df))
+	for j, c := range df {
+		if c > 0 {
+			w[j] = math.Log(float64(n) / float64(c))
+		}
+	}
+	if d.Sparse != nil {
+		d.Sparse.ScaleCols(w)
+		return nil
+	}
+	d.eachDenseRow(func(_ int, row []float64) { floats.Mul(row, w) })
+	return nil
+}
+
+// NormalizeL2 scales each sample to unit Euclidean length in place and
+// returns how many samples are all zero (they are left as they are).
+func (d *Dataset) NormalizeL2() (zero int) {
+	if a := d.Sparse; a != nil {
+		f := make([]float64, a.Rows)
+		for i := range f {
+			f[i] = 1
+			if norm := floats.Norm(a.Val[a.Indptr[i]:a.Indptr[i+1]], 2); norm > 0 {
+				f[i] = 1 / norm
+			} else {
+				zero++
+			}
+		}
+		a.ScaleRows(f)
+		return zero
+	}
+	d.eachDenseRow(func(_ int, row []float64) {
+		if norm := floats.Norm(row, 2); norm > 0 {
+			floats.Scale(1/norm, row)
+		} else {
+			zero++
+		}
+	})
+	return zero
+}
+
+// DropZeroFeatures removes the features that are zero in every sample and
+// returns the original indices of those kept, in increasing order. If every
+// feature is zero, dense data becomes an empty sparse matrix (gonum has no
+// dense matrix without columns).
+func (d *Dataset) DropZeroFeatures() (kept []int) {
+	df := d.documentFrequency()
+	for j, c := range df {
+		if c > 0 {
+			kept = append(kept, j)
+		}
+	}
+	switch {
+	case len(kept) == len(df):
+		return kept
+	case d.Sparse != nil:
+		d.Sparse = d.Sparse.SelectCols(kept)
+	case len(kept) == 0:
+		n, _ := d.Dims()
+		d.Sparse = &sparse.CSR{Rows: n, Indptr: make([]int, n+1)}
+		d.Dense = nil
+	default:
+		n, _ := d.Dims()
+		out := mat.NewDense(n, len(kept), nil)
+		dst := out.RawMatrix()
+		d.eachDenseRow(func(i int, row []float64) {
+			o := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+			for q, j := range kept {
+				o[q] = row[j]
+			}
+		})
+		d.Dense = out
+	}
+	return kept
+}
+
+// SelectSamples returns a new Dataset holding copies of the samples idx (in
+// that order) and their labels. idx must be non-empty with every index in
+// range; SelectSamples panics otherwise.
+func (d *Dataset) SelectSamples(idx []int) *Dataset {
+	if len(idx) == 0 {
+		panic("dataset: SelectSamples needs at least one sample")
+	}
+	n, m := d.Dims()
+	out := &Dataset{Source: d.Source}
+	for _, i := range idx {
+		if i < 0 || i >= n {
+			panic("dataset: SelectSamples index out of range")
+		}
+	}
+	if d.Sparse != nil {
+		out.Sparse = d.Sparse.SelectRows(idx)
+	} else {
+		out.Dense = mat.NewDense(len(idx), m, nil)
+		for q, i := range idx {
+			out.Dense.SetRow(q, d.Dense.RawRowView(i))
+		}
+	}
+	if d.Labels != nil {
+		out.Labels = make([]int, len(idx))
+		for q, i := range idx {
+			out.Labels[q] = d.Labels[i]
+		}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package dataset
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// counts is a 4 x 5 term-count matrix: feature 1 occurs nowhere, feature 4
+// everywhere but in the empty last document.
+var counts = []float64{
+	1, 0, 2, 0, 1,
+	0, 0, 3, 4, 2,
+	5, 0, 0, 6, 3,
+	0, 0, 0, 0, 0,
+}
+
+// both returns the same data set in sparse and in dense form.
+func both(t *testing.T, rows, cols int, data []float64, labels []int) []*Dataset {
+	t.Helper()
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			if x := data[i*cols+j]; x != 0 {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, x)
+			}
+		}
+	}
+	a, err := sparse.FromTriplets(rows, cols, ri, ci, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []*Dataset{
+		{Source: "sparse", Sparse: a, Labels: append([]int(nil), labels...)},
+		{Source: "dense", Dense: mat.NewDense(rows, cols, append([]float64(nil), data...)), Labels: append([]int(nil), labels...)},
+	}
+}
+
+func TestTFIDF(t *testing.T) {
+	ln2, ln43 := math.Log(2), math.Log(4.0/3)
+	// Hand computation: n = 4, df = (2, 0, 2, 2, 3).
+	want := []float64{
+		1 * ln2, 0, 2 * ln2, 0, 1 * ln43,
+		0, 0, 3 * ln2, 4 * ln2, 2 * ln43,
+		5 * ln2, 0, 0, 6 * ln2, 3 * ln43,
+		0, 0, 0, 0, 0,
+	}
+	for _, d := range both(t, 4, 5, counts, nil) {
+		if err := d.TFIDF(); err != nil {
+			t.Fatal(err)
+		}
+		if got := denseOf(d); !floats.EqualApprox(got, want, 1e-15) {
+			t.Errorf("%s: got %v, want %v", d.Source, got, want)
+		}
+	}
+	// A feature in every document gets weight zero.
+	for _, d := range both(t, 2, 2, []float64{1, 2, 3, 0}, nil) {
+		if err := d.TFIDF(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := denseOf(d), []float64{0, 2 * ln2, 0, 0}; !floats.EqualApprox(got, want, 1e-15) {
+			t.Errorf("%s: got %v, want %v", d.Source, got, want)
+		}
+	}
+}
+
+func TestNormalizeL2(t *testing.T) {
+	for _, d := range both(t, 4, 5, counts, nil) {
+		if zero := d.NormalizeL2(); zero != 1 {
+			t.Errorf("%s: %d zero samples, want 1", d.Source, zero)
+		}
+		got := denseOf(d)
+		for i := 0; i < 3; i++ {
+			if norm := floats.Norm(got[i*5:i*5+5], 2); math.Abs(norm-1) > 1e-15 {
+				t.Errorf("%s: sample %d has norm %v", d.Source, i, norm)
+			}
+		}
+		// Directions are kept: row 0 was (1, 0, 2, 0, 1) / sqrt(6).
+		if want := 2 / math.Sqrt(6); math.Abs(got[2]-want) > 1e-15 {
+			t.Errorf("%s: got %v, want %v", d.Source, got[2], want)
+		}
+		if floats.Norm(got[15:], 2) != 0 {
+			t.Errorf("%s: zero sample changed", d.Source)
+		}
+	}
+}
+
+func TestDropZeroFeatures(t *testing.T) {
+	for _, d := range both(t, 4, 5, counts, []int{1, 2, 1, 2}) {
+		kept := d.DropZeroFeatures()
+		if !reflect.DeepEqual(kept, []int{0, 2, 3, 4}) {
+			t.Errorf("%s: kept %v", d.Source, kept)
+		}
+		want := []float64{1, 2, 0, 1, 0, 3, 4, 2, 5, 0, 6, 3, 0, 0, 0, 0}
+		if got := denseOf(d); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", d.Source, got, want)
+		}
+		if err := d.Validate(); err != nil {
+			t.Error(err)
+		}
+		// Nothing more to drop.
+		if kept := d.DropZeroFeatures(); !reflect.DeepEqual(kept, []int{0, 1, 2, 3}) {
+			t.Errorf("%s: second call kept %v", d.Source, kept)
+		}
+	}
+	// A stored zero does not count as an occurrence.
+	a := &sparse.CSR{Rows: 1, Cols: 2, Indptr: []int{0, 2}, Ind: []int{0, 1}, Val: []float64{0, 1}}
+	d := &Dataset{Sparse: a}
+	if kept := d.DropZeroFeatures(); !reflect.DeepEqual(kept, []int{1}) {
+		t.Errorf("stored zero: kept %v", kept)
+	}
+	// All zero.
+	for _, d := range both(t, 2, 2, []float64{0, 0, 0, 0}, nil) {
+		if kept := d.DropZeroFeatures(); len(kept) != 0 {
+			t.Errorf("%s: kept %v", d.Source, kept)
+		}
+		if n, m := d.Dims(); n != 2 || m != 0 {
+			t.Errorf("%s: dims %d x %d", d.Source, n, m)
+		}
+		if err := d.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestCheckNonNegative(t *testing.T) {
+	data := append([]float64(nil), counts...)
+	data[1*5+3] = -3
+	data[2*5+1] = -1
+	for _, d := range both(t, 4, 5, data, nil) {
+		err := d.CheckNonNegative()
+		wantErr(t, err, d.Source, "sample 2, feature 4", "-3")
+		wantErr(t, d.TFIDF(), d.Source, "sample 2, feature 4", "-3")
+	}
+	for _, d := range both(t, 4, 5, counts, nil) {
+		if err := d.CheckNonNegative(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestClassesNNZSelect(t *testing.T) {
+	for _, d := range both(t, 4, 5, counts, []int{3, 1, 3, 3}) {
+		labels, sizes := d.Classes()
+		if !reflect.DeepEqual(labels, []int{1, 3}) || !reflect.DeepEqual(sizes, []int{1, 3}) {
+			t.Errorf("%s: classes %v sizes %v", d.Source, labels, sizes)
+		}
+		if nnz := d.NNZ(); nnz != 9 {
+			t.Errorf("%s: nnz %d, want 9", d.Source, nnz)
+		}
+		s := d.SelectSamples([]int{2, 0, 2})
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		want := append(append(append([]float64(nil), counts[10:15]...), counts[0:5]...), counts[10:15]...)
+		if got := denseOf(s); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(s.Labels, []int{3, 3, 3}) {
+			t.Errorf("%s: selected %v labels %v", d.Source, got, s.Labels)
+		}
+		// The selection is a copy.
+		s.NormalizeL2()
+		if !reflect.DeepEqual(denseOf(d), counts) {
+			t.Errorf("%s: SelectSamples shares data with its source", d.Source)
+		}
+	}
+	d := &Dataset{Dense: mat.NewDense(1, 1, []float64{1})}
+	if l, s := d.Classes(); l != nil || s != nil {
+		t.Errorf("no labels: classes %v %v", l, s)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []*Dataset{
+		{Source: "none"},
+		{Source: "both", Sparse: &sparse.CSR{Indptr: []int{0}}, Dense: mat.NewDense(1, 1, nil)},
+		{Source: "csr", Sparse: &sparse.CSR{Rows: 1, Cols: 1, Indptr: []int{0, 1}, Ind: []int{3}, Val: []float64{1}}},
+		{Source: "nan", Dense: mat.NewDense(1, 2, []float64{0, math.NaN()})},
+		{Source: "labels", Dense: mat.NewDense(1, 1, nil), Labels: []int{1, 2}},
+	}
+	for _, d := range bad {
+		wantErr(t, d.Validate(), d.Source)
+	}
+}

@@ -1,0 +1,412 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// maxMTXLine is the longest line a Matrix Market reader accepts.
+const maxMTXLine = 1 << 16
+
+// ReadMatrixMarket reads a matrix in the Matrix Market exchange format:
+// "coordinate" with field real, integer or pattern and symmetry general,
+// symmetric or skew-symmetric, or "array" real or integer general. It
+// returns a CSR for a coordinate file, with duplicate entries summed and a
+// symmetric matrix expanded to both triangles (pattern entries are ones),
+// and a dense matrix for an array file; the other result is nil.
+//
+// name is used in error messages, which have the form "name:LINE: ..." and
+// quote the offending text. Sizes claimed on the size line are checked
+// against the bytes that can back them before anything is allocated.
+func ReadMatrixMarket(r io.Reader, name string) (*sparse.CSR, *mat.Dense, error) {
+	return readMTX(r, name, sizeOf(r))
+}
+
+// mtxReader reads a Matrix Market file line by line.
+type mtxReader struct {
+	br   *bufio.Reader
+	name string
+	line int
+	toks [][]byte
+}
+
+// next returns the next line without its line ending, or io.EOF.
+func (m *mtxReader) next() ([]byte, error) {
+	b, err := m.br.ReadSlice('\n')
+	if len(b) > 0 || err == nil {
+		m.line++
+	}
+	switch {
+	case err == bufio.ErrBufferFull:
+		return nil, m.errorf("line longer than %d bytes", maxMTXLine)
+	case err == io.EOF && len(b) == 0:
+		return nil, io.EOF
+	case err != nil && err != io.EOF:
+		return nil, m.errorf("read error: %v", err)
+	}
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'}), nil
+}
+
+// nextData returns the fields of the next line that is neither blank nor
+// a comment, or io.EOF.
+func (m *mtxReader) nextData() ([][]byte, error) {
+	for {
+		b, err := m.next()
+		if err != nil {
+			return nil, err
+		}
+		m.toks = splitFields(b, m.toks[:0])
+		if len(m.toks) > 0 && m.toks[0][0] != '%' {
+			return m.toks, nil
+		}
+	}
+}
+
+// eachData calls fn with the fields of every remaining line that is
+// neither blank nor a comment.
+func (m *mtxReader) eachData(fn func(toks [][]byte) error) error {
+	for {
+		toks, err := m.nextData()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(toks); err != nil {
+			return err
+		}
+	}
+}
+
+func (m *mtxReader) errorf(format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", m.name, m.line, fmt.Sprintf(format, args...))
+}
+
+// splitFields appends the space- or tab-separated fields of b to dst.
+func splitFields(b []byte, dst [][]byte) [][]byte {
+	for len(b) > 0 {
+		k := 0
+		for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
+			k++
+		}
+		b = b[k:]
+		k = 0
+		for k < len(b) && b[k] != ' ' && b[k] != '\t' {
+			k++
+		}
+		if k > 0 {
+			dst = append(dst, b[:k])
+		}
+		b = b[k:]
+	}
+	return dst
+}
+
+// parseCount parses a non-negative decimal integer of at most 2^62.
+func parseCount(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var x int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		x = x*10 + int64(c-'0')
+	}
+	return x, x <= 1<<62
+}
+
+func readMTX(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, error) {
+	m := &mtxReader{br: bufio.NewReaderSize(r, maxMTXLine), name: name}
+	hdr, err := m.next()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("%s:1: empty file, want a %%%%MatrixMarket header", name)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	f := strings.Fields(strings.ToLower(string(hdr)))
+	if len(f) == 0 || f[0] != "%%matrixmarket" {
+		return nil, nil, m.errorf("not a Matrix Market file: first line %q, want %%%%MatrixMarket ...", truncate(hdr))
+	}
+	if len(f) != 5 {
+		return nil, nil, m.errorf("header %q: want %%%%MatrixMarket matrix FORMAT FIELD SYMMETRY", truncate(hdr))
+	}
+	object, format, field, sym := f[1], f[2], f[3], f[4]
+	if object != "matrix" {
+		return nil, nil, m.errorf("object %q not supported, want matrix", object)
+	}
+	switch field {
+	case "real", "double", "integer", "pattern":
+	case "complex":
+		return nil, nil, m.errorf("field complex: complex not supported")
+	default:
+		return nil, nil, m.errorf("unknown field %q, want real, integer or pattern", field)
+	}
+	switch sym {
+	case "general", "symmetric", "skew-symmetric":
+	default:
+		return nil, nil, m.errorf("symmetry %q not supported, want general, symmetric or skew-symmetric", sym)
+	}
+	switch format {
+	case "coordinate":
+		a, err := readMTXCoordinate(m, size, field, sym)
+		return a, nil, err
+	case "array":
+		if field == "pattern" {
+			return nil, nil, m.errorf("field pattern is not allowed in array format")
+		}
+		if sym != "general" {
+			return nil, nil, m.errorf("array format with symmetry %s not supported, want general", sym)
+		}
+		a, err := readMTXArray(m, size, field)
+		return nil, a, err
+	}
+	return nil, nil, m.errorf("unknown format %q, want coordinate or array", format)
+}
+
+// sizeLine reads the size line and its k counts.
+func (m *mtxReader) sizeLine(k int) ([]int64, error) {
+	toks, err := m.nextData()
+	if err == io.EOF {
+		return nil, m.errorf("file ends before the size line")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(toks) != k {
+		return nil, m.errorf("size line %q: want %d numbers", truncate(bytes.Join(toks, []byte{' '})), k)
+	}
+	out := make([]int64, k)
+	for q, t := range toks {
+		x, ok := parseCount(t)
+		if !ok {
+			return nil, m.errorf("size line: %q is not a non-negative integer of at most 2^62", truncate(t))
+		}
+		out[q] = x
+	}
+	return out, nil
+}
+
+func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR, error) {
+	dims, err := m.sizeLine(3)
+	if err != nil {
+		return nil, err
+	}
+	rows, cols, nnz := dims[0], dims[1], dims[2]
+	if sym != "general" && rows != cols {
+		return nil, m.errorf("%s matrix must be square, size line says %d x %d", sym, rows, cols)
+	}
+	// The shortest entry line, "1 1\n", has 4 bytes.
+	if nnz > 1<<56 || size >= 0 && nnz > size/4 {
+		return nil, m.errorf("size line claims %d entries but the file has only %d bytes", nnz, size)
+	}
+	for _, dd := range [...]struct {
+		what string
+		n    int64
+	}{{"rows", rows}, {"columns", cols}} {
+		if dd.n > maxEmptyDim && dd.n > sparseDimFactor*(nnz+1) {
+			return nil, m.errorf("size line: %d %s is implausible for %d entries", dd.n, dd.what, nnz)
+		}
+	}
+	want := 3
+	if field == "pattern" {
+		want = 2
+	}
+	c := int(min(nnz, 1<<16))
+	if size >= 0 {
+		c = int(nnz)
+	}
+	ri, ci, v := make([]int, 0, c), make([]int, 0, c), make([]float64, 0, c)
+	var count int64
+	err = m.eachData(func(toks [][]byte) error {
+		text := func() string { return truncate(bytes.Join(toks, []byte{' '})) }
+		if len(toks) != want {
+			return m.errorf("entry %q: want %d fields", text(), want)
+		}
+		if count == nnz {
+			return m.errorf("entry %q: more entries than the %d on the size line", text(), nnz)
+		}
+		i, ok := parseCount(toks[0])
+		if !ok || i < 1 || i > rows {
+			return m.errorf("entry %q: row index %q out of range [1,%d]", text(), truncate(toks[0]), rows)
+		}
+		j, ok := parseCount(toks[1])
+		if !ok || j < 1 || j > cols {
+			return m.errorf("entry %q: column index %q out of range [1,%d]", text(), truncate(toks[1]), cols)
+		}
+		x := 1.0
+		if want == 3 {
+			var err error
+			if x, err = parseValue(toks[2], field); err != nil {
+				return m.errorf("entry %q: %v", text(), err)
+			}
+		}
+		switch {
+		case sym == "symmetric" && i < j:
+			return m.errorf("entry %q above the diagonal of a symmetric matrix (the format stores the lower triangle)", text())
+		case sym == "skew-symmetric" && i <= j:
+			return m.errorf("entry %q on or above the diagonal of a skew-symmetric matrix (the format stores the strict lower triangle)", text())
+		}
+		ri, ci, v = append(ri, int(i-1)), append(ci, int(j-1)), append(v, x)
+		switch {
+		case sym == "symmetric" && i != j:
+			ri, ci, v = append(ri, int(j-1)), append(ci, int(i-1)), append(v, x)
+		case sym == "skew-symmetric":
+			ri, ci, v = append(ri, int(j-1)), append(ci, int(i-1)), append(v, -x)
+		}
+		count++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if count < nnz {
+		return nil, m.errorf("file ends after %d of the %d entries on the size line", count, nnz)
+	}
+	a, err := sparse.FromTriplets(int(rows), int(cols), ri, ci, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", m.name, err)
+	}
+	return a, nil
+}
+
+func readMTXArray(m *mtxReader, size int64, field string) (*mat.Dense, error) {
+	dims, err := m.sizeLine(2)
+	if err != nil {
+		return nil, err
+	}
+	rows, cols := dims[0], dims[1]
+	if rows == 0 || cols == 0 {
+		return nil, m.errorf("empty array matrix (%d x %d) not supported", rows, cols)
+	}
+	if cols > maxDenseElements/rows {
+		return nil, m.errorf("size line: dense %d x %d matrix exceeds the limit of %d elements", rows, cols, maxDenseElements)
+	}
+	total := rows * cols
+	// The shortest value line, "0\n", has 2 bytes.
+	if size >= 0 && total > size/2 {
+		return nil, m.errorf("size line claims %d x %d values but the file has only %d bytes", rows, cols, size)
+	}
+	c := min(total, 1<<16)
+	if size >= 0 {
+		c = total
+	}
+	vals := make([]float64, 0, c)
+	err = m.eachData(func(toks [][]byte) error {
+		for _, t := range toks {
+			if int64(len(vals)) == total {
+				return m.errorf("value %q: more values than the %d x %d on the size line", truncate(t), rows, cols)
+			}
+			x, err := parseValue(t, field)
+			if err != nil {
+				return m.errorf("%v", err)
+			}
+			vals = append(vals, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(vals)) < total {
+		return nil, m.errorf("file ends after %d of the %d x %d values on the size line", len(vals), rows, cols)
+	}
+	a := mat.NewDense(int(rows), int(cols), nil)
+	// Column-major rows x cols is row-major cols x rows.
+	transposeInto(a.RawMatrix().Data, vals, int(cols), int(rows))
+	return a, nil
+}
+
+// parseValue parses a real or integer value and checks that it is finite.
+func parseValue(b []byte, field string) (float64, error) {
+	if field == "integer" {
+		x, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("value %q is not an integer", truncate(b))
+		}
+		return float64(x), nil
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	var ne *strconv.NumError
+	switch {
+	case errors.As(err, &ne) && ne.Err == strconv.ErrRange && !math.IsInf(x, 0):
+		// Underflow to zero or a subnormal is harmless.
+	case err != nil:
+		if math.IsInf(x, 0) {
+			return 0, fmt.Errorf("value %q is out of range", truncate(b))
+		}
+		return 0, fmt.Errorf("value %q is not a number", truncate(b))
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return 0, fmt.Errorf("value %q is not finite", truncate(b))
+	}
+	return x, nil
+}
+
+// truncate shortens text quoted in an error message.
+func truncate(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "..."
+	}
+	return string(b)
+}
+
+// WriteMatrixMarket writes a as a Matrix Market "coordinate real general"
+// file. Values are written in the shortest form that reads back to the
+// same float64, so a round trip through ReadMatrixMarket is exact.
+func WriteMatrixMarket(w io.Writer, a *sparse.CSR) error {
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("dataset: WriteMatrixMarket: %v", err)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", a.Rows, a.Cols, a.NNZ())
+	buf := make([]byte, 0, 64)
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			buf = strconv.AppendInt(buf[:0], int64(i+1), 10)
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(a.Ind[p]+1), 10)
+			buf = append(buf, ' ')
+			buf = strconv.AppendFloat(buf, a.Val[p], 'g', -1, 64)
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteMatrixMarketDense writes a as a Matrix Market "array real general"
+// file: one value per line, column by column as the format requires, each
+// in the shortest form that reads back to the same float64. Values must be
+// finite.
+func WriteMatrixMarketDense(w io.Writer, a mat.Matrix) error {
+	r, c := a.Dims()
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "%%%%MatrixMarket matrix array real general\n%d %d\n", r, c)
+	buf := make([]byte, 0, 32)
+	for j := 0; j < c; j++ {
+		for i := 0; i < r; i++ {
+			x := a.At(i, j)
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("dataset: WriteMatrixMarketDense: value %v at row %d, column %d (1-based) is not finite", x, i+1, j+1)
+			}
+			buf = strconv.AppendFloat(buf[:0], x, 'g', -1, 64)
+			buf = append(buf, '\n')
+			bw.Write(buf)
+		}
+	}
+	return bw.Flush()
+}
