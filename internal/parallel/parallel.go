@@ -23,22 +23,43 @@ func Threads(n int) int {
 // threads goroutines (threads <= 0 means GOMAXPROCS) and chunks of at most
 // grain indices (grain <= 0 picks one). It returns when all calls are done.
 func For(n, threads, grain int, body func(lo, hi int)) {
+	ForWorker(n, threads, grain, func(_, lo, hi int) { body(lo, hi) })
+}
+
+// Workers returns how many goroutines ForWorker starts for the same
+// arguments, so callers can size per-worker buffers.
+func Workers(n, threads, grain int) int {
+	if n <= 0 {
+		return 0
+	}
+	threads = Threads(threads)
+	grain = grainFor(n, threads, grain)
+	return min(threads, (n+grain-1)/grain)
+}
+
+func grainFor(n, threads, grain int) int {
+	if grain > 0 {
+		return grain
+	}
+	return max(1, (n+8*threads-1)/(8*threads))
+}
+
+// ForWorker is For with the index of the calling goroutine, in
+// [0, Workers(n, threads, grain)), passed to body so it can use per-worker
+// scratch buffers. With a positive grain, chunk c is always
+// [c*grain, min((c+1)*grain, n)), whatever threads is.
+func ForWorker(n, threads, grain int, body func(worker, lo, hi int)) {
 	if n <= 0 {
 		return
 	}
 	threads = Threads(threads)
-	if grain <= 0 {
-		grain = (n + 8*threads - 1) / (8 * threads)
-		if grain < 1 {
-			grain = 1
-		}
-	}
+	grain = grainFor(n, threads, grain)
 	chunks := (n + grain - 1) / grain
-	if threads > chunks {
-		threads = chunks
-	}
+	threads = min(threads, chunks)
 	if threads <= 1 {
-		body(0, n)
+		for c := 0; c < chunks; c++ {
+			body(0, c*grain, min((c+1)*grain, n))
+		}
 		return
 	}
 	var next atomic.Int64
@@ -52,9 +73,7 @@ func For(n, threads, grain int, body func(lo, hi int)) {
 				if c >= chunks {
 					return
 				}
-				lo := c * grain
-				hi := min(lo+grain, n)
-				body(lo, hi)
+				body(w, c*grain, min((c+1)*grain, n))
 			}
 		}()
 	}

@@ -37,3 +37,28 @@ func TestThreads(t *testing.T) {
 		t.Fatal("Threads(0) < 1")
 	}
 }
+
+func TestForWorkerChunksAndWorkers(t *testing.T) {
+	for _, n := range []int{1, 5, 1000, 1025} {
+		for _, threads := range []int{1, 2, 4} {
+			for _, grain := range []int{0, 1, 64, 4096} {
+				workers := Workers(n, threads, grain)
+				var bad atomic.Int32
+				ForWorker(n, threads, grain, func(w, lo, hi int) {
+					if w < 0 || w >= workers {
+						bad.Add(1)
+					}
+					if grain > 0 && (lo%grain != 0 || (hi != n && hi-lo != grain)) {
+						bad.Add(1)
+					}
+				})
+				if bad.Load() != 0 {
+					t.Fatalf("n=%d threads=%d grain=%d: worker index or chunk bounds wrong", n, threads, grain)
+				}
+			}
+		}
+	}
+	if Workers(0, 2, 1) != 0 {
+		t.Fatal("Workers(0, ...) != 0")
+	}
+}

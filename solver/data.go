@@ -1,0 +1,111 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Data is the matrix X (m features x n samples) in the forms the products
+// need: for sparse X both X (one row per feature) and X^T (one row per
+// sample) in CSR, so that X V and X^T U are both row-parallel products; for
+// dense X one row-major copy of X^T, used through BLAS. A Data is read-only
+// once built and may be shared by concurrent fits.
+type Data struct {
+	m, n   int
+	x, xt  *sparse.CSR    // sparse form, nil when dense
+	dense  blas64.General // X^T, n x m, when dense
+	sqNorm float64        // ||X||_F^2
+	nnz    int
+}
+
+// NewSparseData builds Data from a sparse n x m matrix whose rows are the
+// samples (X^T, the layout of the field's files). The matrix is not copied
+// and must not be modified while the Data is in use. It must be valid, have
+// at least one row and one column, and be non-negative.
+func NewSparseData(samples *sparse.CSR) (*Data, error) {
+	if samples == nil {
+		return nil, errors.New("solver: nil data")
+	}
+	if err := samples.Validate(); err != nil {
+		return nil, fmt.Errorf("solver: invalid data: %w", err)
+	}
+	n, m := samples.Dims()
+	if n == 0 || m == 0 {
+		return nil, fmt.Errorf("solver: empty data (%d samples x %d features)", n, m)
+	}
+	for i := 0; i < n; i++ {
+		for p := samples.Indptr[i]; p < samples.Indptr[i+1]; p++ {
+			if v := samples.Val[p]; v < 0 {
+				return nil, fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); the factorization needs non-negative data", v, i+1, samples.Ind[p]+1)
+			}
+		}
+	}
+	return &Data{m: m, n: n, xt: samples, x: samples.T(), sqNorm: samples.SquaredFrobenius(), nnz: samples.NNZ()}, nil
+}
+
+// NewDenseData builds Data from a dense n x m matrix whose rows are the
+// samples. The matrix is copied. It must have at least one row and one
+// column, and be finite and non-negative.
+func NewDenseData(samples mat.Matrix) (*Data, error) {
+	if samples == nil {
+		return nil, errors.New("solver: nil data")
+	}
+	n, m := samples.Dims()
+	if n == 0 || m == 0 {
+		return nil, fmt.Errorf("solver: empty data (%d samples x %d features)", n, m)
+	}
+	d := &Data{m: m, n: n, dense: blas64.General{Rows: n, Cols: m, Stride: m, Data: make([]float64, n*m)}}
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			v := samples.At(i, j)
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, fmt.Errorf("solver: value %v at sample %d, feature %d (1-based) is not finite", v, i+1, j+1)
+			case v < 0:
+				return nil, fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); the factorization needs non-negative data", v, i+1, j+1)
+			case v != 0:
+				d.nnz++
+			}
+			d.dense.Data[i*m+j] = v
+			d.sqNorm += v * v
+		}
+	}
+	return d, nil
+}
+
+// Dims returns the number of features m and samples n of X (m x n).
+func (d *Data) Dims() (features, samples int) { return d.m, d.n }
+
+// NNZ returns the number of non-zero entries of X.
+func (d *Data) NNZ() int { return d.nnz }
+
+// IsSparse reports whether X is held in sparse form.
+func (d *Data) IsSparse() bool { return d.x != nil }
+
+// SquaredNorm returns ||X||_F^2.
+func (d *Data) SquaredNorm() float64 { return d.sqNorm }
+
+// mulV computes dst (m x k) = X V for V (n x k).
+func (d *Data) mulV(dst, v blas64.General, threads int) {
+	if d.x != nil {
+		d.x.MulDenseTo(dst, v, threads)
+		return
+	}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, d.dense, v, 0, dst)
+}
+
+// mulTU computes dst (n x k) = X^T U for U (m x k).
+func (d *Data) mulTU(dst, u blas64.General, threads int) {
+	if d.xt != nil {
+		d.xt.MulDenseTo(dst, u, threads)
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, d.dense, u, 0, dst)
+}

@@ -1,0 +1,18 @@
+// Package solver factorizes a non-negative data matrix X (m features x n
+// samples) as X ~ U V^T with U (m x k) and V (n x k) non-negative.
+//
+// Fit runs one method, chosen by Options.Method, with the conventions of the
+// reference MATLAB code that results are compared against: V is updated
+// before U in each iteration, denominators are floored at 1e-10, and at the
+// end U's columns are scaled to unit Euclidean length with V rescaled so
+// that U V^T is unchanged. Each sample is then assigned to the factor with
+// the largest entry of its row of V.
+//
+// Results are identical for the same Seed whatever Options.Threads is: the
+// sparse products compute each output row on one goroutine in a fixed
+// order, and every reduction runs on one goroutine.
+//
+// The package uses sparse, blas (through gonum's blas64) and kernels; it
+// must not import dataset, cluster, experiment or cmd, and it never reads
+// files or prints.
+package solver
