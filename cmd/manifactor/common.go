@@ -1,0 +1,255 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+
+	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// newFlagSet returns a flag set that reports parse errors to stderr with a
+// usage text naming the sub-command.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: manifactor %s %s\n\nOptions:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args and rejects stray positional arguments.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
+// runtimeFlags select the compute backends; every sub-command has them.
+type runtimeFlags struct {
+	blas, kernels string
+	threads       int
+}
+
+func (r *runtimeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&r.blas, "blas", "", "BLAS backend: openblas or gonum (default: openblas when compiled in; env MANIFACTOR_BLAS)")
+	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
+	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
+}
+
+// apply installs the chosen backends. An explicit flag wins over the
+// environment; an unusable environment value is an error only when no flag
+// overrides it.
+func (r *runtimeFlags) apply() error {
+	if r.threads < 0 {
+		return fmt.Errorf("--threads %d: must be at least 1 (or 0 for all cores)", r.threads)
+	}
+	if r.blas != "" {
+		if err := blas.Use(r.blas); err != nil {
+			return fmt.Errorf("--blas %s: %w", r.blas, err)
+		}
+	} else if err := blas.EnvError(); err != nil {
+		return fmt.Errorf("MANIFACTOR_BLAS: %w", err)
+	}
+	if r.kernels != "" {
+		if err := kernels.Use(r.kernels); err != nil {
+			return fmt.Errorf("--kernels %s: %w", r.kernels, err)
+		}
+	} else if err := kernels.EnvError(); err != nil {
+		return fmt.Errorf("MANIFACTOR_KERNELS: %w", err)
+	}
+	if r.threads > 0 {
+		blas.SetThreads(r.threads)
+	}
+	return nil
+}
+
+func (r *runtimeFlags) threadCount() int {
+	if r.threads > 0 {
+		return r.threads
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// dataFlags are the data options shared by every sub-command that reads data.
+type dataFlags struct {
+	path      string
+	opts      dataset.LoadOptions
+	tfidf     bool
+	normalize string
+	keepZero  bool
+}
+
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd), .mtx or .mtx.gz (with --labels)")
+	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea)")
+	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd)")
+	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
+	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
+	fs.BoolVar(&d.tfidf, "tfidf", false, "weight term counts by tf-idf: x = tf * log(n / df)")
+	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none")
+	fs.BoolVar(&d.keepZero, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
+}
+
+// prepared is a data set after the data options have been applied.
+type prepared struct {
+	ds           *dataset.Dataset
+	zeroFeatures int // all-zero features dropped
+	zeroSamples  int // samples that are all zero after preparation
+}
+
+// load reads and prepares the data set named by --data.
+func (d *dataFlags) load() (*prepared, error) {
+	if d.path == "" {
+		return nil, errors.New("--data is required")
+	}
+	ds, err := dataset.Load(d.path, d.opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.prepare(ds)
+}
+
+func (d *dataFlags) prepare(ds *dataset.Dataset) (*prepared, error) {
+	switch d.normalize {
+	case "", "none", "l2":
+	default:
+		return nil, fmt.Errorf("--normalize %q: want l2 or none", d.normalize)
+	}
+	if err := ds.CheckNonNegative(); err != nil {
+		return nil, err
+	}
+	p := &prepared{ds: ds}
+	if !d.keepZero {
+		_, m := ds.Dims()
+		p.zeroFeatures = m - len(ds.DropZeroFeatures())
+	}
+	if d.tfidf {
+		if err := ds.TFIDF(); err != nil {
+			return nil, err
+		}
+	}
+	if d.normalize == "l2" {
+		p.zeroSamples = ds.NormalizeL2()
+	} else {
+		p.zeroSamples = countZeroSamples(ds)
+	}
+	return p, nil
+}
+
+func countZeroFeatures(p *prepared) int {
+	n, m := p.ds.Dims()
+	used := make([]bool, m)
+	if p.ds.Sparse != nil {
+		for _, j := range p.ds.Sparse.Ind {
+			used[j] = true
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j := 0; j < m; j++ {
+				used[j] = used[j] || p.ds.Dense.At(i, j) != 0
+			}
+		}
+	}
+	zero := 0
+	for _, u := range used {
+		if !u {
+			zero++
+		}
+	}
+	return zero
+}
+
+func countZeroSamples(ds *dataset.Dataset) int {
+	n, m := ds.Dims()
+	zero := 0
+	if ds.Sparse != nil {
+		for i := 0; i < n; i++ {
+			if ds.Sparse.Indptr[i] == ds.Sparse.Indptr[i+1] {
+				zero++
+			}
+		}
+		return zero
+	}
+	for i := 0; i < n; i++ {
+		all := true
+		for j := 0; j < m && all; j++ {
+			all = ds.Dense.At(i, j) == 0
+		}
+		if all {
+			zero++
+		}
+	}
+	return zero
+}
+
+// solverData wraps a prepared data set for the solver.
+func (p *prepared) solverData() (*solver.Data, error) {
+	if p.ds.Sparse != nil {
+		return solver.NewSparseData(p.ds.Sparse)
+	}
+	return solver.NewDenseData(p.ds.Dense)
+}
+
+// classSizes returns the class sizes keyed by the label as a string.
+func classSizes(ds *dataset.Dataset) map[string]int {
+	if ds.Labels == nil {
+		return nil
+	}
+	labels, sizes := ds.Classes()
+	out := make(map[string]int, len(labels))
+	for i, l := range labels {
+		out[strconv.Itoa(l)] = sizes[i]
+	}
+	return out
+}
+
+// clusterSizes counts samples per predicted cluster, k entries (unassigned
+// samples, label -1, are not counted).
+func clusterSizes(labels []int, k int) []int {
+	sizes := make([]int, k)
+	for _, l := range labels {
+		if l >= 0 {
+			sizes[l]++
+		}
+	}
+	return sizes
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// sortedKeys returns a map's keys in numeric order when they are integers.
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, errA := strconv.Atoi(keys[i])
+		b, errB := strconv.Atoi(keys[j])
+		if errA == nil && errB == nil {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}

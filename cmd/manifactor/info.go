@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/kernels"
+)
+
+type infoOutput struct {
+	BLAS             string   `json:"blas"`
+	BLASAvailable    []string `json:"blas_available"`
+	Kernels          string   `json:"kernels"`
+	KernelsAvailable []string `json:"kernels_available"`
+	CPU              string   `json:"cpu"`
+	CPUFeatures      []string `json:"cpu_features"`
+	Cores            int      `json:"cores"`
+	Threads          int      `json:"threads"`
+	Go               string   `json:"go"`
+	Arch             string   `json:"arch"`
+}
+
+func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("info", "[--json] [--blas B] [--kernels K] [--threads N]", stderr)
+	var rt runtimeFlags
+	rt.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := rt.apply(); err != nil {
+		return err
+	}
+	avail := []string{blas.Gonum}
+	if blas.HasOpenBLAS() {
+		avail = append([]string{blas.OpenBLAS}, avail...)
+	}
+	var feats []string
+	for _, f := range []cpuid.FeatureID{cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.AVX512F} {
+		if cpuid.CPU.Supports(f) {
+			feats = append(feats, strings.ToLower(f.String()))
+		}
+	}
+	out := infoOutput{
+		BLAS: blas.Name(), BLASAvailable: avail,
+		Kernels: kernels.Path(), KernelsAvailable: kernels.Available(),
+		CPU: strings.TrimSpace(cpuid.CPU.BrandName), CPUFeatures: feats,
+		Cores: runtime.NumCPU(), Threads: rt.threadCount(),
+		Go: runtime.Version(), Arch: runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	if *asJSON {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "blas     %s (available: %s)\n", out.BLAS, strings.Join(avail, ", "))
+	fmt.Fprintf(stdout, "kernels  %s (available: %s)\n", out.Kernels, strings.Join(out.KernelsAvailable, ", "))
+	fmt.Fprintf(stdout, "cpu      %s [%s], %d cores\n", out.CPU, strings.Join(feats, " "), out.Cores)
+	fmt.Fprintf(stdout, "threads  %d\n", out.Threads)
+	fmt.Fprintf(stdout, "go       %s %s\n", out.Go, out.Arch)
+	return nil
+}

@@ -1,0 +1,71 @@
+// Command manifactor factorizes non-negative data matrices (term-document
+// matrices, image sets) and clusters their samples. Run `manifactor help`
+// for the sub-commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "manifactor:", err)
+		}
+		if errors.Is(err, context.Canceled) {
+			os.Exit(130)
+		}
+		os.Exit(1)
+	}
+}
+
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"info", "build, BLAS backend, kernel path, CPU and threads", runInfo},
+		{"describe", "shape, sparsity and classes of a data set", runDescribe},
+		{"fit", "factorize a data set and write U, V, labels and a summary", runFit},
+		{"bench", "time the factorization loop on a data set", runBench},
+		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
+	}
+}
+
+// run is the whole program minus process exit, so tests can drive it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return errors.New("no sub-command given")
+		}
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("unknown sub-command %q", args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: manifactor <sub-command> [options]\n\nSub-commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'manifactor <sub-command> -h' for its options.")
+}
