@@ -15,12 +15,6 @@ const (
 	Gonum    = "gonum"
 )
 
-// openblasImpl is set by openblas.go when the build has OpenBLAS.
-var (
-	openblasImpl    gblas.Float64
-	openblasThreads func(int)
-)
-
 var (
 	name   = Gonum
 	envErr error
