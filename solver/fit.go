@@ -33,12 +33,17 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	for s := 0; s < opts.Restarts; s++ {
 		f := newFactors(d.m, d.n, opts.K)
 		if s == 0 && opts.Init != nil {
-			f.set(opts.Init)
+			f.set(d, opts.Init)
 		} else {
-			f.random(opts.Seed, uint64(s))
+			f.random(d, opts.Seed, uint64(s))
+		}
+		so := opts
+		if opts.Progress != nil {
+			start := s
+			so.Progress = func(_, iter int, obj float64) { opts.Progress(start, iter, obj) }
 		}
 		var r *startResult
-		r, err = run(ctx, d, opts, f)
+		r, err = run(ctx, d, so, f)
 		if r != nil && (best == nil || r.final() < best.final()) {
 			best, bestStart = r, s
 		}
@@ -49,7 +54,7 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	if best == nil {
 		return nil, err
 	}
-	res := best.f.result(opts.Method)
+	res := best.f.result(d, opts.Method)
 	res.Objective = best.trace
 	res.Iterations = len(best.trace) - 1
 	res.Status = best.status
@@ -86,21 +91,27 @@ func general(r, c int) blas64.General {
 
 // random fills U then V with uniform values in [0, 1), as the reference
 // code's rand(m, k) and rand(n, k), from a generator seeded by (seed, start)
-// so every start of a run differs and every run is reproducible.
-func (f *factors) random(seed, start uint64) {
+// so every start of a run differs and every run is reproducible. U's rows
+// are drawn in the caller's feature order, whatever d's internal order.
+func (f *factors) random(d *Data, seed, start uint64) {
 	rng := rand.New(rand.NewPCG(seed, start))
-	for i := range f.u.Data {
-		f.u.Data[i] = rng.Float64()
+	u := make([]float64, len(f.u.Data))
+	for i := range u {
+		u[i] = rng.Float64()
+	}
+	for r := 0; r < f.m; r++ {
+		i := d.feature(r)
+		copy(f.u.Data[r*f.k:(r+1)*f.k], u[i*f.k:(i+1)*f.k])
 	}
 	for i := range f.v.Data {
 		f.v.Data[i] = rng.Float64()
 	}
 }
 
-func (f *factors) set(init *Factors) {
-	for i := 0; i < f.m; i++ {
+func (f *factors) set(d *Data, init *Factors) {
+	for r := 0; r < f.m; r++ {
 		for j := 0; j < f.k; j++ {
-			f.u.Data[i*f.k+j] = init.U.At(i, j)
+			f.u.Data[r*f.k+j] = init.U.At(d.feature(r), j)
 		}
 	}
 	for i := 0; i < f.n; i++ {
@@ -111,9 +122,9 @@ func (f *factors) set(init *Factors) {
 }
 
 // result normalizes U's columns to unit length, scales V's columns by the
-// same norms (paper 004 eqs. 10-11), and assigns samples by the arg max of
-// V's rows.
-func (f *factors) result(method string) *Result {
+// same norms (paper 004 eqs. 10-11), assigns samples by the arg max of V's
+// rows, and returns U with its rows in the caller's feature order.
+func (f *factors) result(d *Data, method string) *Result {
 	norms := make([]float64, f.k)
 	for i := 0; i < f.m; i++ {
 		row := f.u.Data[i*f.k : (i+1)*f.k]
@@ -146,9 +157,14 @@ func (f *factors) result(method string) *Result {
 		}
 		labels[i] = arg
 	}
+	u := make([]float64, len(f.u.Data))
+	for r := 0; r < f.m; r++ {
+		i := d.feature(r)
+		copy(u[i*f.k:(i+1)*f.k], f.u.Data[r*f.k:(r+1)*f.k])
+	}
 	return &Result{
 		Method: method,
-		U:      mat.NewDense(f.m, f.k, f.u.Data),
+		U:      mat.NewDense(f.m, f.k, u),
 		V:      mat.NewDense(f.n, f.k, f.v.Data),
 		Labels: labels,
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -162,6 +163,9 @@ func TestNMFMatchesReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if d.IsSparse() && (d.order == nil || sort.IntsAreSorted(d.order)) {
+			t.Fatal("the fixture does not exercise the internal feature renumbering")
+		}
 		res, err := Fit(context.Background(), d, Options{K: k, MaxIter: iters, Tol: -1, Init: init})
 		if err != nil {
 			t.Fatal(err)
@@ -287,7 +291,7 @@ func TestRestartsKeepBest(t *testing.T) {
 	seen := false
 	for s := 0; s < 4; s++ {
 		f := newFactors(50, 60, 6)
-		f.random(5, uint64(s))
+		f.random(d, 5, uint64(s))
 		r, err := runNMF(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1}.withDefaults(), f)
 		if err != nil {
 			t.Fatal(err)
@@ -301,6 +305,24 @@ func TestRestartsKeepBest(t *testing.T) {
 	}
 	if !seen {
 		t.Fatalf("returned start %d does not reproduce its objective", multi.Start)
+	}
+}
+
+func TestProgressReportsEachStart(t *testing.T) {
+	sp, _ := randomSamples(17, 30, 20, 0.3)
+	d, _ := NewSparseData(sp)
+	var calls [3]int
+	_, err := Fit(context.Background(), d, Options{K: 2, MaxIter: 4, Tol: -1, Restarts: 3, Progress: func(start, iter int, _ float64) {
+		if iter != calls[start]+1 {
+			t.Errorf("start %d: iteration %d after %d calls", start, iter, calls[start])
+		}
+		calls[start]++
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != [3]int{4, 4, 4} {
+		t.Fatalf("progress calls per start %v, want 4 each", calls)
 	}
 }
 

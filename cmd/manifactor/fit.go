@@ -114,8 +114,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	opts.Progress = progressPrinter(stderr, opts.MaxIter)
+	var done func()
+	opts.Progress, done = progressPrinter(stderr, opts.MaxIter)
 	sum, res, err := factorize(ctx, p, opts, rt)
+	done()
 	if err != nil {
 		return err
 	}
@@ -164,7 +166,7 @@ func factorize(ctx context.Context, p *prepared, opts solver.Options, rt runtime
 		if res != nil && errors.Is(err, context.Canceled) {
 			return nil, nil, fmt.Errorf("canceled after %d iterations (objective %.6g): %w", res.Iterations, res.Final(), err)
 		}
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
 	}
 	sum := &fitSummary{
 		Method: res.Method, K: opts.K, Samples: n, Features: m, NNZ: d.NNZ(),
@@ -205,23 +207,32 @@ func printSummary(w io.Writer, s *fitSummary) {
 	}
 }
 
-// progressPrinter reports iterations on stderr when it is a terminal.
-func progressPrinter(stderr io.Writer, maxIter int) func(int, int, float64) {
+// progressPrinter reports iterations on stderr when it is a terminal, at
+// most five times a second; done ends the progress line.
+func progressPrinter(stderr io.Writer, maxIter int) (progress func(int, int, float64), done func()) {
+	done = func() {}
 	f, ok := stderr.(*os.File)
 	if !ok {
-		return nil
+		return nil, done
 	}
 	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return nil
+		return nil, done
 	}
 	last := time.Now()
-	return func(start, iter int, obj float64) {
-		if time.Since(last) < 200*time.Millisecond && iter < maxIter {
+	printed := false
+	progress = func(start, iter int, obj float64) {
+		if time.Since(last) < 200*time.Millisecond {
 			return
 		}
-		last = time.Now()
+		last, printed = time.Now(), true
 		fmt.Fprintf(stderr, "\rstart %d, iteration %d/%d, objective %.6g   ", start+1, iter, maxIter, obj)
 	}
+	done = func() {
+		if printed {
+			fmt.Fprintln(stderr)
+		}
+	}
+	return progress, done
 }
 
 // writeFile creates path and writes it with fn, reporting errors with the

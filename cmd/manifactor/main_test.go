@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/manifactor/manifactor/blas"
+)
+
+// TestMain lets the tests run this binary as the real command: with
+// MANIFACTOR_TEST_MAIN=1 the test binary behaves as manifactor.
+func TestMain(m *testing.M) {
+	if os.Getenv("MANIFACTOR_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var sharedData = filepath.Join("..", "..", "..", "shared", "data")
+
+func realData(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join(sharedData, rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not found: the real data sets live in ../shared/data beside the project", p)
+	}
+	return p
+}
+
+// runCLI runs the command in-process and returns stdout, stderr and error.
+func runCLI(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	// Sub-commands install backends globally; put the defaults back.
+	t.Cleanup(func() {
+		_ = run(context.Background(), []string{"info", "--blas", "auto", "--kernels", "auto"}, &bytes.Buffer{}, &bytes.Buffer{})
+	})
+	return out.String(), errOut.String(), err
+}
+
+func decode(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, s)
+	}
+	return m
+}
+
+// writeFixture writes a small labelled term-count matrix: three groups of
+// documents using disjoint vocabularies, so any sound NMF separates them.
+func writeFixture(t *testing.T, dir string) (mtx, labels string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 1))
+	var lines []string
+	var lab strings.Builder
+	const docs, terms = 60, 45
+	for d := 0; d < docs; d++ {
+		g := d % 3
+		fmt.Fprintln(&lab, g+1)
+		for w := g * 15; w < g*15+15; w++ {
+			if rng.Float64() < 0.5 {
+				lines = append(lines, fmt.Sprintf("%d %d %d", d+1, w+1, 1+rng.IntN(4)))
+			}
+		}
+	}
+	mtx = filepath.Join(dir, "docs.mtx")
+	body := fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n%s\n", docs, terms, len(lines), strings.Join(lines, "\n"))
+	if err := os.WriteFile(mtx, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	labels = filepath.Join(dir, "docs.labels")
+	if err := os.WriteFile(labels, []byte(lab.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mtx, labels
+}
+
+func TestUsage(t *testing.T) {
+	if _, _, err := runCLI(t); err == nil {
+		t.Error("no sub-command accepted")
+	}
+	out, _, err := runCLI(t, "help")
+	if err != nil || !strings.Contains(out, "describe") {
+		t.Errorf("help: %v\n%s", err, out)
+	}
+	if _, _, err := runCLI(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), "unknown sub-command") {
+		t.Errorf("unknown sub-command: %v", err)
+	}
+	if _, _, err := runCLI(t, "info", "stray"); err == nil {
+		t.Error("stray argument accepted")
+	}
+}
+
+func TestInfo(t *testing.T) {
+	out, _, err := runCLI(t, "info", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	for _, f := range []string{"blas", "kernels", "cpu", "threads", "go"} {
+		if _, ok := m[f]; !ok {
+			t.Errorf("info --json lacks %q", f)
+		}
+	}
+	if blas.HasOpenBLAS() && m["blas"] != "openblas" {
+		t.Errorf("default blas %v in an OpenBLAS build", m["blas"])
+	}
+	out, _, err = runCLI(t, "info", "--json", "--blas", "gonum", "--kernels", "generic", "--threads", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = decode(t, out)
+	if m["blas"] != "gonum" || m["kernels"] != "generic" || m["threads"] != 3.0 {
+		t.Errorf("info with --blas gonum --kernels generic --threads 3: %v", m)
+	}
+	for _, bad := range [][]string{{"--blas", "mkl"}, {"--kernels", "avx9000"}, {"--threads", "-1"}} {
+		if _, _, err := runCLI(t, append([]string{"info"}, bad...)...); err == nil {
+			t.Errorf("info %v accepted", bad)
+		}
+	}
+	if !blas.HasOpenBLAS() {
+		if _, _, err := runCLI(t, "info", "--blas", "openblas"); err == nil || !strings.Contains(err.Error(), "not compiled") {
+			t.Errorf("--blas openblas without OpenBLAS: %v", err)
+		}
+	}
+}
+
+func TestDescribeRealData(t *testing.T) {
+	cases := []struct {
+		file                            string
+		samples, features, nnz, classes int
+		largest, smallest, zeroFeatures int
+	}{
+		{"tdt2/TDT2.mat", 9394, 36771, 1224135, 30, 1844, 52, 678},
+		{"coil20/COIL20.mat", 1440, 1024, -1, 20, 72, 72, -1},
+		{"pie/PIE_32x32_10class.mat", 1700, 1024, -1, 10, 170, 170, -1},
+	}
+	for _, c := range cases {
+		path := realData(t, c.file)
+		out, _, err := runCLI(t, "describe", "--data", path, "--json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d describeOutput
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Samples != c.samples || d.Features != c.features || d.Classes != c.classes {
+			t.Errorf("%s: %d x %d, %d classes", c.file, d.Samples, d.Features, d.Classes)
+		}
+		if c.nnz >= 0 && d.NNZ != c.nnz {
+			t.Errorf("%s: %d non-zeros, want %d", c.file, d.NNZ, c.nnz)
+		}
+		if c.zeroFeatures >= 0 && d.ZeroFeatures != c.zeroFeatures {
+			t.Errorf("%s: %d all-zero features, want %d", c.file, d.ZeroFeatures, c.zeroFeatures)
+		}
+		lo, hi := 1<<62, 0
+		for _, s := range d.ClassSizes {
+			lo, hi = min(lo, s), max(hi, s)
+		}
+		if hi != c.largest || lo != c.smallest {
+			t.Errorf("%s: class sizes %d..%d, want %d..%d", c.file, lo, hi, c.smallest, c.largest)
+		}
+	}
+}
+
+func TestFitWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	out := filepath.Join(dir, "out")
+	stdout, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
+		"--method", "nmf", "--k", "3", "--restarts", "3", "--seed", "7", "--out", out, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, stdout)
+	if m["accuracy"].(float64) < 0.99 || m["nmi"].(float64) < 0.95 {
+		t.Errorf("three disjoint-vocabulary groups not separated: accuracy %v, NMI %v", m["accuracy"], m["nmi"])
+	}
+	for _, f := range []string{"U.mtx", "V.mtx", "labels.txt", "summary.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("fit did not write %s: %v", f, err)
+		}
+	}
+	u, err := os.ReadFile(filepath.Join(out, "U.mtx"))
+	if err != nil || !strings.Contains(string(u), "\n45 3\n") {
+		t.Errorf("U.mtx is not a 45 x 3 array file: %v", err)
+	}
+	lab, _ := os.ReadFile(filepath.Join(out, "labels.txt"))
+	if n := strings.Count(string(lab), "\n"); n != 60 {
+		t.Errorf("labels.txt has %d lines, want 60", n)
+	}
+	sum, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if s := decode(t, string(sum)); s["iterations"].(float64) < 1 || s["k"] != 3.0 {
+		t.Errorf("summary.json: %v", s)
+	}
+	// The same seed gives the same labels with one thread.
+	out1 := filepath.Join(dir, "out1")
+	if _, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
+		"--k", "3", "--restarts", "3", "--seed", "7", "--threads", "1", "--out", out1); err != nil {
+		t.Fatal(err)
+	}
+	lab1, _ := os.ReadFile(filepath.Join(out1, "labels.txt"))
+	v0, _ := os.ReadFile(filepath.Join(out, "V.mtx"))
+	v1, _ := os.ReadFile(filepath.Join(out1, "V.mtx"))
+	if !bytes.Equal(lab, lab1) || !bytes.Equal(v0, v1) {
+		t.Error("same seed, different thread count: different results")
+	}
+}
+
+func TestBenchJSON(t *testing.T) {
+	mtx, labels := writeFixture(t, t.TempDir())
+	out, _, err := runCLI(t, "bench", "--data", mtx, "--labels", labels, "--k", "3", "--iters", "5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	for _, f := range []string{"method", "k", "iters", "ms_per_iter", "setup_seconds", "blas", "kernels", "samples", "features", "nnz"} {
+		if _, ok := m[f]; !ok {
+			t.Errorf("bench --json lacks %q", f)
+		}
+	}
+	if m["iters"] != 5.0 || m["samples"] != 60.0 || m["features"] != 45.0 {
+		t.Errorf("bench: %v", m)
+	}
+}
+
+// TestDemo runs the main job on the embedded sample: its ten TDT2 topics
+// are well separated, and NMF recovers them (97 % accuracy at the time of
+// writing); a broken solver, loader or weighting falls far below 85 %.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo takes a few seconds")
+	}
+	out, _, err := runCLI(t, "demo", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	if m["samples"] != 1500.0 || m["k"] != 10.0 {
+		t.Fatalf("demo ran on %v samples with k %v", m["samples"], m["k"])
+	}
+	if acc := m["accuracy"].(float64); acc < 0.85 {
+		t.Errorf("demo accuracy %.3f, want at least 0.85", acc)
+	}
+	text, _, err := runCLI(t, "demo")
+	if err != nil || !strings.Contains(text, "dominant topic") || !strings.Contains(text, "accuracy") {
+		t.Errorf("demo text output: %v\n%s", err, text)
+	}
+}
+
+// TestBadInput: every mistake a user or a file can make is an error that
+// says what and where, never a panic.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	full, _ := os.ReadFile(mtx)
+	truncated := write("truncated.mtx", string(full[:len(full)/2]))
+	header := write("header.mtx", "%%MatrixMarket matrix frobnicate real general\n2 2 1\n1 1 1\n")
+	nan := write("nan.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 nan\n")
+	neg := write("neg.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 -3\n")
+	rng := write("range.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n")
+	empty := write("empty.mtx", "%%MatrixMarket matrix coordinate real general\n0 0 0\n")
+	matHeader := write("bad.mat", strings.Repeat("x", 200))
+	out := filepath.Join(dir, "out")
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"describe"}, []string{"--data is required"}},
+		{[]string{"describe", "--data", filepath.Join(dir, "missing.mat")}, []string{"missing.mat"}},
+		{[]string{"describe", "--data", truncated}, []string{"truncated.mtx"}},
+		{[]string{"describe", "--data", header}, []string{"header.mtx", "frobnicate"}},
+		{[]string{"describe", "--data", nan}, []string{"nan.mtx"}},
+		{[]string{"describe", "--data", rng}, []string{"range.mtx"}},
+		{[]string{"describe", "--data", empty}, []string{"empty.mtx"}},
+		{[]string{"describe", "--data", matHeader}, []string{"bad.mat"}},
+		{[]string{"fit", "--data", neg, "--k", "1", "--out", out}, []string{"neg.mtx", "-3"}},
+		{[]string{"fit", "--data", mtx, "--k", "0", "--out", out}, []string{"--k"}},
+		{[]string{"fit", "--data", mtx, "--k", "46", "--out", out}, []string{"k = 46 out of range"}},
+		{[]string{"fit", "--data", mtx, "--k", "2"}, []string{"--out is required"}},
+		{[]string{"fit", "--data", mtx, "--k", "2", "--method", "svd", "--out", out}, []string{"unknown method"}},
+		{[]string{"fit", "--data", mtx, "--k", "2", "--iters", "0", "--out", out}, []string{"--iters"}},
+		{[]string{"fit", "--data", mtx, "--labels", filepath.Join(dir, "nope"), "--k", "2", "--out", out}, []string{"nope"}},
+		{[]string{"bench", "--data", mtx, "--k", "2", "--normalize", "l7"}, []string{"--normalize"}},
+		{[]string{"bench", "--data", mtx, "--labels", neg, "--k", "2"}, []string{"neg.mtx"}},
+		{[]string{"describe", "--data", mtx, "--labels", labels, "--transpose"}, []string{"labels"}},
+	}
+	for _, c := range cases {
+		_, _, err := runCLI(t, c.args...)
+		if err == nil {
+			t.Errorf("%v: no error", c.args)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
+			}
+		}
+	}
+}
+
+// TestExitStatus runs the real command (this test binary as manifactor)
+// on bad input: non-zero exit, an error line on stderr, no Go panic.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.mtx")
+	os.WriteFile(bad, []byte("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 inf\n"), 0o644)
+	for _, args := range [][]string{{"describe", "--data", bad}, {"fit", "--k", "2"}, {"nonsense"}} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != 1 {
+			t.Errorf("%v: exit %v, want status 1", args, err)
+		}
+		if s := stderr.String(); !strings.Contains(s, "manifactor:") || strings.Contains(s, "panic") || strings.Contains(s, "goroutine") {
+			t.Errorf("%v: stderr %q", args, s)
+		}
+	}
+}
