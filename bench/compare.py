@@ -5,13 +5,18 @@ Runs scikit-learn's NMF (multiplicative updates, Frobenius loss) and
 Markdown table of milliseconds per iteration with the ratios. Only the
 benchmark needs Python; the project itself never does.
 
-Usage: python3 bench/compare.py [--data PATH] [--k 30] [--iters 30] [--bin bin/manifactor]
+The machine this runs on is a shared virtual machine whose speed drifts by
+20-30 % within minutes, so the script alternates the implementations over
+several rounds and compares medians: a slow spell then hits both sides.
+
+Usage: python3 bench/compare.py [--data PATH] [--k 30] [--iters 30] [--rounds 5] [--bin bin/manifactor]
 """
 
 import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import time
@@ -67,30 +72,42 @@ def main():
     ap.add_argument("--k", type=int, default=30)
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--bin", default="bin/manifactor")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     if not os.path.exists(args.data):
         sys.exit(f"{args.data} not found: the real data sets live in ../shared/data")
 
     x = prepare(args.data)
-    ref = sklearn_ms_per_iter(x, args.k, args.iters, "frobenius")
     info = json.loads(subprocess.run([args.bin, "info", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
-    rows = []
-    variants = [("openblas", "auto"), ("gonum", "auto"), ("gonum", "generic")]
-    for blas, kern in variants:
-        if blas not in info["blas_available"]:
-            continue
-        r = manifactor(args.bin, args.data, args.k, args.iters, ["--blas", blas, "--kernels", kern])
-        rows.append((f"manifactor nmf ({r['blas']}, {r['kernels']} kernels)", r["ms_per_iter"], r["gflops"]))
+    variants = [(b, kern) for b, kern in [("openblas", "auto"), ("gonum", "auto"), ("gonum", "generic")]
+                if b in info["blas_available"]]
+    ref_times = []
+    times = {v: [] for v in variants}
+    gflops = {}
+    names = {}
+    for r in range(args.rounds):
+        ref_times.append(sklearn_ms_per_iter(x, args.k, args.iters, "frobenius"))
+        for blas, kern in variants:
+            out = manifactor(args.bin, args.data, args.k, args.iters, ["--blas", blas, "--kernels", kern])
+            times[(blas, kern)].append(out["ms_per_iter"])
+            gflops.setdefault((blas, kern), []).append(out["gflops"])
+            names[(blas, kern)] = f"manifactor nmf ({out['blas']}, {out['kernels']} kernels)"
+        print(f"round {r + 1}: scikit-learn {ref_times[-1]:.1f} ms; " +
+              ", ".join(f"{b}/{k} {times[(b, k)][-1]:.1f} ms" for b, k in variants), file=sys.stderr)
+    ref = statistics.median(ref_times)
+    rows = [(names[v], statistics.median(times[v]), statistics.median(gflops[v]), min(times[v]), max(times[v]))
+            for v in variants]
 
     print(f"TDT2 {x.shape[0]} docs x {x.shape[1]} terms, {x.nnz} non-zeros, k = {args.k}, "
-          f"{args.iters} iterations; {info['cpu']}, {info['cores']} cores; "
+          f"{args.iters} iterations, median of {args.rounds} alternating rounds; {info['cpu']}, {info['cores']} cores; "
           f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, Python {platform.python_version()}\n")
-    print("| implementation | ms/iter | GFLOP/s | speed-up vs scikit-learn |")
-    print("| --- | ---: | ---: | ---: |")
-    print(f"| scikit-learn NMF(solver='mu', beta_loss='frobenius') | {ref:.1f} | | 1.0x |")
-    for name, ms, gf in rows:
-        print(f"| {name} | {ms:.1f} | {gf:.2f} | {ref / ms:.1f}x |")
+    print("| implementation | ms/iter (median) | range | GFLOP/s | speed-up vs scikit-learn |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    print(f"| scikit-learn NMF(solver='mu', beta_loss='frobenius') | {ref:.1f} | "
+          f"{min(ref_times):.1f}-{max(ref_times):.1f} | | 1.0x |")
+    for name, ms, gf, lo, hi in rows:
+        print(f"| {name} | {ms:.1f} | {lo:.1f}-{hi:.1f} | {gf:.2f} | {ref / ms:.1f}x |")
 
 
 if __name__ == "__main__":

@@ -105,11 +105,8 @@ func (w *passWork) update(f, s blas64.General, prod rowProduct, gram blas64.Gene
 			if wantDot {
 				dot += kernels.Dot(fi, num)
 			}
-			// Column j of the chunk goes to trans[j*transStride:].
-			for j, x := range fi {
-				trans[j*transStride+i-lo] = x
-			}
 		}
+		transpose(trans, f.Data[lo*k:hi*k], hi-lo, k)
 		c := lo / rowChunk
 		w.dots[c] = dot
 		g := w.partial[c*k*k : (c+1)*k*k]
@@ -136,4 +133,26 @@ func (w *passWork) update(f, s blas64.General, prod rowProduct, gram blas64.Gene
 		dot += w.dots[c]
 	}
 	return dot
+}
+
+// transpose writes the rows x k row-major block a into t column by column:
+// column j of a becomes t[j*transStride : j*transStride+rows]. Four rows go
+// at a time so each column receives four neighbouring values per step.
+func transpose(t, a []float64, rows, k int) {
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		r0 := a[i*k : (i+1)*k]
+		r1 := a[(i+1)*k : (i+2)*k]
+		r2 := a[(i+2)*k : (i+3)*k]
+		r3 := a[(i+3)*k : (i+4)*k]
+		for j := range r0 {
+			c := t[j*transStride+i : j*transStride+i+4]
+			c[0], c[1], c[2], c[3] = r0[j], r1[j], r2[j], r3[j]
+		}
+	}
+	for ; i < rows; i++ {
+		for j, x := range a[i*k : (i+1)*k] {
+			t[j*transStride+i] = x
+		}
+	}
 }

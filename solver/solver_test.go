@@ -434,3 +434,23 @@ func TestBadInput(t *testing.T) {
 		t.Error("empty dense data accepted")
 	}
 }
+
+func TestTranspose(t *testing.T) {
+	for _, rows := range []int{0, 1, 3, 4, 5, 8, 1023, rowChunk} {
+		for _, k := range []int{1, 3, 30} {
+			a := make([]float64, rows*k)
+			for i := range a {
+				a[i] = float64(i + 1)
+			}
+			tr := make([]float64, k*transStride)
+			transpose(tr, a, rows, k)
+			for i := 0; i < rows; i++ {
+				for j := 0; j < k; j++ {
+					if tr[j*transStride+i] != a[i*k+j] {
+						t.Fatalf("rows %d k %d: (%d,%d) = %v, want %v", rows, k, i, j, tr[j*transStride+i], a[i*k+j])
+					}
+				}
+			}
+		}
+	}
+}
