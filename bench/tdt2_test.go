@@ -136,4 +136,3 @@ func BenchmarkDgemmPeak(b *testing.B) {
 		})
 	}
 }
-
