@@ -69,31 +69,11 @@ func byFrequency(a *sparse.CSR) (*sparse.CSR, []int) {
 		order[j] = j
 	}
 	sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
-	inv := make([]int, a.Cols)
+	newIndex := make([]int, a.Cols)
 	for r, j := range order {
-		inv[j] = r
+		newIndex[j] = r
 	}
-	b := a.Clone()
-	for i := 0; i < b.Rows; i++ {
-		lo, hi := b.Indptr[i], b.Indptr[i+1]
-		for p := lo; p < hi; p++ {
-			b.Ind[p] = inv[b.Ind[p]]
-		}
-		sort.Sort(rowByIndex{b.Ind[lo:hi], b.Val[lo:hi]})
-	}
-	return b, order
-}
-
-type rowByIndex struct {
-	ind []int
-	val []float64
-}
-
-func (r rowByIndex) Len() int           { return len(r.ind) }
-func (r rowByIndex) Less(i, j int) bool { return r.ind[i] < r.ind[j] }
-func (r rowByIndex) Swap(i, j int) {
-	r.ind[i], r.ind[j] = r.ind[j], r.ind[i]
-	r.val[i], r.val[j] = r.val[j], r.val[i]
+	return a.PermuteCols(newIndex), order
 }
 
 // feature returns the caller's index of internal feature r.

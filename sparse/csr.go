@@ -276,6 +276,24 @@ func (a *CSR) SelectCols(keep []int) *CSR {
 	return b
 }
 
+// PermuteCols returns a copy of a in which column j becomes column
+// newIndex[j]; newIndex must be a permutation of 0..Cols-1. Each row's
+// entries are re-sorted by their new indices.
+func (a *CSR) PermuteCols(newIndex []int) *CSR {
+	if len(newIndex) != a.Cols {
+		panic("sparse: PermuteCols needs one new index per column")
+	}
+	b := a.Clone()
+	for p, j := range b.Ind {
+		b.Ind[p] = newIndex[j]
+	}
+	for i := 0; i < b.Rows; i++ {
+		lo, hi := b.Indptr[i], b.Indptr[i+1]
+		sort.Sort(byIndex{b.Ind[lo:hi], b.Val[lo:hi]})
+	}
+	return b
+}
+
 // SelectRows returns a new CSR with only the rows in keep, in that order.
 func (a *CSR) SelectRows(keep []int) *CSR {
 	b := &CSR{Rows: len(keep), Cols: a.Cols, Indptr: make([]int, len(keep)+1)}

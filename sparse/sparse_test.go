@@ -209,6 +209,23 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+func TestPermuteCols(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	a := randomCSR(rng, 12, 9, 0.4)
+	perm := rng.Perm(9)
+	b := a.PermuteCols(perm)
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 12; i++ {
+		for j := 0; j < 9; j++ {
+			if b.At(i, perm[j]) != a.At(i, j) {
+				t.Fatalf("(%d,%d) moved wrongly", i, j)
+			}
+		}
+	}
+}
+
 // TestProductsMatchDenseReference checks both products against a plain
 // triple loop over the dense form, for shapes around the chunk size, with
 // strided operands, guard values past each row, and unchanged inputs.
