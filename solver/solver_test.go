@@ -262,21 +262,25 @@ func TestSparseAndDenseAgree(t *testing.T) {
 }
 
 // TestSameSeedSameResultAnyThreads requires bit-for-bit equal results.
+// The sizes cross several row chunks so the chunked sums are exercised.
 func TestSameSeedSameResultAnyThreads(t *testing.T) {
-	sp, _ := randomSamples(12, 300, 200, 0.05)
-	d, _ := NewSparseData(sp)
-	var ref *Result
-	for _, threads := range []int{1, 2, 3, 8} {
-		res, err := Fit(context.Background(), d, Options{K: 7, MaxIter: 40, Tol: -1, Seed: 42, Threads: threads, Restarts: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ref == nil {
-			ref = res
-			continue
-		}
-		if !mat.Equal(ref.U, res.U) || !mat.Equal(ref.V, res.V) || ref.Final() != res.Final() {
-			t.Fatalf("threads %d: result differs from threads 1", threads)
+	sp, dn := randomSamples(12, 2500, 1100, 0.01)
+	ds, _ := NewSparseData(sp)
+	dd, _ := NewDenseData(dn)
+	for name, d := range map[string]*Data{"sparse": ds, "dense": dd} {
+		var ref *Result
+		for _, threads := range []int{1, 2, 3, 8} {
+			res, err := Fit(context.Background(), d, Options{K: 7, MaxIter: 15, Tol: -1, Seed: 42, Threads: threads, Restarts: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = res
+				continue
+			}
+			if !mat.Equal(ref.U, res.U) || !mat.Equal(ref.V, res.V) || ref.Final() != res.Final() {
+				t.Fatalf("%s, threads %d: result differs from threads 1", name, threads)
+			}
 		}
 	}
 }
