@@ -1,0 +1,19 @@
+// Package graph builds the nearest-neighbour graphs that regularize the
+// manifold factorizations: exact p-nearest-neighbour graphs on sparse
+// documents (cosine similarity, Sparse) and dense images (Euclidean
+// distance, Dense), weighted 0/1, by a heat kernel or by cosine similarity,
+// symmetrized by the OR rule, with their degrees; user-supplied graphs
+// (Read) and writing graphs (Write); and the products the solvers need
+// (MulTo for W V, Degree for D V, Laplacian for L = D - W).
+//
+// A Graph's W is symmetric and non-negative with a zero diagonal, and
+// Degree holds its row sums; the graphs built here store only positive
+// weights. Neighbours are exact, ties going to the lower
+// sample index, and graphs are identical for any thread count. Sparse
+// considers only samples at positive similarity as neighbours, so that an
+// edge always means shared features; Dense considers every sample.
+//
+// This package uses sparse, kernels, internal/parallel, gonum's blas64
+// (whose backend the blas package installs) and dataset's Matrix Market
+// reader and writer; it must not import solver, cluster, experiment or cmd.
+package graph

@@ -1,0 +1,127 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Graph is a weighted undirected graph on n samples: W is the n x n
+// symmetric matrix of non-negative edge weights with a zero diagonal, and
+// Degree[i] the sum of row i of W (the diagonal of D in L = D - W).
+type Graph struct {
+	W      *sparse.CSR
+	Degree []float64
+}
+
+// N returns the number of vertices (samples).
+func (g *Graph) N() int { return g.W.Rows }
+
+// NewGraph returns the graph with weight matrix w after checking it with
+// Check; Degree is computed from w.
+func NewGraph(w *sparse.CSR) (*Graph, error) {
+	g := &Graph{W: w}
+	if w == nil {
+		return nil, fmt.Errorf("graph: nil weight matrix")
+	}
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	g.Degree = w.RowSums()
+	return g, nil
+}
+
+// Check reports whether g is a valid graph on n samples: square n x n,
+// valid CSR, finite non-negative weights, no self-loops, symmetric.
+func (g *Graph) Check(n int) error {
+	if g == nil || g.W == nil {
+		return fmt.Errorf("graph: nil graph")
+	}
+	if g.W.Rows != n {
+		return fmt.Errorf("graph: %d x %d weight matrix for %d samples", g.W.Rows, g.W.Cols, n)
+	}
+	if err := g.check(); err != nil {
+		return err
+	}
+	if len(g.Degree) != n {
+		return fmt.Errorf("graph: %d degrees for %d vertices", len(g.Degree), n)
+	}
+	return nil
+}
+
+func (g *Graph) check() error {
+	w := g.W
+	if w.Rows != w.Cols {
+		return fmt.Errorf("graph: weight matrix is %d x %d, not square", w.Rows, w.Cols)
+	}
+	if err := w.Validate(); err != nil {
+		return fmt.Errorf("graph: %w", err)
+	}
+	for i := 0; i < w.Rows; i++ {
+		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
+			j, v := w.Ind[p], w.Val[p]
+			if v < 0 || math.IsNaN(v) {
+				return fmt.Errorf("graph: weight %v at (%d,%d) (1-based) is not a non-negative number", v, i+1, j+1)
+			}
+			if j == i && v != 0 {
+				return fmt.Errorf("graph: self-loop of weight %v at vertex %d (1-based)", v, i+1)
+			}
+			if t := w.At(j, i); t != v {
+				return fmt.Errorf("graph: not symmetric: W(%d,%d) = %v but W(%d,%d) = %v (1-based)", i+1, j+1, v, j+1, i+1, t)
+			}
+		}
+	}
+	return nil
+}
+
+// Edges returns the number of undirected edges: the stored entries of W
+// off the diagonal, each pair counted once. (Check allows stored zeros on
+// the diagonal, which are not edges.)
+func (g *Graph) Edges() int {
+	off := g.W.NNZ()
+	for i := 0; i < g.W.Rows; i++ {
+		for p := g.W.Indptr[i]; p < g.W.Indptr[i+1]; p++ {
+			if g.W.Ind[p] == i {
+				off--
+			}
+		}
+	}
+	return off / 2
+}
+
+// MulTo computes dst = W v for v and dst n x k, using up to threads
+// goroutines (threads <= 0 means GOMAXPROCS); the result does not depend on
+// threads. It is the graph term of the regularized updates; the other one,
+// D v, is row i of v times Degree[i]. dst must not overlap v.
+func (g *Graph) MulTo(dst, v blas64.General, threads int) {
+	g.W.MulDenseTo(dst, v, threads)
+}
+
+// Laplacian returns L = D - W, with every diagonal entry stored (zero for
+// an isolated vertex). Each row of L sums to zero up to rounding.
+func (g *Graph) Laplacian() *sparse.CSR {
+	w := g.W
+	n := w.Rows
+	l := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1), Ind: make([]int, 0, w.NNZ()+n), Val: make([]float64, 0, w.NNZ()+n)}
+	for i := 0; i < n; i++ {
+		diag := false
+		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
+			j := w.Ind[p]
+			if j > i && !diag {
+				l.Ind, l.Val = append(l.Ind, i), append(l.Val, g.Degree[i])
+				diag = true
+			}
+			if j != i {
+				l.Ind, l.Val = append(l.Ind, j), append(l.Val, -w.Val[p])
+			}
+		}
+		if !diag {
+			l.Ind, l.Val = append(l.Ind, i), append(l.Val, g.Degree[i])
+		}
+		l.Indptr[i+1] = len(l.Ind)
+	}
+	return l
+}

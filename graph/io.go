@@ -1,0 +1,150 @@
+package graph
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// ReadNotes says what Read changed to turn a file into a valid graph, so
+// that a caller can tell the user. The zero value means nothing changed.
+type ReadNotes struct {
+	// Asymmetric counts the pairs i < j whose two directions had different
+	// weights (one of them possibly absent), as in a directed hyperlink
+	// graph; both directions got the larger weight.
+	Asymmetric int
+	// SelfLoops counts the non-zero diagonal entries dropped.
+	SelfLoops int
+}
+
+// String describes the changes in a sentence, or returns "" when there
+// were none.
+func (r ReadNotes) String() string {
+	var parts []string
+	if r.Asymmetric > 0 {
+		parts = append(parts, fmt.Sprintf("made %d asymmetric pairs symmetric by taking the larger weight", r.Asymmetric))
+	}
+	if r.SelfLoops > 0 {
+		parts = append(parts, fmt.Sprintf("dropped %d self-loops", r.SelfLoops))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Read reads a user-supplied graph on n samples, such as a hyperlink
+// graph, from a Matrix Market file (.mtx, or .mtx.gz compressed): an n x n
+// matrix, coordinate or array, of finite non-negative weights, W_ij being
+// the weight of the edge between samples i and j. A directed graph is made
+// undirected by the OR rule, W = max(W, W^T), and self-loops are dropped,
+// as a graph regularizer gives them no meaning; the notes count both.
+// Stored zeros are not edges. Errors name the file and the offending entry.
+func Read(path string, n int) (*Graph, ReadNotes, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ReadNotes{}, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		if err != nil {
+			return nil, ReadNotes{}, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+		}
+		r = zr
+	}
+	a, dense, err := dataset.ReadMatrixMarket(r, path)
+	if err != nil {
+		return nil, ReadNotes{}, err
+	}
+	if dense != nil {
+		a = denseToCSR(dense.RawMatrix())
+	}
+	if a.Rows != n || a.Cols != n {
+		return nil, ReadNotes{}, fmt.Errorf("%s: the graph is %d x %d, want %d x %d (one row and column per sample)", path, a.Rows, a.Cols, n, n)
+	}
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			if v := a.Val[p]; v < 0 {
+				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is negative; graph weights must be non-negative", path, v, i+1, a.Ind[p]+1)
+			}
+		}
+	}
+	w, notes := symmetrizeMax(a)
+	g, err := NewGraph(w)
+	if err != nil {
+		// symmetrizeMax leaves a valid graph; this guards the invariant.
+		return nil, notes, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, notes, nil
+}
+
+// denseToCSR returns the non-zeros of d as a CSR.
+func denseToCSR(d blas64.General) *sparse.CSR {
+	a := &sparse.CSR{Rows: d.Rows, Cols: d.Cols, Indptr: make([]int, d.Rows+1)}
+	for i := 0; i < d.Rows; i++ {
+		for j, x := range d.Data[i*d.Stride : i*d.Stride+d.Cols] {
+			if x != 0 {
+				a.Ind, a.Val = append(a.Ind, j), append(a.Val, x)
+			}
+		}
+		a.Indptr[i+1] = len(a.Ind)
+	}
+	return a
+}
+
+// symmetrizeMax returns max(a, a^T) without the diagonal and without
+// zeros, for a square a with non-negative values, and what it changed.
+func symmetrizeMax(a *sparse.CSR) (*sparse.CSR, ReadNotes) {
+	var notes ReadNotes
+	t := a.T()
+	n := a.Rows
+	w := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		// Merge row i of a and of a^T, both sorted by column.
+		p, p1 := a.Indptr[i], a.Indptr[i+1]
+		q, q1 := t.Indptr[i], t.Indptr[i+1]
+		for p < p1 || q < q1 {
+			var j int
+			var x, y float64 // W_ij and W_ji
+			switch {
+			case q == q1 || p < p1 && a.Ind[p] < t.Ind[q]:
+				j, x = a.Ind[p], a.Val[p]
+				p++
+			case p == p1 || t.Ind[q] < a.Ind[p]:
+				j, y = t.Ind[q], t.Val[q]
+				q++
+			default:
+				j, x, y = a.Ind[p], a.Val[p], t.Val[q]
+				p++
+				q++
+			}
+			if j == i {
+				if x != 0 {
+					notes.SelfLoops++
+				}
+				continue
+			}
+			if x != y && i < j {
+				notes.Asymmetric++
+			}
+			if v := max(x, y); v != 0 {
+				w.Ind, w.Val = append(w.Ind, j), append(w.Val, v)
+			}
+		}
+		w.Indptr[i+1] = len(w.Ind)
+	}
+	return w, notes
+}
+
+// Write writes the weight matrix of g to w as a Matrix Market "coordinate
+// real general" file, both triangles, which Read reads back exactly.
+func Write(w io.Writer, g *Graph) error {
+	return dataset.WriteMatrixMarket(w, g.W)
+}

@@ -1,0 +1,136 @@
+package graph
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFile writes text to a file of the given name in a fresh directory
+// and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRead(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		n          int
+		want       map[edge]float64
+		notes      ReadNotes
+	}{
+		{
+			name: "symmetric.mtx",
+			text: "%%MatrixMarket matrix coordinate real symmetric\n% a path\n3 3 2\n2 1 0.5\n3 2 2\n",
+			n:    3,
+			want: map[edge]float64{{0, 1}: 0.5, {1, 2}: 2},
+		},
+		{
+			// A directed graph: 1 -> 2 and 2 -> 1 with different weights,
+			// 2 -> 3 one way only, a self-loop and a stored zero.
+			name:  "directed.mtx",
+			text:  "%%MatrixMarket matrix coordinate real general\n4 4 6\n1 2 1\n2 1 3\n2 3 1\n1 1 5\n4 1 0\n3 3 0\n",
+			n:     4,
+			want:  map[edge]float64{{0, 1}: 3, {1, 2}: 1},
+			notes: ReadNotes{Asymmetric: 2, SelfLoops: 1},
+		},
+		{
+			name:  "links.mtx",
+			text:  "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 3\n2 3\n",
+			n:     3,
+			want:  map[edge]float64{{0, 2}: 1, {1, 2}: 1},
+			notes: ReadNotes{Asymmetric: 2},
+		},
+		{
+			name: "array.mtx",
+			text: "%%MatrixMarket matrix array real general\n2 2\n0\n0.25\n0.25\n0\n",
+			n:    2,
+			want: map[edge]float64{{0, 1}: 0.25},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g, notes, err := Read(writeFile(t, c.name, c.text), c.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameEdges(t, edgesOf(t, g, c.n), c.want, 0)
+			if notes != c.notes {
+				t.Errorf("notes %+v, want %+v", notes, c.notes)
+			}
+			if (notes.String() == "") != (notes == ReadNotes{}) {
+				t.Errorf("notes.String() = %q for %+v", notes.String(), notes)
+			}
+		})
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		n          int
+		want       []string
+	}{
+		{"size.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 2 1\n", 4, []string{"3 x 3", "want 4 x 4"}},
+		{"rect.mtx", "%%MatrixMarket matrix coordinate real general\n3 4 1\n1 2 1\n", 3, []string{"3 x 4"}},
+		{"negative.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n3 1 -2\n", 3, []string{"weight -2 at row 3, column 1", "negative"}},
+		{"nan.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 3 nan\n", 3, []string{"nan.mtx:4", `"2 3 nan"`, "not finite"}},
+		{"malformed.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 x 1\n", 3, []string{"malformed.mtx:3", `"1 x 1"`}},
+		{"header.mtx", "1 2 3\n", 3, []string{"header.mtx:1", "not a Matrix Market file"}},
+	} {
+		path := writeFile(t, c.name, c.text)
+		g, _, err := Read(path, c.n)
+		if err == nil || g != nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range append([]string{c.name}, c.want...) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", c.name, err, w)
+			}
+		}
+	}
+	if _, _, err := Read(filepath.Join(t.TempDir(), "absent.mtx"), 3); err == nil || !strings.Contains(err.Error(), "absent.mtx") {
+		t.Errorf("absent file: %v", err)
+	}
+}
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x := randomRows(rng, 60, 12, 0.3, false)
+	g, err := Sparse(context.Background(), toCSR(x), Options{Neighbors: 4, Weight: Heat, HeatT: 0.37})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	var zbuf bytes.Buffer
+	zw := gzip.NewWriter(&zbuf)
+	zw.Write(buf.Bytes())
+	zw.Close()
+	for name, data := range map[string][]byte{"g.mtx": buf.Bytes(), "g.mtx.gz": zbuf.Bytes()} {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back, notes, err := Read(path, len(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes != (ReadNotes{}) {
+			t.Errorf("%s: notes %+v for a graph written by Write", name, notes)
+		}
+		sameGraph(t, back, g, name)
+	}
+}
