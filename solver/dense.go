@@ -56,6 +56,7 @@ func (p rowProduct) row(i int, dst []float64) {
 type passWork struct {
 	k       int
 	idx     []int
+	bounds  []int       // chunk c is rows bounds[c] .. bounds[c+1]-1
 	partial []float64   // one k x k upper triangle per chunk
 	dots    []float64   // one objective term per chunk
 	scratch [][]float64 // per worker: num, den, and the transposed chunk
@@ -63,7 +64,11 @@ type passWork struct {
 
 func newPassWork(rows, k int) *passWork {
 	chunks := (rows + rowChunk - 1) / rowChunk
-	return &passWork{k: k, idx: identity(k), partial: make([]float64, chunks*k*k), dots: make([]float64, chunks)}
+	b := make([]int, chunks+1)
+	for c := range b {
+		b[c] = min(c*rowChunk, rows)
+	}
+	return &passWork{k: k, idx: identity(k), bounds: b, partial: make([]float64, chunks*k*k), dots: make([]float64, chunks)}
 }
 
 // transStride pads the transposed chunk's row length so its k rows do not
@@ -76,39 +81,67 @@ func (w *passWork) buffers(workers int) {
 	}
 }
 
-// update runs one multiplicative half-step on f (r x k, stride k):
+// half describes one multiplicative half-step on the factor f (r x k,
+// stride k):
 //
-//	f <- f .* N ./ max(f s, Eps),  N = the rows of prod,
+//	f <- f .* (N + A) ./ max(D + deg .* f, Eps)
 //
-// then writes the Gram matrix of the new f to gram (k x k) and returns
-// sum_i f_i . N_i (the trace term of the objective) when wantDot is set.
-// With update false it leaves f as it is and only forms the Gram matrix
-// and the dot, which is how the objective of a starting point is computed.
-func (w *passWork) update(f, s blas64.General, prod rowProduct, gram blas64.General, doUpdate, wantDot bool, threads int) float64 {
-	r, k := f.Rows, w.k
-	chunks := (r + rowChunk - 1) / rowChunk
-	w.buffers(parallel.Workers(r, threads, rowChunk))
-	parallel.ForWorker(r, threads, rowChunk, func(worker, lo, hi int) {
+// where N is given by rows (num), D either as f s for a small k x k matrix
+// s or by rows (den), A (addNum, optional) is a full r x k matrix and deg
+// (optional) a per-row scalar: the graph terms lambda W V and lambda D V.
+type half struct {
+	f       blas64.General
+	num     rowProduct
+	s       blas64.General // den = f s when s.Data is set
+	den     rowProduct     // den rows otherwise
+	addNum  blas64.General // optional
+	deg     []float64      // optional
+	gram    blas64.General // receives f^T f of the new f when Data is set
+	update  bool           // false: leave f, only form gram and the dot
+	wantDot bool           // return sum_i f_i . N_i (after the update)
+}
+
+// run applies the half-step and returns the dot when h.wantDot is set.
+// Each chunk of rows is handled by one goroutine while its rows are in
+// cache; chunk results are summed in chunk order.
+func (w *passWork) run(h half, threads int) float64 {
+	k := w.k
+	chunks := len(w.bounds) - 1
+	w.buffers(parallel.Workers(chunks, threads, 1))
+	parallel.ForWorker(chunks, threads, 1, func(worker, c, _ int) {
+		lo, hi := w.bounds[c], w.bounds[c+1]
 		buf := w.scratch[worker]
 		num, den, trans := buf[:k], buf[k:2*k], buf[2*k:]
 		var dot float64
 		for i := lo; i < hi; i++ {
-			fi := f.Data[i*k : (i+1)*k]
-			if doUpdate || wantDot {
-				prod.row(i, num)
+			fi := h.f.Data[i*k : (i+1)*k]
+			if h.update || h.wantDot {
+				h.num.row(i, num)
+				if h.addNum.Data != nil {
+					kernels.Axpy(1, h.addNum.Data[i*k:(i+1)*k], num)
+				}
 			}
-			if doUpdate {
-				clear(den)
-				kernels.AxpyGather(den, fi, w.idx, s.Data, s.Stride)
+			if h.update {
+				if h.s.Data != nil {
+					clear(den)
+					kernels.AxpyGather(den, fi, w.idx, h.s.Data, h.s.Stride)
+				} else {
+					h.den.row(i, den)
+				}
+				if h.deg != nil {
+					kernels.Axpy(h.deg[i], fi, den)
+				}
 				kernels.MulUpdate(fi, num, den, Eps)
 			}
-			if wantDot {
+			if h.wantDot {
 				dot += kernels.Dot(fi, num)
 			}
 		}
-		transpose(trans, f.Data[lo*k:hi*k], hi-lo, k)
-		c := lo / rowChunk
 		w.dots[c] = dot
+		if h.gram.Data == nil {
+			return
+		}
+		transpose(trans, h.f.Data[lo*k:hi*k], hi-lo, k)
 		g := w.partial[c*k*k : (c+1)*k*k]
 		n := hi - lo
 		for a := 0; a < k; a++ {
@@ -118,14 +151,16 @@ func (w *passWork) update(f, s blas64.General, prod rowProduct, gram blas64.Gene
 			}
 		}
 	})
-	for a := 0; a < k; a++ {
-		for b := a; b < k; b++ {
-			var sum float64
-			for c := 0; c < chunks; c++ {
-				sum += w.partial[c*k*k+a*k+b]
+	if h.gram.Data != nil {
+		for a := 0; a < k; a++ {
+			for b := a; b < k; b++ {
+				var sum float64
+				for c := 0; c < chunks; c++ {
+					sum += w.partial[c*k*k+a*k+b]
+				}
+				h.gram.Data[a*h.gram.Stride+b] = sum
+				h.gram.Data[b*h.gram.Stride+a] = sum
 			}
-			gram.Data[a*gram.Stride+b] = sum
-			gram.Data[b*gram.Stride+a] = sum
 		}
 	}
 	var dot float64
@@ -133,6 +168,44 @@ func (w *passWork) update(f, s blas64.General, prod rowProduct, gram blas64.Gene
 		dot += w.dots[c]
 	}
 	return dot
+}
+
+// mulSmall computes dst = a s for a (r x k) and s (k x k), row-parallel,
+// each row with one AxpyGather call.
+func mulSmall(dst, a, s blas64.General, idx []int, threads int) {
+	k := a.Cols
+	parallel.For(a.Rows, threads, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out := dst.Data[i*k : (i+1)*k]
+			clear(out)
+			kernels.AxpyGather(out, a.Data[i*k:(i+1)*k], idx, s.Data, s.Stride)
+		}
+	})
+}
+
+// fixedSum adds term(lo, hi) over fixed chunks of [0, n) in parallel and
+// returns the chunk sums added in chunk order, so the result does not
+// depend on threads.
+func fixedSum(n, threads int, term func(lo, hi int) float64) float64 {
+	chunks := (n + rowChunk - 1) / rowChunk
+	part := make([]float64, chunks)
+	parallel.For(chunks, threads, 1, func(c, _ int) {
+		part[c] = term(c*rowChunk, min((c+1)*rowChunk, n))
+	})
+	var s float64
+	for _, x := range part {
+		s += x
+	}
+	return s
+}
+
+// frob returns sum a .* b over equal-shaped contiguous matrices, in fixed
+// chunks.
+func frob(a, b blas64.General, threads int) float64 {
+	k := a.Cols
+	return fixedSum(a.Rows, threads, func(lo, hi int) float64 {
+		return kernels.Dot(a.Data[lo*k:hi*k], b.Data[lo*k:hi*k])
+	})
 }
 
 // transpose writes the rows x k row-major block a into t column by column:

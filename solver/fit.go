@@ -2,150 +2,378 @@ package solver
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // Fit factorizes d with the method and settings of opts. On cancellation it
-// returns the best result reached so far (nil if no iteration finished)
-// together with the context's error.
+// returns the best result reached so far (nil if none) together with the
+// context's error.
 func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
-	if err := opts.check(d); err != nil {
+	spec, err := opts.check(d)
+	if err != nil {
 		return nil, err
 	}
-	var run func(context.Context, *Data, Options, *factors) (*startResult, error)
-	switch opts.Method {
-	case "nmf":
-		run = runNMF
-	default:
-		return nil, fmt.Errorf("solver: unknown method %q (known: nmf)", opts.Method)
-	}
 	begin := time.Now()
-	var best *startResult
-	var bestStart int
-	var err error
-	for s := 0; s < opts.Restarts; s++ {
-		f := newFactors(d.m, d.n, opts.K)
-		if s == 0 && opts.Init != nil {
-			f.set(d, opts.Init)
-		} else {
-			f.random(d, opts.Seed, uint64(s))
-		}
-		so := opts
-		if opts.Progress != nil {
-			start := s
-			so.Progress = func(_, iter int, obj float64) { opts.Progress(start, iter, obj) }
-		}
-		var r *startResult
-		r, err = run(ctx, d, so, f)
-		if r != nil && (best == nil || r.final() < best.final()) {
-			best, bestStart = r, s
-		}
-		if err != nil {
-			break
-		}
+	p, err := prepare(ctx, d, opts, spec)
+	if err != nil {
+		return nil, err
 	}
+	best, err := drive(ctx, p)
 	if best == nil {
 		return nil, err
 	}
-	res := best.f.result(d, opts.Method)
+	res := p.result(best.f)
+	res.model = p.model()
 	res.Objective = best.trace
 	res.Iterations = len(best.trace) - 1
 	res.Status = best.status
-	res.Start = bestStart
+	res.Start = best.start
 	res.IterTime = best.iterTime
 	res.Runtime = time.Since(begin)
 	return res, err
 }
 
-// startResult is one start's outcome.
-type startResult struct {
+// iterator is one start of one method: begin returns the objective of the
+// starting factors (and prepares what the first step needs), step runs one
+// iteration and returns the objective after it.
+type iterator interface {
+	begin() float64
+	step() float64
+}
+
+// run is one start in progress.
+type run struct {
+	start    int
 	f        *factors
+	it       iterator
 	trace    []float64
 	status   Status
 	iterTime time.Duration
+	meanFit  float64
 }
 
-func (r *startResult) final() float64 { return r.trace[len(r.trace)-1] }
+func (r *run) final() float64 { return r.trace[len(r.trace)-1] }
 
-// factors holds U (m x k) and V (n x k) row-major with stride k, the form
-// the kernels and BLAS work on.
+// advance iterates until limit iterations in all, or, with stop set, until
+// the stopping rule holds.
+func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) error {
+	t0 := time.Now()
+	defer func() { r.iterTime += time.Since(t0) }()
+	if stop && o.StopRule == MeanFit {
+		r.meanFit = 10 * r.final()
+	}
+	for len(r.trace)-1 < limit {
+		if err := ctx.Err(); err != nil {
+			r.status = Canceled
+			return err
+		}
+		prev := r.final()
+		obj := r.it.step()
+		r.trace = append(r.trace, obj)
+		iter := len(r.trace) - 1
+		if o.Progress != nil {
+			o.Progress(r.start, iter, obj)
+		}
+		if stop && converged(o, r, iter, prev, obj) {
+			r.status = Converged
+			return nil
+		}
+	}
+	r.status = IterationLimit
+	return nil
+}
+
+func converged(o Options, r *run, iter int, prev, obj float64) bool {
+	if o.Tol <= 0 {
+		return false
+	}
+	switch o.StopRule {
+	case MeanFit:
+		r.meanFit = 0.1*r.meanFit + 0.9*obj
+		return iter >= o.MinIter && r.meanFit > 0 && (r.meanFit-obj)/r.meanFit < o.Tol
+	default:
+		return iter >= o.MinIter && prev > 0 && (prev-obj)/prev < o.Tol
+	}
+}
+
+// drive runs the starts and returns the best one.
+func drive(ctx context.Context, p *problem) (*run, error) {
+	o := p.opts
+	short := o.RestartIters > 0 && o.Restarts > 1
+	var best *run
+	for s := 0; s < o.Restarts; s++ {
+		f := p.newFactors()
+		if s == 0 && o.Init != nil {
+			p.setInit(f, o.Init)
+		} else {
+			p.random(f, o.Seed, uint64(s))
+		}
+		r := &run{start: s, f: f, it: p.iterator(f)}
+		r.trace = []float64{r.it.begin()}
+		limit := o.MaxIter
+		if short {
+			limit = min(o.RestartIters, o.MaxIter)
+		}
+		err := r.advance(ctx, o, limit, !short)
+		if best == nil || r.final() < best.final() {
+			best = r
+		}
+		if err != nil {
+			return best, err
+		}
+	}
+	if short && len(best.trace)-1 < o.MaxIter {
+		// The reference code's scheme: continue the best short run.
+		return best, best.advance(ctx, o, o.MaxIter, true)
+	}
+	return best, nil
+}
+
+// factors holds the first factor a (U, m x k, or for concept
+// factorization W, n x k) and V (n x k), row-major with stride k.
 type factors struct {
-	m, n, k int
-	u, v    blas64.General
-}
-
-func newFactors(m, n, k int) *factors {
-	return &factors{m: m, n: n, k: k, u: general(m, k), v: general(n, k)}
+	k    int
+	a, v blas64.General
 }
 
 func general(r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
 }
 
-// random fills U then V with uniform values in [0, 1), as the reference
-// code's rand(m, k) and rand(n, k), from a generator seeded by (seed, start)
-// so every start of a run differs and every run is reproducible. U's rows
-// are drawn in the caller's feature order, whatever d's internal order.
-func (f *factors) random(d *Data, seed, start uint64) {
-	rng := rand.New(rand.NewPCG(seed, start))
-	u := make([]float64, len(f.u.Data))
-	for i := range u {
-		u[i] = rng.Float64()
+// problem is everything a fit shares across its starts.
+type problem struct {
+	spec methodSpec
+	opts Options
+	orig *Data // as given
+	d    *Data // what the updates see: NC-weighted when spec.ncw
+	// ncw[j] = sqrt(d_j), d = X^T X e (or K e): X' = X diag(1/ncw),
+	// V = diag(ncw) V', W = diag(1/ncw) W'. nil without NC weighting.
+	ncw  []float64
+	reg  *regularizer // lambda-folded graph, nil when lambda = 0
+	kern *kernelMatrix
+}
+
+// regularizer is the graph term with lambda folded in, as the reference
+// code does: w = lambda W and deg = lambda D (both NC-transformed when
+// weighting). Under NC weighting deg is not the row sums of w.
+type regularizer struct {
+	w   *sparse.CSR
+	deg []float64
+}
+
+func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem, error) {
+	p := &problem{spec: spec, opts: o, orig: d, d: d}
+	var err error
+	if spec.concept() && (o.Kernel.Kind != Linear || d.neg != nil || o.explicitKernel) {
+		if p.kern, err = newKernelMatrix(ctx, d, o); err != nil {
+			return nil, err
+		}
 	}
-	for r := 0; r < f.m; r++ {
-		i := d.feature(r)
-		copy(f.u.Data[r*f.k:(r+1)*f.k], u[i*f.k:(i+1)*f.k])
+	if spec.ncw {
+		if err := p.weight(); err != nil {
+			return nil, err
+		}
+	}
+	if spec.regular() && o.Lambda > 0 {
+		g := o.Graph
+		r := &regularizer{w: g.W.Clone(), deg: make([]float64, d.n)}
+		for i := 0; i < d.n; i++ {
+			si := 1.0
+			if p.ncw != nil {
+				si = p.ncw[i]
+			}
+			r.deg[i] = o.Lambda * g.Degree[i] * si * si
+			for q := r.w.Indptr[i]; q < r.w.Indptr[i+1]; q++ {
+				sj := 1.0
+				if p.ncw != nil {
+					sj = p.ncw[r.w.Ind[q]]
+				}
+				r.w.Val[q] *= o.Lambda * si * sj
+			}
+		}
+		p.reg = r
+	}
+	return p, nil
+}
+
+// weight applies the normalized-cut weighting: each sample gets weight
+// gamma_j = 1/d_j with d = X^T X e (K e for an explicit kernel); the
+// weighted problem is the plain one on X Gamma^(1/2) (paper 004 appendix
+// B), with the graph's Laplacian becoming Gamma^(-1/2) L Gamma^(-1/2)
+// (paper 002 appendix B). A sample with d_j = 0 (all zero) keeps weight 0.
+func (p *problem) weight() error {
+	d := p.d
+	deg := make([]float64, d.n)
+	if p.kern != nil {
+		deg = p.kern.rowSums()
+	} else if d.xt != nil {
+		s := d.xt.ColSums() // X e: one entry per (internal) feature
+		for j := 0; j < d.n; j++ {
+			for q := d.xt.Indptr[j]; q < d.xt.Indptr[j+1]; q++ {
+				deg[j] += d.xt.Val[q] * s[d.xt.Ind[q]]
+			}
+		}
+	} else {
+		s := make([]float64, d.m)
+		for j := 0; j < d.n; j++ {
+			for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
+				s[t] += x
+			}
+		}
+		for j := 0; j < d.n; j++ {
+			var dj float64
+			for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
+				dj += x * s[t]
+			}
+			deg[j] = dj
+		}
+	}
+	p.ncw = make([]float64, d.n)
+	scale := make([]float64, d.n)
+	for j, dj := range deg {
+		switch {
+		case dj > 0:
+			p.ncw[j] = math.Sqrt(dj)
+			scale[j] = 1 / p.ncw[j]
+		case dj < 0 || math.IsNaN(dj):
+			return errNegativeDegree(j, dj)
+		}
+	}
+	if p.kern != nil {
+		p.kern.scale(scale)
+	} else {
+		p.d = d.scaledSamples(scale)
+	}
+	return nil
+}
+
+func (p *problem) newFactors() *factors {
+	rows := p.d.m
+	if p.spec.concept() {
+		rows = p.d.n
+	}
+	return &factors{k: p.opts.K, a: general(rows, p.opts.K), v: general(p.d.n, p.opts.K)}
+}
+
+// random fills the first factor then V with uniform values in [0, 1), as
+// the reference code's rand(m, k) and rand(n, k), from a generator seeded
+// by (seed, start). U's rows are drawn in the caller's feature order,
+// whatever the internal order.
+func (p *problem) random(f *factors, seed, start uint64) {
+	rng := rand.New(rand.NewPCG(seed, start))
+	a := make([]float64, len(f.a.Data))
+	for i := range a {
+		a[i] = rng.Float64()
+	}
+	k := f.k
+	for r := 0; r < f.a.Rows; r++ {
+		i := p.row(r)
+		copy(f.a.Data[r*k:(r+1)*k], a[i*k:(i+1)*k])
 	}
 	for i := range f.v.Data {
 		f.v.Data[i] = rng.Float64()
 	}
 }
 
-func (f *factors) set(d *Data, init *Factors) {
-	for r := 0; r < f.m; r++ {
-		for j := 0; j < f.k; j++ {
-			f.u.Data[r*f.k+j] = init.U.At(d.feature(r), j)
+// row maps an internal row of the first factor to the caller's row.
+func (p *problem) row(r int) int {
+	if p.spec.concept() {
+		return r
+	}
+	return p.d.feature(r)
+}
+
+func (p *problem) setInit(f *factors, init *Factors) {
+	k := f.k
+	for r := 0; r < f.a.Rows; r++ {
+		for j := 0; j < k; j++ {
+			f.a.Data[r*k+j] = init.U.At(p.row(r), j)
 		}
 	}
-	for i := 0; i < f.n; i++ {
-		for j := 0; j < f.k; j++ {
-			f.v.Data[i*f.k+j] = init.V.At(i, j)
+	for i := 0; i < f.v.Rows; i++ {
+		for j := 0; j < k; j++ {
+			f.v.Data[i*k+j] = init.V.At(i, j)
+		}
+	}
+	// Under NC weighting the updates work on V' = Gamma^(1/2) V and
+	// W' = Gamma^(-1/2) W.
+	if p.ncw != nil {
+		for i := 0; i < f.v.Rows; i++ {
+			for j := 0; j < k; j++ {
+				if p.ncw[i] > 0 {
+					f.v.Data[i*k+j] /= p.ncw[i]
+					if p.spec.concept() {
+						f.a.Data[i*k+j] *= p.ncw[i]
+					}
+				}
+			}
 		}
 	}
 }
 
-// result normalizes U's columns to unit length, scales V's columns by the
-// same norms (paper 004 eqs. 10-11), assigns samples by the arg max of V's
-// rows, and returns U with its rows in the caller's feature order.
-func (f *factors) result(d *Data, method string) *Result {
-	norms := make([]float64, f.k)
-	for i := 0; i < f.m; i++ {
-		row := f.u.Data[i*f.k : (i+1)*f.k]
-		for j, x := range row {
-			norms[j] += x * x
+func (p *problem) iterator(f *factors) iterator {
+	if p.spec.concept() {
+		return newCFIter(p, f)
+	}
+	return newNMFIter(p, f)
+}
+
+// result undoes the NC weighting, normalizes (U's columns to unit length
+// for nmf and gnmf, paper 004 eqs. 10-11; w^T K w = 1 for concept
+// factorization, paper 002 section 3.2), assigns samples by the arg max of
+// V's rows, and returns the factors in the caller's order.
+func (p *problem) result(f *factors) *Result {
+	k, n := f.k, f.v.Rows
+	res := &Result{Method: p.spec.String(), General: p.kern != nil && p.kern.neg.Data != nil}
+	// The norms are the same in the weighted and the caller's domain
+	// (W^T K W = W'^T K' W'), so take them before undoing the weighting.
+	var norms []float64
+	if p.spec.concept() {
+		norms = p.conceptNorms(f)
+	} else {
+		norms = make([]float64, k)
+		for i := 0; i < f.a.Rows; i++ {
+			for j, x := range f.a.Data[i*k : (i+1)*k] {
+				norms[j] += x * x
+			}
+		}
+		for j := range norms {
+			norms[j] = math.Sqrt(norms[j])
 		}
 	}
-	for j := range norms {
-		norms[j] = math.Sqrt(norms[j])
+	if p.ncw != nil {
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				f.v.Data[i*k+j] *= p.ncw[i]
+				if p.spec.concept() {
+					if p.ncw[i] > 0 {
+						f.a.Data[i*k+j] /= p.ncw[i]
+					} else {
+						f.a.Data[i*k+j] = 0
+					}
+				}
+			}
+		}
 	}
-	for i := 0; i < f.m; i++ {
-		row := f.u.Data[i*f.k : (i+1)*f.k]
+	for i := 0; i < f.a.Rows; i++ {
+		row := f.a.Data[i*k : (i+1)*k]
 		for j := range row {
 			if norms[j] > 0 {
 				row[j] /= norms[j]
 			}
 		}
 	}
-	labels := make([]int, f.n)
-	for i := 0; i < f.n; i++ {
-		row := f.v.Data[i*f.k : (i+1)*f.k]
+	res.Labels = make([]int, n)
+	for i := 0; i < n; i++ {
+		row := f.v.Data[i*k : (i+1)*k]
 		best, arg := 0.0, -1
 		for j := range row {
 			if norms[j] > 0 {
@@ -155,34 +383,21 @@ func (f *factors) result(d *Data, method string) *Result {
 				best, arg = row[j], j
 			}
 		}
-		labels[i] = arg
+		res.Labels[i] = arg
 	}
-	u := make([]float64, len(f.u.Data))
-	for r := 0; r < f.m; r++ {
-		i := d.feature(r)
-		copy(u[i*f.k:(i+1)*f.k], f.u.Data[r*f.k:(r+1)*f.k])
+	res.V = mat.NewDense(n, k, f.v.Data)
+	if p.spec.concept() {
+		res.W = mat.NewDense(n, k, f.a.Data)
+		if p.kern == nil {
+			res.U = p.orig.conceptBasis(f.a, p.opts.Threads)
+		}
+		return res
 	}
-	return &Result{
-		Method: method,
-		U:      mat.NewDense(f.m, f.k, u),
-		V:      mat.NewDense(f.n, f.k, f.v.Data),
-		Labels: labels,
+	u := make([]float64, len(f.a.Data))
+	for r := 0; r < f.a.Rows; r++ {
+		i := p.d.feature(r)
+		copy(u[i*k:(i+1)*k], f.a.Data[r*k:(r+1)*k])
 	}
-}
-
-// stopRule applies the iteration cap and the relative-decrease tolerance.
-type stopRule struct {
-	opts Options
-}
-
-// check returns the status to stop with after iteration iter (1-based),
-// given the objective before and after it, or 0 to go on.
-func (s stopRule) check(iter int, prev, cur float64) Status {
-	if iter >= s.opts.MaxIter {
-		return IterationLimit
-	}
-	if s.opts.Tol > 0 && iter >= s.opts.MinIter && prev > 0 && (prev-cur)/prev < s.opts.Tol {
-		return Converged
-	}
-	return 0
+	res.U = mat.NewDense(f.a.Rows, k, u)
+	return res
 }

@@ -1,74 +1,112 @@
 package solver
 
 import (
-	"context"
-	"time"
-
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/kernels"
 )
 
-// runNMF runs Frobenius NMF from f: it minimizes ||X - U V^T||_F^2 with the
-// multiplicative updates of Lee and Seung (paper 004 eqs. 8-9), V first:
+// nmfIter runs Frobenius NMF and GNMF. It minimizes
 //
-//	V <- V .* (X^T U) ./ max(V (U^T U), eps)
-//	U <- U .* (X V)   ./ max(U (V^T V), eps)
+//	||X - U V^T||_F^2 + lambda Tr(V^T L V),  L = D - W,
 //
-// The objective is evaluated without forming U V^T, from products the
-// updates need anyway:
+// with the multiplicative updates of paper 004 eqs. 8-9 and paper 000
+// eqs. 15-16, V first:
 //
-//	||X||^2 - 2 tr(U^T (X V)) + tr((U^T U)(V^T V)).
-func runNMF(ctx context.Context, d *Data, opts Options, f *factors) (*startResult, error) {
-	k := f.k
-	uw, vw := newPassWork(d.m, k), newPassWork(d.n, k)
-	utu, vtv := general(k, k), general(k, k)
-	// Dense X has no row-wise product; its products are formed whole by
-	// BLAS into these before each pass.
-	var xtu, xv blas64.General
+//	V <- V .* (X^T U + lambda W V) ./ max(V (U^T U) + lambda D V, eps)
+//	U <- U .* (X V) ./ max(U (V^T V), eps)
+//
+// With lambda = 0 (no regularizer) it is plain NMF. The objective is
+// evaluated without forming U V^T, from products the updates need anyway:
+//
+//	||X||^2 - 2 tr(U^T (X V)) + tr((U^T U)(V^T V))
+//	  + sum_i (lambda D_ii |v_i|^2 - v_i . (lambda W V)_i).
+type nmfIter struct {
+	p        *problem
+	f        *factors
+	uw, vw   *passWork
+	utu, vtv blas64.General
+	xtu, xv  blas64.General // dense X only: the data products, formed whole
+	wv       blas64.General // lambda W V for the current V, with a regularizer
+}
+
+func newNMFIter(p *problem, f *factors) *nmfIter {
+	d, k := p.d, f.k
+	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k)}
 	if !d.IsSparse() {
-		xtu, xv = general(d.n, k), general(d.m, k)
+		it.xtu, it.xv = general(d.n, k), general(d.m, k)
 	}
-	rowsXtU := func() rowProduct {
-		if d.IsSparse() {
-			return rowProduct{a: d.xt, b: f.u}
-		}
-		d.mulTU(xtu, f.u, opts.Threads)
-		return rowProduct{full: xtu}
+	if p.reg != nil {
+		it.wv = general(d.n, k)
 	}
-	rowsXV := func() rowProduct {
-		if d.IsSparse() {
-			return rowProduct{a: d.x, b: f.v}
-		}
-		d.mulV(xv, f.v, opts.Threads)
-		return rowProduct{full: xv}
-	}
+	return it
+}
 
-	// The starting objective, and U^T U for the first V update.
-	vw.update(f.v, vtv, rowProduct{}, vtv, false, false, opts.Threads)
-	tr := uw.update(f.u, utu, rowsXV(), utu, false, true, opts.Threads)
-	obj := d.sqNorm - 2*tr + kernels.Dot(utu.Data, vtv.Data)
-
-	stop := stopRule{opts}
-	res := &startResult{f: f, trace: []float64{obj}}
-	begin := time.Now()
-	defer func() { res.iterTime = time.Since(begin) }()
-	for iter := 1; ; iter++ {
-		if err := ctx.Err(); err != nil {
-			res.status = Canceled
-			return res, err
-		}
-		vw.update(f.v, utu, rowsXtU(), vtv, true, false, opts.Threads)
-		tr := uw.update(f.u, vtv, rowsXV(), utu, true, true, opts.Threads)
-		prev := obj
-		obj = d.sqNorm - 2*tr + kernels.Dot(utu.Data, vtv.Data)
-		res.trace = append(res.trace, obj)
-		if opts.Progress != nil {
-			opts.Progress(0, iter, obj)
-		}
-		if s := stop.check(iter, prev, obj); s != 0 {
-			res.status = s
-			return res, nil
-		}
+// rowsXtU and rowsXV give the rows of X^T U and X V for the current
+// factors: gathered row by row for sparse X, formed whole by BLAS for dense.
+func (it *nmfIter) rowsXtU() rowProduct {
+	d := it.p.d
+	if d.IsSparse() {
+		return rowProduct{a: d.xt, b: it.f.a}
 	}
+	d.mulTU(it.xtu, it.f.a, it.p.opts.Threads)
+	return rowProduct{full: it.xtu}
+}
+
+func (it *nmfIter) rowsXV() rowProduct {
+	d := it.p.d
+	if d.IsSparse() {
+		return rowProduct{a: d.x, b: it.f.v}
+	}
+	d.mulV(it.xv, it.f.v, it.p.opts.Threads)
+	return rowProduct{full: it.xv}
+}
+
+func (it *nmfIter) begin() float64 {
+	th := it.p.opts.Threads
+	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+	it.graphProduct()
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
+	return it.objective(tr)
+}
+
+func (it *nmfIter) step() float64 {
+	th := it.p.opts.Threads
+	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true}
+	if it.p.reg != nil {
+		h.addNum, h.deg = it.wv, it.p.reg.deg
+	}
+	it.vw.run(h, th)
+	it.graphProduct()
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true}, th)
+	return it.objective(tr)
+}
+
+// graphProduct forms lambda W V for the current V: the regularizer's part
+// of this iteration's objective and of the next V update.
+func (it *nmfIter) graphProduct() {
+	if it.p.reg != nil {
+		it.p.reg.w.MulDenseTo(it.wv, it.f.v, it.p.opts.Threads)
+	}
+}
+
+func (it *nmfIter) objective(tr float64) float64 {
+	return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + it.p.graphTerm(it.f.v, it.wv)
+}
+
+// graphTerm returns lambda Tr(V^T L V) = sum_i lambda D_ii |v_i|^2 -
+// v_i . (lambda W V)_i, given wv = lambda W V; 0 without a regularizer.
+func (p *problem) graphTerm(v, wv blas64.General) float64 {
+	if p.reg == nil {
+		return 0
+	}
+	k := v.Cols
+	return fixedSum(v.Rows, p.opts.Threads, func(lo, hi int) float64 {
+		var s float64
+		for i := lo; i < hi; i++ {
+			vi := v.Data[i*k : (i+1)*k]
+			s += p.reg.deg[i]*kernels.Dot(vi, vi) - kernels.Dot(vi, wv.Data[i*k:(i+1)*k])
+		}
+		return s
+	})
 }

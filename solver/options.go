@@ -2,9 +2,13 @@ package solver
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/graph"
 )
 
 // Defaults used when an Options field is zero.
@@ -14,41 +18,140 @@ const (
 	// Eps floors every multiplicative-update denominator, as the reference
 	// code does, so that a zero denominator cannot produce NaN or Inf.
 	Eps = 1e-10
+	// DefaultKernelMemory caps the memory of an explicit n x n kernel.
+	DefaultKernelMemory = 8 << 30
 )
 
-// Options configures Fit. The zero value, with K set, is a sensible run.
+// Methods lists the factorization methods Fit knows. Each also exists with
+// the suffix "-ncw": the normalized-cut weighted form.
+var Methods = []string{"nmf", "gnmf", "cf", "lccf"}
+
+// StopRule selects how a start decides it has converged.
+type StopRule int
+
+const (
+	// RelativeDecrease stops when (f_prev - f) / f_prev < Tol.
+	RelativeDecrease StopRule = iota
+	// MeanFit is the reference code's rule: a running mean
+	// m <- 0.1 m + 0.9 f (started at ten times the first objective) and a
+	// stop when (m - f) / m < Tol.
+	MeanFit
+)
+
+// KernelKind selects the kernel of concept factorization.
+type KernelKind int
+
+const (
+	// Linear is K = X^T X, never formed for non-negative data: products
+	// with K are computed as X^T (X B).
+	Linear KernelKind = iota
+	// Polynomial is K_ij = (x_i . x_j + Coef0)^Degree.
+	Polynomial
+	// Gaussian is K_ij = exp(-||x_i - x_j||^2 / (2 Sigma^2)).
+	Gaussian
+)
+
+// Kernel configures the kernel of cf and lccf. The zero value is linear.
+type Kernel struct {
+	Kind KernelKind
+	// Degree of the polynomial kernel; 0 means 2.
+	Degree int
+	// Coef0 is added to the inner product of the polynomial kernel.
+	Coef0 float64
+	// Sigma of the Gaussian kernel; 0 means the mean distance between
+	// samples, estimated from a seeded sample of at most 3000.
+	Sigma float64
+}
+
+// ParseKernel parses "linear", "poly" (or "polynomial") and "gaussian".
+func ParseKernel(s string) (KernelKind, error) {
+	switch strings.ToLower(s) {
+	case "", "linear":
+		return Linear, nil
+	case "poly", "polynomial":
+		return Polynomial, nil
+	case "gaussian", "rbf":
+		return Gaussian, nil
+	}
+	return 0, fmt.Errorf("solver: unknown kernel %q (want linear, poly or gaussian)", s)
+}
+
+func (k KernelKind) String() string {
+	switch k {
+	case Linear:
+		return "linear"
+	case Polynomial:
+		return "poly"
+	case Gaussian:
+		return "gaussian"
+	}
+	return fmt.Sprintf("KernelKind(%d)", int(k))
+}
+
+// Options configures Fit. The zero value, with K set, is a sensible run of
+// Frobenius NMF.
 type Options struct {
-	// Method names the factorization: "nmf" (the default) is Frobenius NMF
-	// with Lee-Seung multiplicative updates.
+	// Method names the factorization: "nmf" (the default), "gnmf", "cf",
+	// "lccf", each optionally with the suffix "-ncw" for the
+	// normalized-cut weighted form (paper 004 appendix B, paper 002
+	// appendix B).
 	Method string
 
 	// K is the number of factors, 1 <= K <= min(m, n). Required.
 	K int
 
+	// Lambda weighs the graph regularizer of gnmf and lccf; it must not be
+	// negative. With Lambda = 0 they reproduce nmf and cf exactly. Under NC
+	// weighting each sample's error is divided by its degree x_j . X e
+	// while the graph term is not, so a comparable Lambda is smaller by
+	// about the mean degree.
+	Lambda float64
+	// Graph is the sample graph of gnmf and lccf (see package graph); it is
+	// required when Lambda > 0 and must have one vertex per sample.
+	Graph *graph.Graph
+
+	// Kernel is the kernel of cf and lccf; the zero value is linear.
+	Kernel Kernel
+	// KernelMemory caps the bytes an explicit n x n kernel may take
+	// (non-linear kernels, or a linear one on data with negative entries);
+	// 0 means DefaultKernelMemory.
+	KernelMemory int64
+
 	// MaxIter caps the iterations of one start; 0 means DefaultMaxIter.
 	MaxIter int
-	// MinIter is the least number of iterations before the tolerance test
+	// MinIter is the least number of iterations before the stopping rule
 	// may stop a start; 0 means none.
 	MinIter int
-	// Tol stops a start when the relative decrease of the objective in one
-	// iteration, (f_prev - f) / f_prev, falls below it. 0 means DefaultTol;
-	// a negative value disables the test, so exactly MaxIter iterations run.
+	// Tol is the threshold of the stopping rule; 0 means DefaultTol; a
+	// negative value disables it, so exactly MaxIter iterations run.
 	Tol float64
+	// StopRule selects the stopping rule; the zero value is
+	// RelativeDecrease.
+	StopRule StopRule
 
-	// Restarts is the number of random starts, each run to its end; the one
-	// with the lowest final objective is returned. 0 means 1.
+	// Restarts is the number of random starts; 0 means 1.
 	Restarts int
+	// RestartIters, when positive, runs every start for this many
+	// iterations only, then continues the one with the lowest objective to
+	// convergence: the reference code's scheme (30 iterations there).
+	// When 0, every start runs to convergence and the lowest final
+	// objective wins.
+	RestartIters int
 	// Seed seeds the random starts. The same Seed gives the same result
 	// whatever Threads is.
 	Seed uint64
-	// Threads bounds the goroutines of the sparse products and updates;
-	// 0 means GOMAXPROCS. The BLAS backend's own threading is separate
-	// (see package blas).
+	// Threads bounds the goroutines of the products and updates; 0 means
+	// GOMAXPROCS. The BLAS backend's own threading is separate.
 	Threads int
 
 	// Init, when set, is the starting point of the first start instead of
-	// random factors; it is copied, not modified.
+	// random factors; it is copied, not modified. For nmf and gnmf it holds
+	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
 	Init *Factors
+
+	// explicitKernel forms K even when the implicit linear path applies,
+	// so tests can compare the two.
+	explicitKernel bool
 
 	// Progress, when set, is called after every iteration with the start
 	// (0-based), the iteration (1-based) and the objective. It runs on the
@@ -56,7 +159,8 @@ type Options struct {
 	Progress func(start, iter int, objective float64)
 }
 
-// Factors is a pair of factors U (m x k) and V (n x k).
+// Factors is a pair of factors: U (m x k) or, for concept factorization,
+// W (n x k), and V (n x k).
 type Factors struct {
 	U, V *mat.Dense
 }
@@ -65,7 +169,7 @@ type Factors struct {
 type Status int
 
 const (
-	// Converged: the relative objective decrease fell below Tol.
+	// Converged: the stopping rule was met.
 	Converged Status = iota + 1
 	// IterationLimit: MaxIter iterations ran.
 	IterationLimit
@@ -88,11 +192,19 @@ func (s Status) String() string {
 // Result is the outcome of Fit.
 type Result struct {
 	Method string
-	// U (m x k) has unit-length columns; V (n x k) is scaled so that U V^T
-	// is the product the updates reached.
+	// U (m x k) has unit-length columns; V (n x k) is scaled so that
+	// U V^T is the product the updates reached. For concept factorization
+	// U = X W, whose columns have unit length by the normalization
+	// w^T K w = 1; it is nil for non-linear kernels.
 	U, V *mat.Dense
+	// W (n x k) is the concept-factorization coefficient matrix (cf,
+	// lccf), nil for nmf and gnmf.
+	W *mat.Dense
 	// Objective holds the objective at the start (index 0) and after each
-	// iteration of the returned start.
+	// iteration of the returned start, for the factors as the updates left
+	// them. The final normalization keeps U V^T (X W V^T) but rescales V,
+	// so with lambda > 0 the graph term of the returned factors differs.
+	// For the -ncw methods it is the weighted objective.
 	Objective []float64
 	// Iterations run by the returned start.
 	Iterations int
@@ -103,16 +215,55 @@ type Result struct {
 	// Runtime is the wall time of the whole fit, all starts included.
 	Runtime time.Duration
 	// IterTime is the wall time of the returned start's iterations alone,
-	// without allocation, initialization and the starting objective: the
-	// figure a per-iteration benchmark divides by Iterations.
+	// without set-up: the figure a per-iteration benchmark divides by
+	// Iterations.
 	IterTime time.Duration
 	// Labels assigns each sample to the factor of the largest entry of its
 	// row of V (0-based); -1 for a sample whose row of V is all zero.
 	Labels []int
+	// General reports that the kernel had negative entries, so the
+	// general updates (paper 002 eqs. 25 and 28) ran.
+	General bool
+
+	// model keeps what Transform needs beyond the factors.
+	model model
+}
+
+// model is the part of a fit that Transform reuses.
+type model struct {
+	spec   methodSpec
+	lambda float64
+	kernel Kernel // with Sigma resolved
+	trainN int
+	trainM int
+	colSum []float64 // X e of the training data, caller's feature order (NC weighting)
 }
 
 // Final returns the last objective value.
 func (r *Result) Final() float64 { return r.Objective[len(r.Objective)-1] }
+
+// methodSpec is a parsed method name.
+type methodSpec struct {
+	base string // nmf, gnmf, cf, lccf
+	ncw  bool
+}
+
+func parseMethod(name string) (methodSpec, error) {
+	s := methodSpec{base: name}
+	if b, ok := strings.CutSuffix(name, "-ncw"); ok {
+		s = methodSpec{base: b, ncw: true}
+	}
+	for _, m := range Methods {
+		if m == s.base {
+			return s, nil
+		}
+	}
+	return s, fmt.Errorf("solver: unknown method %q (known: nmf, gnmf, cf, lccf, each also with -ncw)", name)
+}
+
+func (s methodSpec) concept() bool  { return s.base == "cf" || s.base == "lccf" }
+func (s methodSpec) regular() bool  { return s.base == "gnmf" || s.base == "lccf" }
+func (s methodSpec) String() string { return s.base + map[bool]string{true: "-ncw"}[s.ncw] }
 
 func (o Options) withDefaults() Options {
 	if o.Method == "" {
@@ -127,42 +278,90 @@ func (o Options) withDefaults() Options {
 	if o.Restarts == 0 {
 		o.Restarts = 1
 	}
+	if o.KernelMemory == 0 {
+		o.KernelMemory = DefaultKernelMemory
+	}
+	if o.Kernel.Kind == Polynomial && o.Kernel.Degree == 0 {
+		o.Kernel.Degree = 2
+	}
 	return o
 }
 
-func (o Options) check(d *Data) error {
+func (o Options) check(d *Data) (methodSpec, error) {
+	spec, err := parseMethod(o.Method)
+	if err != nil {
+		return spec, err
+	}
 	if d == nil {
-		return fmt.Errorf("solver: nil data")
+		return spec, fmt.Errorf("solver: nil data")
 	}
 	if o.K < 1 || o.K > min(d.m, d.n) {
-		return fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
+		return spec, fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
 	}
-	if o.MaxIter < 0 || o.MinIter < 0 || o.Restarts < 0 {
-		return fmt.Errorf("solver: negative iteration or restart count (MaxIter %d, MinIter %d, Restarts %d)", o.MaxIter, o.MinIter, o.Restarts)
+	if o.MaxIter < 0 || o.MinIter < 0 || o.Restarts < 0 || o.RestartIters < 0 {
+		return spec, fmt.Errorf("solver: negative iteration or restart count (MaxIter %d, MinIter %d, Restarts %d, RestartIters %d)", o.MaxIter, o.MinIter, o.Restarts, o.RestartIters)
 	}
 	if o.Threads < 0 {
-		return fmt.Errorf("solver: negative thread count %d", o.Threads)
+		return spec, fmt.Errorf("solver: negative thread count %d", o.Threads)
+	}
+	if o.StopRule != RelativeDecrease && o.StopRule != MeanFit {
+		return spec, fmt.Errorf("solver: unknown stopping rule %d", o.StopRule)
+	}
+	if !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0) {
+		return spec, fmt.Errorf("solver: lambda = %v: must be finite and not negative", o.Lambda)
+	}
+	if spec.regular() && o.Lambda > 0 {
+		if o.Graph == nil {
+			return spec, fmt.Errorf("solver: %s with lambda = %v needs a sample graph", spec, o.Lambda)
+		}
+		if err := o.Graph.Check(d.n); err != nil {
+			return spec, fmt.Errorf("solver: %w", err)
+		}
+	}
+	if !spec.concept() {
+		if o.Kernel.Kind != Linear {
+			return spec, fmt.Errorf("solver: %s takes no kernel (kernels are for cf and lccf)", spec)
+		}
+		if d.neg != nil {
+			return spec, fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); %s needs non-negative data", d.neg.v, d.neg.i+1, d.neg.j+1, spec)
+		}
+	}
+	switch o.Kernel.Kind {
+	case Linear, Gaussian:
+	case Polynomial:
+		if o.Kernel.Degree < 1 {
+			return spec, fmt.Errorf("solver: polynomial kernel degree %d: must be at least 1", o.Kernel.Degree)
+		}
+	default:
+		return spec, fmt.Errorf("solver: unknown kernel kind %d", o.Kernel.Kind)
+	}
+	if !(o.Kernel.Sigma >= 0) || math.IsInf(o.Kernel.Sigma, 0) || math.IsNaN(o.Kernel.Coef0) || math.IsInf(o.Kernel.Coef0, 0) {
+		return spec, fmt.Errorf("solver: kernel parameters out of range (sigma %v, coef0 %v)", o.Kernel.Sigma, o.Kernel.Coef0)
 	}
 	if o.Init != nil {
-		if o.Init.U == nil || o.Init.V == nil {
-			return fmt.Errorf("solver: Init needs both U and V")
+		rows := d.m
+		if spec.concept() {
+			rows = d.n
 		}
-		if r, c := o.Init.U.Dims(); r != d.m || c != o.K {
-			return fmt.Errorf("solver: Init.U is %d x %d, want %d x %d", r, c, d.m, o.K)
+		if o.Init.U == nil || o.Init.V == nil {
+			return spec, fmt.Errorf("solver: Init needs both factors")
+		}
+		if r, c := o.Init.U.Dims(); r != rows || c != o.K {
+			return spec, fmt.Errorf("solver: Init.U is %d x %d, want %d x %d", r, c, rows, o.K)
 		}
 		if r, c := o.Init.V.Dims(); r != d.n || c != o.K {
-			return fmt.Errorf("solver: Init.V is %d x %d, want %d x %d", r, c, d.n, o.K)
+			return spec, fmt.Errorf("solver: Init.V is %d x %d, want %d x %d", r, c, d.n, o.K)
 		}
 		for _, f := range []*mat.Dense{o.Init.U, o.Init.V} {
 			r, c := f.Dims()
 			for i := 0; i < r; i++ {
 				for j := 0; j < c; j++ {
 					if v := f.At(i, j); !(v >= 0) || v > 1e300 {
-						return fmt.Errorf("solver: Init factor entry (%d,%d) = %v: must be finite and non-negative", i+1, j+1, v)
+						return spec, fmt.Errorf("solver: Init factor entry (%d,%d) = %v: must be finite and non-negative", i+1, j+1, v)
 					}
 				}
 			}
 		}
 	}
-	return nil
+	return spec, nil
 }

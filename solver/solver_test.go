@@ -288,27 +288,24 @@ func TestSameSeedSameResultAnyThreads(t *testing.T) {
 func TestRestartsKeepBest(t *testing.T) {
 	sp, _ := randomSamples(13, 60, 50, 0.2)
 	d, _ := NewSparseData(sp)
-	multi, err := Fit(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1, Seed: 5, Restarts: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := false
-	for s := 0; s < 4; s++ {
-		f := newFactors(50, 60, 6)
-		f.random(d, 5, uint64(s))
-		r, err := runNMF(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1}.withDefaults(), f)
+	for _, short := range []int{0, 5} {
+		last := map[int]float64{}
+		res, err := Fit(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1, Seed: 5, Restarts: 4, RestartIters: short,
+			Progress: func(start, _ int, obj float64) { last[start] = obj }})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.final() < multi.Final() {
-			t.Fatalf("start %d reached %v, below the returned best %v", s, r.final(), multi.Final())
+		if len(last) != 4 {
+			t.Fatalf("RestartIters %d: progress from %d starts, want 4", short, len(last))
 		}
-		if s == multi.Start && r.final() == multi.Final() {
-			seen = true
+		for s, obj := range last {
+			if s != res.Start && obj < res.Final() {
+				t.Fatalf("RestartIters %d: start %d reached %v, below the returned %v", short, s, obj, res.Final())
+			}
 		}
-	}
-	if !seen {
-		t.Fatalf("returned start %d does not reproduce its objective", multi.Start)
+		if res.Iterations != 30 {
+			t.Fatalf("RestartIters %d: the returned start ran %d iterations, want 30", short, res.Iterations)
+		}
 	}
 }
 
@@ -414,7 +411,9 @@ func TestBadInput(t *testing.T) {
 	}
 	neg := mat.DenseCopyOf(dn)
 	neg.Set(3, 4, -0.5)
-	if _, err := NewDenseData(neg); err == nil || !strings.Contains(err.Error(), "sample 4, feature 5") {
+	if dNeg, err := NewDenseData(neg); err != nil {
+		t.Fatal(err)
+	} else if _, err := Fit(ctx, dNeg, Options{K: 2}); err == nil || !strings.Contains(err.Error(), "sample 4, feature 5") {
 		t.Errorf("negative dense entry: %v", err)
 	}
 	neg.Set(3, 4, math.NaN())
@@ -423,8 +422,14 @@ func TestBadInput(t *testing.T) {
 	}
 	spNeg := sp.Clone()
 	spNeg.Val[2] = -1
-	if _, err := NewSparseData(spNeg); err == nil || !strings.Contains(err.Error(), "negative entry -1") {
-		t.Errorf("negative sparse entry: %v", err)
+	dNeg, err := NewSparseData(spNeg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"nmf", "gnmf", "nmf-ncw"} {
+		if _, err := Fit(ctx, dNeg, Options{K: 2, Method: m}); err == nil || !strings.Contains(err.Error(), "negative entry -1") {
+			t.Errorf("%s on a negative sparse entry: %v", m, err)
+		}
 	}
 	spNaN := sp.Clone()
 	spNaN.Val[0] = math.Inf(1)

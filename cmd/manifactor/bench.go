@@ -18,7 +18,7 @@ type benchOutput struct {
 	K            int     `json:"k"`
 	Iters        int     `json:"iters"`
 	MsPerIter    float64 `json:"ms_per_iter"`
-	GFlops       float64 `json:"gflops"`
+	GFlops       float64 `json:"gflops,omitempty"`
 	SetupSeconds float64 `json:"setup_seconds"`
 	BLAS         string  `json:"blas"`
 	Kernels      string  `json:"kernels"`
@@ -30,7 +30,7 @@ type benchOutput struct {
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "--data D --method nmf --k K --iters N [data options] [--json]", stderr)
+	fs := newFlagSet("bench", "--data D --method M --k K --iters N [data and method options] [--json]", stderr)
 	var df dataFlags
 	var rt runtimeFlags
 	var mf methodFlags
@@ -46,7 +46,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	// A benchmark runs exactly --iters iterations of one start.
-	mf.tol, mf.restarts = -1, 1
+	mf.tol, mf.restarts, mf.restartIters = -1, 1, 0
 	opts, err := mf.options(rt.threads)
 	if err != nil {
 		return err
@@ -59,6 +59,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	d, err := p.solverData()
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.ds.Source, err)
+	}
+	mf.defaults(p.ds.Sparse != nil)
+	if regularized(mf.method) {
+		opts.Lambda = mf.graph.lambda
+		if opts.Graph, err = mf.graph.buildGraph(ctx, p, mf.seed, rt.threads, stderr); err != nil {
+			return fmt.Errorf("%s: %w", p.ds.Source, err)
+		}
 	}
 	setupTime := time.Since(setup)
 	if *cpuProfile != "" {
@@ -74,7 +81,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	res, err := solver.Fit(ctx, d, opts)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", p.ds.Source, err)
 	}
 	m, n := d.Dims()
 	out := benchOutput{
@@ -83,12 +90,17 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
 		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: d.NNZ(), Objective: res.Final(),
 	}
-	out.GFlops = nmfFlops(d, opts.K) / (out.MsPerIter * 1e6)
+	if mf.method == "nmf" {
+		out.GFlops = nmfFlops(d, opts.K) / (out.MsPerIter * 1e6)
+	}
 	if *asJSON {
 		return writeJSON(stdout, out)
 	}
-	fmt.Fprintf(stdout, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations, %.2f GFLOP/s [blas %s, kernels %s, %d threads]; setup %.2f s\n",
-		out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iters, out.GFlops, out.BLAS, out.Kernels, out.Threads, out.SetupSeconds)
+	fmt.Fprintf(stdout, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations", out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iters)
+	if out.GFlops > 0 {
+		fmt.Fprintf(stdout, ", %.2f GFLOP/s", out.GFlops)
+	}
+	fmt.Fprintf(stdout, " [blas %s, kernels %s, %d threads]; setup %.2f s\n", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds)
 	return nil
 }
 

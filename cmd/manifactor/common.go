@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
@@ -93,6 +94,7 @@ type dataFlags struct {
 	tfidf     bool
 	normalize string
 	keepZero  bool
+	classes   string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -104,13 +106,15 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.tfidf, "tfidf", false, "weight term counts by tf-idf: x = tf * log(n / df)")
 	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none")
 	fs.BoolVar(&d.keepZero, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
+	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (before weighting)")
 }
 
 // prepared is a data set after the data options have been applied.
 type prepared struct {
 	ds           *dataset.Dataset
-	zeroFeatures int // all-zero features dropped
-	zeroSamples  int // samples that are all zero after preparation
+	classes      []int // the labels kept by --classes, nil for all
+	zeroFeatures int   // all-zero features dropped
+	zeroSamples  int   // samples that are all zero after preparation
 }
 
 // load reads and prepares the data set named by --data.
@@ -131,10 +135,21 @@ func (d *dataFlags) prepare(ds *dataset.Dataset) (*prepared, error) {
 	default:
 		return nil, fmt.Errorf("--normalize %q: want l2 or none", d.normalize)
 	}
+	p := &prepared{ds: ds}
+	if d.classes != "" {
+		keep, err := parseList(d.classes)
+		if err != nil {
+			return nil, fmt.Errorf("--classes: %w", err)
+		}
+		if p.ds, err = selectClasses(ds, keep); err != nil {
+			return nil, err
+		}
+		p.classes = keep
+		ds = p.ds
+	}
 	if err := ds.CheckNonNegative(); err != nil {
 		return nil, err
 	}
-	p := &prepared{ds: ds}
 	if !d.keepZero {
 		_, m := ds.Dims()
 		p.zeroFeatures = m - len(ds.DropZeroFeatures())
@@ -252,4 +267,64 @@ func sortedKeys(m map[string]int) []string {
 		return keys[i] < keys[j]
 	})
 	return keys
+}
+
+// parseList parses "1,2,5-8" into 1 2 5 6 7 8 (sorted, no duplicates).
+func parseList(s string) ([]int, error) {
+	seen := map[int]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer or a range a-b", part)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("%q is not a range a-b with a <= b", part)
+			}
+		}
+		if b-a > 1_000_000 {
+			return nil, fmt.Errorf("range %q is too long", part)
+		}
+		for x := a; x <= b; x++ {
+			seen[x] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for x := range seen {
+		out = append(out, x)
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// selectClasses keeps the samples whose label is in keep; every label in
+// keep must occur.
+func selectClasses(ds *dataset.Dataset, keep []int) (*dataset.Dataset, error) {
+	if ds.Labels == nil {
+		return nil, fmt.Errorf("%s: --classes needs labels, and the data has none", ds.Source)
+	}
+	want := map[int]bool{}
+	for _, c := range keep {
+		want[c] = true
+	}
+	labels, _ := ds.Classes()
+	have := map[int]bool{}
+	for _, l := range labels {
+		have[l] = true
+	}
+	for _, c := range keep {
+		if !have[c] {
+			return nil, fmt.Errorf("%s: --classes: label %d does not occur (the data has %d classes, labels %d..%d)", ds.Source, c, len(labels), labels[0], labels[len(labels)-1])
+		}
+	}
+	var idx []int
+	for i, l := range ds.Labels {
+		if want[l] {
+			idx = append(idx, i)
+		}
+	}
+	return ds.SelectSamples(idx), nil
 }

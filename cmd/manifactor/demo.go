@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifactor/manifactor"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/solver"
 )
 
 // loadDemo reads the embedded TDT2 sample.
@@ -45,11 +46,10 @@ func loadDemo() (*dataset.Dataset, error) {
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", "[--k K] [--seed S] [--json]", stderr)
 	var rt runtimeFlags
-	var mf methodFlags
 	rt.register(fs)
-	mf.register(fs, 300)
-	mf.restarts = 3
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	k := fs.Int("k", 0, "number of clusters (default: the number of topics)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	asJSON := fs.Bool("json", false, "print the summaries as JSON, keyed by method")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -62,12 +62,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	classes, _ := ds.Classes()
-	if mf.k == 0 {
-		mf.k = len(classes)
-	}
-	opts, err := mf.options(rt.threads)
-	if err != nil {
-		return err
+	if *k == 0 {
+		*k = len(classes)
 	}
 	// The papers' document preparation: tf-idf, unit-length documents.
 	df := dataFlags{tfidf: true, normalize: "l2"}
@@ -75,21 +71,39 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	sum, res, err := factorize(ctx, p, opts, rt)
-	if err != nil {
-		return err
+	// NMF (paper 004) and GNMF (paper 000: 5-NN 0/1 graph), each the best
+	// of three starts.
+	sums := map[string]*fitSummary{}
+	var gnmfLabels []int
+	for _, method := range []string{"nmf", "gnmf"} {
+		mf := methodFlags{method: method, k: *k, iters: 300, tol: solver.DefaultTol, stop: "relative", restarts: 3,
+			seed: *seed, assign: "argmax", kernel: "linear", degree: 2, kernelMemGB: 1,
+			graph: graphFlags{lambda: -1, neighbors: 5}}
+		sum, res, err := factorize(ctx, p, &mf, rt, nil, stderr)
+		if err != nil {
+			return err
+		}
+		sums[method] = sum
+		gnmfLabels = res.Labels
 	}
 	if *asJSON {
-		return writeJSON(stdout, sum)
+		return writeJSON(stdout, sums)
 	}
 	n, m := ds.Dims()
 	fmt.Fprintf(stdout, "manifactor demo: %s, %d documents x %d terms, %d topics (tf-idf, unit length)\n\n", ds.Source, n, m, len(classes))
-	printSummary(stdout, sum)
-	// Each cluster with its size and the topic most of its documents carry.
+	fmt.Fprintln(stdout, "method  accuracy    NMI  iterations  seconds")
+	for _, method := range []string{"nmf", "gnmf"} {
+		s := sums[method]
+		fmt.Fprintf(stdout, "%-6s  %7.2f %%  %5.2f %%  %10d  %7.2f\n", method, 100**s.Accuracy, 100**s.NMI, s.Iterations, s.Seconds)
+	}
+	g := sums["gnmf"]
+	fmt.Fprintf(stdout, "\ngnmf: lambda %g, %d-NN %s graph built in %.2f s\n", *g.Lambda, g.Neighbors, g.Weight, g.GraphSeconds)
+	// Each GNMF cluster with its size and the topic most of its documents
+	// carry.
 	fmt.Fprintln(stdout, "\ncluster  size  dominant topic (share)")
-	for c := 0; c < opts.K; c++ {
+	for c := 0; c < *k; c++ {
 		counts := map[int]int{}
-		for i, l := range res.Labels {
+		for i, l := range gnmfLabels {
 			if l == c {
 				counts[ds.Labels[i]]++
 			}
@@ -108,7 +122,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintf(stdout, "%7d  %4d  -\n", c+1, 0)
 			continue
 		}
-		size := sum.ClusterSizes[c]
+		size := g.ClusterSizes[c]
 		fmt.Fprintf(stdout, "%7d  %4d  topic %d (%.0f %%)\n", c+1, size, topics[0], 100*float64(counts[topics[0]])/float64(size))
 	}
 	fmt.Fprintf(stdout, "\ntotal time %.2f s\n", time.Since(begin).Seconds())

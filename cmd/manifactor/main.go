@@ -39,6 +39,8 @@ func commands() []command {
 		{"info", "build, BLAS backend, kernel path, CPU and threads", runInfo},
 		{"describe", "shape, sparsity and classes of a data set", runDescribe},
 		{"fit", "factorize a data set and write U, V, labels and a summary", runFit},
+		{"cluster", "cluster a data set and score it against its labels", runCluster},
+		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
 		{"bench", "time the factorization loop on a data set", runBench},
 		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
 	}

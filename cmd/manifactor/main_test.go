@@ -237,8 +237,9 @@ func TestBenchJSON(t *testing.T) {
 }
 
 // TestDemo runs the main job on the embedded sample: its ten TDT2 topics
-// are well separated, and NMF recovers them (97 % accuracy at the time of
-// writing); a broken solver, loader or weighting falls far below 85 %.
+// are well separated, and NMF and GNMF recover them (about 97 % accuracy
+// at the time of writing); a broken solver, graph, loader or weighting
+// falls far below 85 %.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("demo takes a few seconds")
@@ -247,15 +248,27 @@ func TestDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := decode(t, out)
-	if m["samples"] != 1500.0 || m["k"] != 10.0 {
-		t.Fatalf("demo ran on %v samples with k %v", m["samples"], m["k"])
+	var sums map[string]fitSummary
+	if err := json.Unmarshal([]byte(out), &sums); err != nil {
+		t.Fatal(err)
 	}
-	if acc := m["accuracy"].(float64); acc < 0.85 {
-		t.Errorf("demo accuracy %.3f, want at least 0.85", acc)
+	for _, m := range []string{"nmf", "gnmf"} {
+		s, ok := sums[m]
+		if !ok {
+			t.Fatalf("demo --json lacks %s", m)
+		}
+		if s.Samples != 1500 || s.K != 10 {
+			t.Fatalf("%s ran on %d samples with k %d", m, s.Samples, s.K)
+		}
+		if s.Accuracy == nil || *s.Accuracy < 0.85 {
+			t.Errorf("%s demo accuracy %v, want at least 0.85", m, s.Accuracy)
+		}
+	}
+	if sums["gnmf"].Neighbors != 5 || sums["gnmf"].Weight != "binary" {
+		t.Errorf("gnmf demo graph: %d-NN %s", sums["gnmf"].Neighbors, sums["gnmf"].Weight)
 	}
 	text, _, err := runCLI(t, "demo")
-	if err != nil || !strings.Contains(text, "dominant topic") || !strings.Contains(text, "accuracy") {
+	if err != nil || !strings.Contains(text, "dominant topic") || !strings.Contains(text, "gnmf") {
 		t.Errorf("demo text output: %v\n%s", err, text)
 	}
 }

@@ -1,0 +1,215 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// topics returns n documents over 3 groups of 12 words each; a document
+// uses only its group's words. truth[i] is its group.
+func topics(seed uint64, n int) (*sparse.CSR, []int) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	var ri, ci []int
+	var v []float64
+	truth := make([]int, n)
+	for d := 0; d < n; d++ {
+		g := rng.IntN(3)
+		truth[d] = g
+		for w := g * 12; w < g*12+12; w++ {
+			if rng.Float64() < 0.6 {
+				ri, ci, v = append(ri, d), append(ci, w), append(v, float64(1+rng.IntN(3)))
+			}
+		}
+		// Make sure no document is empty.
+		ri, ci, v = append(ri, d), append(ci, g*12+d%12), append(v, 1)
+	}
+	a, err := sparse.FromTriplets(n, 36, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	return a, truth
+}
+
+// links returns, for each row of q, weights 1 to its p most similar rows
+// of base (cosine), computed by brute force.
+func links(q, base *sparse.CSR, p int) *sparse.CSR {
+	dense := func(a *sparse.CSR, i int) []float64 {
+		out := make([]float64, a.Cols)
+		for t := a.Indptr[i]; t < a.Indptr[i+1]; t++ {
+			out[a.Ind[t]] = a.Val[t]
+		}
+		return out
+	}
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < q.Rows; i++ {
+		x := dense(q, i)
+		type cand struct {
+			j int
+			s float64
+		}
+		var best []cand
+		for j := 0; j < base.Rows; j++ {
+			y := dense(base, j)
+			var dot, nx, ny float64
+			for t := range x {
+				dot += x[t] * y[t]
+				nx += x[t] * x[t]
+				ny += y[t] * y[t]
+			}
+			best = append(best, cand{j, dot / math.Sqrt(nx*ny)})
+		}
+		for a := 0; a < p; a++ {
+			top := a
+			for b := a + 1; b < len(best); b++ {
+				if best[b].s > best[top].s {
+					top = b
+				}
+			}
+			best[a], best[top] = best[top], best[a]
+			ri, ci, v = append(ri, i), append(ci, best[a].j), append(v, 1)
+		}
+	}
+	l, _ := sparse.FromTriplets(q.Rows, base.Rows, ri, ci, v)
+	return l
+}
+
+func TestTransformNewSamples(t *testing.T) {
+	all, truth := topics(1, 160)
+	trainIdx, testIdx := []int{}, []int{}
+	for i := 0; i < 160; i++ {
+		if i%4 == 0 {
+			testIdx = append(testIdx, i)
+		} else {
+			trainIdx = append(trainIdx, i)
+		}
+	}
+	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
+	dTrain, _ := NewSparseData(train)
+	dTest, _ := NewSparseData(test)
+	// Training graph: symmetric 5-NN by cosine, for gnmf and lccf.
+	g := randomGraph(1, len(trainIdx), 0)
+	{
+		l := links(train, train, 6) // includes each sample itself
+		var ri, ci []int
+		var v []float64
+		for i := 0; i < l.Rows; i++ {
+			for q := l.Indptr[i]; q < l.Indptr[i+1]; q++ {
+				if j := l.Ind[q]; j != i {
+					ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
+				}
+			}
+		}
+		w, _ := sparse.FromTriplets(l.Rows, l.Rows, ri, ci, v)
+		for q := range w.Val {
+			w.Val[q] = 1 // OR rule: duplicates summed to 2 become 1
+		}
+		g = mustGraph(t, w)
+	}
+	lk := links(test, train, 5)
+	testTruth := make([]int, len(testIdx))
+	for i, j := range testIdx {
+		testTruth[i] = truth[j]
+	}
+	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
+		// NC weighting divides each sample's error by its degree x_j . X e
+		// (hundreds here, on raw counts) but leaves the graph term as it
+		// is, so lambda must shrink by as much to weigh the same.
+		lambda := 1.0
+		if strings.HasSuffix(m, "-ncw") {
+			lambda = 0.005
+		}
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: lambda, Graph: g, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := Transform(context.Background(), res, dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]int, len(testIdx))
+		for i := range labels {
+			best := 0
+			for j := 1; j < 3; j++ {
+				if v.At(i, j) > v.At(i, best) {
+					best = j
+				}
+			}
+			labels[i] = best
+		}
+		// The new samples' factors must follow the training clusters:
+		// map the training labels to topics and score the new ones.
+		trainTruth := make([]int, len(trainIdx))
+		for i, j := range trainIdx {
+			trainTruth[i] = truth[j]
+		}
+		accTrain, mapping, _ := cluster.Accuracy(trainTruth, res.Labels)
+		if accTrain < 0.99 {
+			t.Fatalf("%s: training accuracy %v on separable topics", m, accTrain)
+		}
+		hit := 0
+		for i, l := range labels {
+			if mapping[l] == testTruth[i] {
+				hit++
+			}
+		}
+		if hit != len(labels) {
+			t.Fatalf("%s: %d of %d new samples placed in their topic's cluster", m, hit, len(labels))
+		}
+	}
+}
+
+// TestTransformTrainingDataNMF: with U fixed, the V update is a convex
+// problem; run on the training data it must fit at least as well as the
+// fit's own V (which was found jointly with U).
+func TestTransformTrainingDataNMF(t *testing.T) {
+	sp, dn := randomSamples(7, 50, 40, 0.3)
+	d, _ := NewSparseData(sp)
+	res, err := Fit(context.Background(), d, Options{K: 4, Seed: 1, MaxIter: 2000, Tol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := Transform(context.Background(), res, d, d, TransformOptions{MaxIter: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rows(dn, false)
+	u := rows(res.U, false)
+	fitErr := objectiveRef(tr(x), u, rows(res.V, false), 0, nil, nil)
+	newErr := objectiveRef(tr(x), u, rows(v, false), 0, nil, nil)
+	if newErr > fitErr*(1+1e-6) {
+		t.Fatalf("transform of training data fits worse (%v) than the fit's V (%v)", newErr, fitErr)
+	}
+	if newErr < fitErr*(1-1e-2) {
+		t.Fatalf("fit's V is far from optimal for its U: %v vs %v", fitErr, newErr)
+	}
+}
+
+func TestTransformBadInput(t *testing.T) {
+	sp, _ := randomSamples(8, 20, 10, 0.4)
+	d, _ := NewSparseData(sp)
+	res, err := Fit(context.Background(), d, Options{K: 2, MaxIter: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := randomSamples(9, 5, 11, 0.5)
+	dOther, _ := NewSparseData(other)
+	if _, err := Transform(context.Background(), res, d, dOther, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "features") {
+		t.Errorf("feature mismatch: %v", err)
+	}
+	if _, err := Transform(context.Background(), &Result{}, d, d, TransformOptions{}); err == nil {
+		t.Error("empty result accepted")
+	}
+	g := randomGraph(3, 20, 2)
+	resG, _ := Fit(context.Background(), d, Options{Method: "gnmf", K: 2, MaxIter: 5, Lambda: 1, Graph: g})
+	bad, _ := sparse.FromTriplets(20, 19, nil, nil, nil)
+	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
+		t.Errorf("links of the wrong size: %v", err)
+	}
+}
