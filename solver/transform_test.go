@@ -118,12 +118,14 @@ func TestTransformNewSamples(t *testing.T) {
 		testTruth[i] = truth[j]
 	}
 	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
-		// NC weighting divides each sample's error by its degree x_j . X e
-		// (hundreds here, on raw counts) but leaves the graph term as it
-		// is, so lambda must shrink by as much to weigh the same.
-		lambda := 1.0
+		// The topics are disconnected components of the graph; a lambda far
+		// above the data term's scale (raw counts here) lets two components
+		// share a factor. 0.03 to 1 all work. NC weighting divides each
+		// sample's error by its degree x_j . X e (hundreds here) but leaves
+		// the graph term, so its lambda is smaller by as much.
+		lambda := 0.1
 		if strings.HasSuffix(m, "-ncw") {
-			lambda = 0.005
+			lambda = 0.0005
 		}
 		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: lambda, Graph: g, MaxIter: 300})
 		if err != nil {

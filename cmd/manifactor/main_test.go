@@ -352,3 +352,106 @@ func TestExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterAndGraphCommands runs the manifold methods end to end on the
+// disjoint-vocabulary fixture: every method separates the three groups.
+func TestClusterAndGraphCommands(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
+		for _, assign := range []string{"argmax", "kmeans"} {
+			args := []string{"cluster", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2", "--method", m, "--k", "3",
+				"--restarts", "3", "--assign", assign, "--json"}
+			if strings.HasSuffix(m, "-ncw") {
+				args = append(args, "--lambda", "0.1")
+			}
+			out, _, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatalf("%s: %v", m, err)
+			}
+			var s fitSummary
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				t.Fatal(err)
+			}
+			if *s.Accuracy < 0.99 || len(s.Labels) != 60 {
+				t.Errorf("%s/%s: accuracy %v with %d labels", m, assign, *s.Accuracy, len(s.Labels))
+			}
+			if regularized(m) && (s.Lambda == nil || s.Neighbors != 5) {
+				t.Errorf("%s: summary lacks the graph settings", m)
+			}
+		}
+	}
+	// --classes keeps two of the three groups.
+	out, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--classes", "1,3", "--method", "gnmf", "--k", "2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := decode(t, out); m["samples"] != 40.0 {
+		t.Errorf("--classes 1,3 kept %v samples, want 40", m["samples"])
+	}
+	// graph writes a symmetric 0/1 matrix with each sample's 5 neighbours.
+	gfile := filepath.Join(dir, "g.mtx")
+	out, _, err = runCLI(t, "graph", "--data", mtx, "--tfidf", "--normalize", "l2", "--neighbors", "5", "--weight", "binary", "--out", gfile, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := decode(t, out)
+	if g["samples"] != 60.0 || g["edges"].(float64) < 150 || g["edges"].(float64) > 300 {
+		t.Errorf("graph: %v", g)
+	}
+	// The written graph can drive gnmf as a user graph.
+	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--graph", gfile); err != nil {
+		t.Errorf("gnmf with the written graph: %v", err)
+	}
+}
+
+func TestManifoldBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	small := write("small.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 1 1\n")
+	negW := write("negw.mtx", fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n60 60 2\n1 2 -1\n2 1 -1\n"))
+	nanW := write("nanw.mtx", fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n60 60 2\n1 2 nan\n2 1 nan\n"))
+	directed := write("directed.mtx", "%%MatrixMarket matrix coordinate real general\n60 60 1\n1 2 1\n")
+	base := []string{"cluster", "--data", mtx, "--labels", labels, "--k", "3"}
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--method", "gnmf", "--lambda", "-2"}, []string{"--lambda -2"}},
+		{[]string{"--method", "gnmf", "--neighbors", "60"}, []string{"60"}},
+		{[]string{"--method", "gnmf", "--neighbors", "0"}, []string{"--neighbors"}},
+		{[]string{"--method", "gnmf", "--weight", "gaussian"}, []string{"weight"}},
+		{[]string{"--method", "gnmf", "--graph", small}, []string{"small.mtx"}},
+		{[]string{"--method", "gnmf", "--graph", negW}, []string{"negw.mtx"}},
+		{[]string{"--method", "gnmf", "--graph", nanW}, []string{"nanw.mtx"}},
+		{[]string{"--method", "gnmf", "--graph", directed}, []string{"directed.mtx", "--symmetrize"}},
+		{[]string{"--method", "lccf", "--kernel", "poly", "--kernel-memory", "0.00001"}, []string{"over the limit"}},
+		{[]string{"--method", "cf", "--kernel", "sigmoid"}, []string{"--kernel"}},
+		{[]string{"--method", "nmf", "--assign", "spectral"}, []string{"--assign"}},
+		{[]string{"--method", "nmf", "--classes", "1,9"}, []string{"label 9 does not occur"}},
+		{[]string{"--method", "nmf", "--classes", "x"}, []string{"--classes"}},
+		{[]string{"--method", "plsa"}, []string{"unknown method"}},
+	}
+	for _, c := range cases {
+		_, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...)
+		if err == nil {
+			t.Errorf("%v: no error", c.args)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: error %q does not mention %q", c.args, err, w)
+			}
+		}
+	}
+	if _, _, err := runCLI(t, append(append([]string{}, base...), "--method", "gnmf", "--graph", directed, "--symmetrize")...); err != nil {
+		t.Errorf("--symmetrize: %v", err)
+	}
+}

@@ -40,17 +40,19 @@ type methodFlags struct {
 // graphFlags are the sample-graph options of the graph-regularized methods
 // and of the graph sub-command.
 type graphFlags struct {
-	lambda    float64
-	neighbors int
-	weight    string
-	heatT     float64
-	file      string
+	lambda     float64
+	neighbors  int
+	weight     string
+	heatT      float64
+	file       string
+	symmetrize bool
 }
 
 func (g *graphFlags) register(fs *flag.FlagSet, withLambda bool) {
 	if withLambda {
 		fs.Float64Var(&g.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf 100)")
 		fs.StringVar(&g.file, "graph", "", "use this n x n Matrix Market graph (e.g. hyperlinks) instead of a nearest-neighbour graph")
+		fs.BoolVar(&g.symmetrize, "symmetrize", false, "accept an asymmetric (directed) --graph by taking W = max(W, W^T)")
 	}
 	fs.IntVar(&g.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
 	fs.StringVar(&g.weight, "weight", "", "edge weights: binary, heat or cosine (default: binary, cosine for lccf)")
@@ -180,6 +182,9 @@ func (g *graphFlags) buildGraph(ctx context.Context, p *prepared, seed uint64, t
 		gr, notes, err := graph.Read(g.file, n)
 		if err != nil {
 			return nil, err
+		}
+		if notes.Asymmetric > 0 && !g.symmetrize {
+			return nil, fmt.Errorf("%s: %d pairs of samples have different weights in the two directions (a directed graph?); the regularizer needs a symmetric graph: pass --symmetrize to use W = max(W, W^T)", g.file, notes.Asymmetric)
 		}
 		if s := notes.String(); s != "" {
 			fmt.Fprintf(stderr, "%s: %s\n", g.file, s)
