@@ -1,0 +1,158 @@
+package graph
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// bruteLinks is the reference: for each query row, the p base rows of
+// highest cosine (sparse: positive only) or lowest distance (dense), ties
+// to the lower index, weighted as w says.
+func bruteLinks(base, query [][]float64, p int, wt Weight, t float64, sparseRule bool) map[[2]int]float64 {
+	out := map[[2]int]float64{}
+	for i, q := range query {
+		type cand struct {
+			j        int
+			key, dot float64
+		}
+		var cs []cand
+		for j, b := range base {
+			var dot, nq, nb float64
+			for f := range q {
+				dot += q[f] * b[f]
+				nq += q[f] * q[f]
+				nb += b[f] * b[f]
+			}
+			if sparseRule {
+				if dot <= 0 || nb == 0 {
+					continue
+				}
+				cs = append(cs, cand{j, dot / math.Sqrt(nb), dot})
+			} else {
+				cs = append(cs, cand{j, -max(0, nq+nb-2*dot), dot})
+			}
+		}
+		for a := 0; a < p && a < len(cs); a++ {
+			best := a
+			for b := a + 1; b < len(cs); b++ {
+				if cs[b].key > cs[best].key || cs[b].key == cs[best].key && cs[b].j < cs[best].j {
+					best = b
+				}
+			}
+			cs[a], cs[best] = cs[best], cs[a]
+			c := cs[a]
+			var nq, nb float64
+			for f := range q {
+				nq += q[f] * q[f]
+				nb += base[c.j][f] * base[c.j][f]
+			}
+			var w float64
+			switch wt {
+			case Binary:
+				w = 1
+			case Cosine:
+				if c.dot > 0 && nq*nb > 0 {
+					w = c.dot / math.Sqrt(nq*nb)
+				}
+			case Heat:
+				w = math.Exp(-max(0, nq+nb-2*c.dot) / (2 * t * t))
+			}
+			if w > 0 {
+				out[[2]int{i, c.j}] = w
+			}
+		}
+	}
+	return out
+}
+
+func linkRows(rng *rand.Rand, n, m int, density float64) [][]float64 {
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = make([]float64, m)
+		for j := range rows[i] {
+			if rng.Float64() < density {
+				rows[i][j] = rng.Float64()
+			}
+		}
+	}
+	return rows
+}
+
+func linkCSR(rows [][]float64) *sparse.CSR {
+	var ri, ci []int
+	var v []float64
+	for i, r := range rows {
+		for j, x := range r {
+			if x != 0 {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, x)
+			}
+		}
+	}
+	a, _ := sparse.FromTriplets(len(rows), len(rows[0]), ri, ci, v)
+	return a
+}
+
+func linkDense(rows [][]float64) *mat.Dense {
+	d := mat.NewDense(len(rows), len(rows[0]), nil)
+	for i, r := range rows {
+		d.SetRow(i, r)
+	}
+	return d
+}
+
+func TestLinksMatchBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 6; trial++ {
+		base, query := linkRows(rng, 40, 12, 0.3), linkRows(rng, 9, 12, 0.3)
+		query[0] = make([]float64, 12) // an all-zero new sample gets no links
+		copy(query[1], base[3])        // an exact copy of a base sample
+		for _, wt := range []Weight{Binary, Heat, Cosine} {
+			opt := Options{Neighbors: 4, Weight: wt, HeatT: 0.7, Threads: 1 + trial%3}
+			for _, sp := range []bool{true, false} {
+				var got *sparse.CSR
+				var err error
+				if sp {
+					got, err = SparseLinks(context.Background(), linkCSR(base), linkCSR(query), opt)
+				} else {
+					got, err = DenseLinks(context.Background(), linkDense(base), linkDense(query), opt)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := bruteLinks(base, query, 4, wt, 0.7, sp)
+				if got.NNZ() != len(want) {
+					t.Fatalf("trial %d %v sparse=%v: %d links, want %d", trial, wt, sp, got.NNZ(), len(want))
+				}
+				for key, w := range want {
+					if g := got.At(key[0], key[1]); math.Abs(g-w) > 1e-12*math.Max(1, w) {
+						t.Fatalf("trial %d %v sparse=%v: link %v = %v, want %v", trial, wt, sp, key, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestLinksBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	base, query := linkRows(rng, 5, 4, 0.8), linkRows(rng, 2, 3, 0.8)
+	if _, err := SparseLinks(context.Background(), linkCSR(base), linkCSR(query), Options{}); err == nil || !strings.Contains(err.Error(), "features") {
+		t.Errorf("feature mismatch: %v", err)
+	}
+	query = linkRows(rng, 2, 4, 0.8)
+	if _, err := SparseLinks(context.Background(), linkCSR(base), linkCSR(query), Options{Neighbors: 6}); err == nil || !strings.Contains(err.Error(), "among 5 base") {
+		t.Errorf("p > base: %v", err)
+	}
+	q := linkDense(query)
+	q.Set(1, 2, math.NaN())
+	if _, err := DenseLinks(context.Background(), linkDense(base), q, Options{Neighbors: 2}); err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("NaN: %v", err)
+	}
+}
