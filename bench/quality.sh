@@ -25,6 +25,7 @@ for assign in argmax kmeans; do
 	echo "| TDT2 classes 1-10 | $assign | gnmf (p 5, lambda 100, binary) | $(run "${tdt2[@]}" "${a[@]}" --method gnmf --lambda 100 --weight binary) |"
 	echo "| TDT2 classes 1-10 | $assign | cf | $(run "${tdt2[@]}" "${a[@]}" --method cf) |"
 	echo "| TDT2 classes 1-10 | $assign | lccf (p 5, lambda 100, cosine) | $(run "${tdt2[@]}" "${a[@]}" --method lccf --lambda 100 --weight cosine) |"
+	echo "| TDT2 classes 1-10 | $assign | lccf (p 5, lambda 1000, cosine) | $(run "${tdt2[@]}" "${a[@]}" --method lccf --lambda 1000 --weight cosine) |"
 	echo "| COIL20, all 20 objects | $assign | nmf | $(run "${coil[@]}" "${a[@]}" --method nmf) |"
 	echo "| COIL20, all 20 objects | $assign | gnmf (p 5, lambda 100, binary) | $(run "${coil[@]}" "${a[@]}" --method gnmf --lambda 100 --weight binary) |"
 done
