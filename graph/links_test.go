@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -72,45 +71,10 @@ func bruteLinks(base, query [][]float64, p int, wt Weight, t float64, sparseRule
 	return out
 }
 
-func linkRows(rng *rand.Rand, n, m int, density float64) [][]float64 {
-	rows := make([][]float64, n)
-	for i := range rows {
-		rows[i] = make([]float64, m)
-		for j := range rows[i] {
-			if rng.Float64() < density {
-				rows[i][j] = rng.Float64()
-			}
-		}
-	}
-	return rows
-}
-
-func linkCSR(rows [][]float64) *sparse.CSR {
-	var ri, ci []int
-	var v []float64
-	for i, r := range rows {
-		for j, x := range r {
-			if x != 0 {
-				ri, ci, v = append(ri, i), append(ci, j), append(v, x)
-			}
-		}
-	}
-	a, _ := sparse.FromTriplets(len(rows), len(rows[0]), ri, ci, v)
-	return a
-}
-
-func linkDense(rows [][]float64) *mat.Dense {
-	d := mat.NewDense(len(rows), len(rows[0]), nil)
-	for i, r := range rows {
-		d.SetRow(i, r)
-	}
-	return d
-}
-
 func TestLinksMatchBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for trial := 0; trial < 6; trial++ {
-		base, query := linkRows(rng, 40, 12, 0.3), linkRows(rng, 9, 12, 0.3)
+		base, query := randomRows(rng, 40, 12, 0.3, false), randomRows(rng, 9, 12, 0.3, false)
 		query[0] = make([]float64, 12) // an all-zero new sample gets no links
 		copy(query[1], base[3])        // an exact copy of a base sample
 		for _, wt := range []Weight{Binary, Heat, Cosine} {
@@ -119,9 +83,9 @@ func TestLinksMatchBruteForce(t *testing.T) {
 				var got *sparse.CSR
 				var err error
 				if sp {
-					got, err = SparseLinks(context.Background(), linkCSR(base), linkCSR(query), opt)
+					got, err = SparseLinks(context.Background(), toCSR(base), toCSR(query), opt)
 				} else {
-					got, err = DenseLinks(context.Background(), linkDense(base), linkDense(query), opt)
+					got, err = DenseLinks(context.Background(), toDense(base), toDense(query), opt)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -142,17 +106,17 @@ func TestLinksMatchBruteForce(t *testing.T) {
 
 func TestLinksBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	base, query := linkRows(rng, 5, 4, 0.8), linkRows(rng, 2, 3, 0.8)
-	if _, err := SparseLinks(context.Background(), linkCSR(base), linkCSR(query), Options{}); err == nil || !strings.Contains(err.Error(), "features") {
+	base, query := randomRows(rng, 5, 4, 0.8, false), randomRows(rng, 2, 3, 0.8, false)
+	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), Options{}); err == nil || !strings.Contains(err.Error(), "features") {
 		t.Errorf("feature mismatch: %v", err)
 	}
-	query = linkRows(rng, 2, 4, 0.8)
-	if _, err := SparseLinks(context.Background(), linkCSR(base), linkCSR(query), Options{Neighbors: 6}); err == nil || !strings.Contains(err.Error(), "among 5 base") {
+	query = randomRows(rng, 2, 4, 0.8, false)
+	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), Options{Neighbors: 6}); err == nil || !strings.Contains(err.Error(), "among 5 base") {
 		t.Errorf("p > base: %v", err)
 	}
-	q := linkDense(query)
+	q := toDense(query)
 	q.Set(1, 2, math.NaN())
-	if _, err := DenseLinks(context.Background(), linkDense(base), q, Options{Neighbors: 2}); err == nil || !strings.Contains(err.Error(), "not finite") {
+	if _, err := DenseLinks(context.Background(), toDense(base), q, Options{Neighbors: 2}); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("NaN: %v", err)
 	}
 }

@@ -14,14 +14,31 @@ import (
 )
 
 func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("fit", "--data D --method M --k K [options] --out DIR", stderr)
+	return runFactorization(ctx, "fit", args, stdout, stderr)
+}
+
+func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runFactorization(ctx, "cluster", args, stdout, stderr)
+}
+
+// runFactorization is fit (which writes the factors to --out) and cluster
+// (which only reports, with every label in its JSON).
+func runFactorization(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
+	synopsis := "--data D --method M --k K [--classes 3,7,12] [--lambda L] [--neighbors P] [--weight W] [--kernel K] [--assign argmax|kmeans] [--seed S] [--json]"
+	if name == "fit" {
+		synopsis += " --out DIR"
+	}
+	fs := newFlagSet(name, synopsis, stderr)
 	var df dataFlags
 	var rt runtimeFlags
 	var mf methodFlags
 	df.register(fs)
 	rt.register(fs)
 	mf.register(fs, solver.DefaultMaxIter)
-	out := fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt and summary.json (created if missing)")
+	var out *string
+	if name == "fit" {
+		out = fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt and summary.json (created if missing)")
+	}
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -32,11 +49,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if _, err := mf.options(rt.threads); err != nil {
 		return err
 	}
-	if *out == "" {
-		return errors.New("--out is required")
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if out != nil {
+		if *out == "" {
+			return errors.New("--out is required")
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
 	}
 	p, err := df.load()
 	if err != nil {
@@ -47,6 +66,14 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	done()
 	if err != nil {
 		return err
+	}
+	if out == nil {
+		if *asJSON {
+			sum.Labels = res.Labels
+			return writeJSON(stdout, sum)
+		}
+		printSummary(stdout, sum)
+		return nil
 	}
 	type output struct {
 		name  string
