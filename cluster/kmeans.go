@@ -112,35 +112,7 @@ func KMeans(ctx context.Context, x mat.Matrix, opt KMeansOptions) (*KMeansResult
 	if err != nil {
 		return nil, err
 	}
-	if opt.K < 1 || opt.K > p.n {
-		return nil, fmt.Errorf("cluster: KMeans: K = %d, want 1 <= K <= %d (the number of rows)", opt.K, p.n)
-	}
-	if opt.Replicates < 0 {
-		return nil, fmt.Errorf("cluster: KMeans: Replicates = %d is negative", opt.Replicates)
-	}
-	if opt.MaxIter < 0 {
-		return nil, fmt.Errorf("cluster: KMeans: MaxIter = %d is negative", opt.MaxIter)
-	}
-	if math.IsNaN(opt.Tol) {
-		return nil, fmt.Errorf("cluster: KMeans: Tol is NaN")
-	}
-	reps := opt.Replicates
-	if reps == 0 {
-		reps = defaultReplicates
-	}
-	cfg := p.config(opt)
-	var best *lloydRun
-	bestRep := 0
-	for r := range reps {
-		run, err := p.replicate(ctx, opt.K, opt.Seed, r, cfg)
-		if run != nil && (best == nil || run.inertia < best.inertia) {
-			best, bestRep = run, r
-		}
-		if err != nil {
-			return best.result(p.d, bestRep), err
-		}
-	}
-	return best.result(p.d, bestRep), nil
+	return runKMeans(ctx, "KMeans", p, opt)
 }
 
 // points holds the rows of x, row-major and validated, with what the
@@ -201,6 +173,9 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 
 func (p *points) row(i int) []float64 { return p.x[i*p.d : (i+1)*p.d : (i+1)*p.d] }
 
+func (p *points) dims() (n, d int)      { return p.n, p.d }
+func (p *points) work(k int) *lloydWork { return newLloydWork(p.n, p.d, k, p.threads) }
+
 // screenBound returns rel and abs such that, for vectors x and c of length
 // d and s = ||x||^2 + ||c||^2, sqDist(x, c) lies within rel*s + abs of
 // ||x||^2 + a, where a = ||c||^2 - 2 x.c is computed in floating point with
@@ -227,64 +202,6 @@ func sqDist(x, c []float64) float64 {
 		s += float64(e * e)
 	}
 	return s
-}
-
-// lloydConfig holds the resolved per-replicate settings.
-type lloydConfig struct {
-	maxIter int
-	tol     float64 // negative: test off
-	// trace, if not nil, receives the inertia after the first assignment
-	// and after every iteration.
-	trace func(inertia float64)
-}
-
-func (p *points) config(opt KMeansOptions) lloydConfig {
-	cfg := lloydConfig{maxIter: opt.MaxIter, tol: opt.Tol}
-	if cfg.maxIter == 0 {
-		cfg.maxIter = defaultMaxIter
-	}
-	if cfg.tol == 0 {
-		cfg.tol = defaultTol
-	}
-	return cfg
-}
-
-// lloydRun is one replicate's clustering.
-type lloydRun struct {
-	labels    []int
-	centers   []float64 // k*d
-	inertia   float64
-	iters     int
-	converged bool
-}
-
-func (r *lloydRun) result(d, rep int) *KMeansResult {
-	if r == nil {
-		return nil
-	}
-	return &KMeansResult{
-		Labels:     r.labels,
-		Centers:    mat.NewDense(len(r.centers)/d, d, r.centers),
-		Inertia:    r.inertia,
-		Iterations: r.iters,
-		Replicate:  rep,
-		Converged:  r.converged,
-	}
-}
-
-// replicate runs replicate r: k-means++ seeding from PCG(seed, r), then
-// Lloyd's iterations. The run is nil only if ctx ended before the first
-// assignment.
-func (p *points) replicate(ctx context.Context, k int, seed uint64, r int, cfg lloydConfig) (*lloydRun, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(r)))
-	c, err := p.seed(ctx, k, rng)
-	if err != nil {
-		return nil, err
-	}
-	return p.lloyd(ctx, c, cfg)
 }
 
 // seed returns k centers (k*d, row-major) chosen among the rows by
@@ -333,117 +250,6 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 	return c, nil
 }
 
-// pickSeed draws a row with probability proportional to d2, or uniformly
-// among the unchosen rows (left of them) when every d2 is zero.
-func pickSeed(rng *rand.Rand, d2 []float64, chosen []bool, left int) int {
-	var total float64
-	for _, v := range d2 {
-		total += v
-	}
-	if total > 0 {
-		// The first row whose running sum passes r has d2 > 0, so a chosen
-		// row (d2 = 0) is never drawn again.
-		r := rng.Float64() * total
-		var cum float64
-		last := -1
-		for i, v := range d2 {
-			if v == 0 {
-				continue
-			}
-			cum += v
-			if cum > r {
-				return i
-			}
-			last = i
-		}
-		// r rounded up to total.
-		return last
-	}
-	r := rng.IntN(left)
-	for i, c := range chosen {
-		if c {
-			continue
-		}
-		if r == 0 {
-			return i
-		}
-		r--
-	}
-	panic("cluster: no unchosen row left for k-means++")
-}
-
-// lloyd runs Lloyd's iterations from the centers c (k*d, row-major, which
-// it takes over) and returns the clustering; on a done ctx it returns the
-// clustering of the last completed step with ctx.Err().
-func (p *points) lloyd(ctx context.Context, c []float64, cfg lloydConfig) (*lloydRun, error) {
-	n, d := p.n, p.d
-	k := len(c) / d
-	w := newLloydWork(p, k)
-	labels, next := make([]int, n), make([]int, n)
-	dist := make([]float64, n)
-	p.assign(c, labels, dist, w)
-	p.repair(c, labels, dist, w.counts)
-	inertia := sum(dist)
-	if cfg.trace != nil {
-		cfg.trace(inertia)
-	}
-	run := &lloydRun{labels: labels, centers: c, inertia: inertia}
-	for it := 1; it <= cfg.maxIter; it++ {
-		if err := ctx.Err(); err != nil {
-			return run, err
-		}
-		p.means(c, labels, w)
-		p.assign(c, next, dist, w)
-		p.repair(c, next, dist, w.counts)
-		prev := inertia
-		inertia = sum(dist)
-		if cfg.trace != nil {
-			cfg.trace(inertia)
-		}
-		changed := false
-		for i, l := range next {
-			if l != labels[i] {
-				changed = true
-				break
-			}
-		}
-		labels, next = next, labels
-		run.labels, run.inertia, run.iters = labels, inertia, it
-		if !changed || (cfg.tol >= 0 && prev-inertia < cfg.tol*prev) {
-			run.converged = true
-			break
-		}
-	}
-	return run, nil
-}
-
-// lloydWork is the scratch space of one lloyd call.
-type lloydWork struct {
-	norms   []float64   // ||c_j||^2
-	ct      []float64   // the centers transposed, d x k
-	scratch [][]float64 // per worker, k
-	counts  []int       // rows per cluster
-	start   []int       // k+1 offsets into order
-	fill    []int       // k insertion points into order
-	order   []int       // rows grouped by cluster, ascending within each
-}
-
-func newLloydWork(p *points, k int) *lloydWork {
-	w := &lloydWork{
-		norms:   make([]float64, k),
-		ct:      make([]float64, p.d*k),
-		scratch: make([][]float64, parallel.Workers(p.n, p.threads, assignGrain)),
-		counts:  make([]int, k),
-		start:   make([]int, k+1),
-		fill:    make([]int, k),
-		order:   make([]int, p.n),
-	}
-	for i := range w.scratch {
-		w.scratch[i] = make([]float64, k)
-	}
-	return w
-}
-
 // assign sets labels[i] to the nearest center of row i (the lowest index on
 // a tie) and dist[i] to sqDist to it. The cross products of a row with all
 // centers come from one kernels.AxpyGather over the transposed centers and
@@ -468,18 +274,7 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 			xi := p.row(i)
 			clear(fast)
 			kernels.AxpyGather(fast, xi, p.ident, w.ct, k)
-			// The least fast distance, its center, and the second least;
-			// after the first few centers the outer test is mostly false.
-			least, second, m := math.Inf(1), math.Inf(1), 0
-			for j, dot := range fast {
-				if a := w.norms[j] - 2*dot; a < second {
-					if a < least {
-						least, second, m = a, least, j
-					} else {
-						second = a
-					}
-				}
-			}
+			least, second, m := leastTwo(fast, w.norms)
 			reach := least + 2*(p.rel*(p.norms[i]+maxNorm)+p.abs)
 			best, bestDist := m, sqDist(xi, c[m*d:(m+1)*d])
 			if second <= reach {
@@ -497,68 +292,21 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 	})
 }
 
-// repair fills each empty cluster j, in order, with the row farthest from
-// its center (largest dist, lowest index on a tie) among the clusters with
-// two or more rows, and makes that row center j. Since n >= k, such a
-// cluster exists while one is empty. It leaves counts holding the cluster
-// sizes.
+// repair fills each empty cluster, by refill, with the row farthest from
+// its center among the clusters of two or more rows, which becomes its
+// center.
 func (p *points) repair(c []float64, labels []int, dist []float64, counts []int) {
-	clear(counts)
-	for _, l := range labels {
-		counts[l]++
-	}
-	for j, cnt := range counts {
-		if cnt > 0 {
-			continue
-		}
-		far := -1
-		for i, l := range labels {
-			if counts[l] > 1 && (far < 0 || dist[i] > dist[far]) {
-				far = i
-			}
-		}
-		counts[labels[far]]--
-		labels[far], dist[far], counts[j] = j, 0, 1
-		copy(c[j*p.d:(j+1)*p.d], p.row(far))
-	}
-}
-
-// means sets each center to the mean of its rows, adding the rows in index
-// order whatever the thread count. Every cluster must be non-empty, with
-// w.counts holding the sizes (as repair leaves them).
-func (p *points) means(c []float64, labels []int, w *lloydWork) {
-	d, k := p.d, len(w.counts)
-	w.start[0] = 0
-	for j, cnt := range w.counts {
-		w.start[j+1] = w.start[j] + cnt
-	}
-	copy(w.fill, w.start)
-	for i, l := range labels {
-		w.order[w.fill[l]] = i
-		w.fill[l]++
-	}
-	parallel.For(k, p.threads, 1, func(lo, hi int) {
-		for j := lo; j < hi; j++ {
-			cj := c[j*d : (j+1)*d]
-			clear(cj)
-			for _, i := range w.order[w.start[j]:w.start[j+1]] {
-				// The product 1*v is exact, so with or without FMA this
-				// is cj[t] += v, rounded once.
-				kernels.Axpy(1, p.row(i), cj)
-			}
-			m := float64(w.start[j+1] - w.start[j])
-			for t := range cj {
-				cj[t] /= m
-			}
-		}
+	refill(labels, dist, counts, func(j, i int) {
+		copy(c[j*p.d:(j+1)*p.d], p.row(i))
 	})
 }
 
-// sum adds v in index order.
-func sum(v []float64) float64 {
-	var s float64
-	for _, x := range v {
-		s += x
-	}
-	return s
+// means sets each center to the mean of its rows by setMeans, adding the
+// rows in index order whatever the thread count.
+func (p *points) means(c []float64, labels []int, w *lloydWork) {
+	setMeans(c, p.d, labels, p.threads, w, func(cj []float64, i int) {
+		// The product 1*v is exact, so with or without FMA this is
+		// cj[t] += v, rounded once.
+		kernels.Axpy(1, p.row(i), cj)
+	})
 }

@@ -205,13 +205,15 @@ func TestKMeansBlobs(t *testing.T) {
 		if r, c := res.Centers.Dims(); r != 6 || c != 5 {
 			t.Errorf("centers are %d x %d", r, c)
 		}
-		checkConsistent(t, x, res)
+		checkConsistent(t, x, res, 0)
 	}
 }
 
 // checkConsistent checks that every cluster is non-empty, no center is NaN
-// and Inertia is the sum of squared distances to the assigned centers.
-func checkConsistent(t *testing.T, x mat.Matrix, res *KMeansResult) {
+// or infinite, and Inertia is the sum of squared distances to the assigned
+// centers: exactly for tol 0, else to a relative difference of at most tol
+// (KMeansSparse computes its distances otherwise).
+func checkConsistent(t *testing.T, x mat.Matrix, res *KMeansResult, tol float64) {
 	t.Helper()
 	k, _ := res.Centers.Dims()
 	size := make([]int, k)
@@ -234,7 +236,7 @@ func checkConsistent(t *testing.T, x mat.Matrix, res *KMeansResult) {
 			t.Fatalf("center entry %v", v)
 		}
 	}
-	if inertia != res.Inertia {
+	if inertia != res.Inertia && !(math.Abs(inertia-res.Inertia) <= tol*inertia) {
 		t.Errorf("Inertia %v, recomputed %v", res.Inertia, inertia)
 	}
 }
@@ -301,7 +303,7 @@ func TestLloydMatchesReference(t *testing.T) {
 				for _, r := range tc.centers {
 					c = append(c, r...)
 				}
-				run, err := p.lloyd(context.Background(), c, lloydConfig{maxIter: 500, tol: -1})
+				run, err := lloyd(context.Background(), p, c, lloydConfig{maxIter: 500, tol: -1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -361,7 +363,7 @@ func TestAssignScreening(t *testing.T) {
 						c[j*d+u] = math.Nextafter(c[j*d+u], math.Inf(1))
 					}
 				}
-				w := newLloydWork(p, k)
+				w := p.work(k)
 				labels, dist := make([]int, n), make([]float64, n)
 				p.assign(c, labels, dist, w)
 				for i := range n {
@@ -391,7 +393,7 @@ func TestLloydInertiaNonIncreasing(t *testing.T) {
 			t.Fatal(err)
 		}
 		var trace []float64
-		run, err := p.lloyd(context.Background(), c, lloydConfig{maxIter: 300, tol: -1, trace: func(v float64) { trace = append(trace, v) }})
+		run, err := lloyd(context.Background(), p, c, lloydConfig{maxIter: 300, tol: -1, trace: func(v float64) { trace = append(trace, v) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +424,7 @@ func TestKMeansThreadInvariance(t *testing.T) {
 		}
 		if first == nil {
 			first = res
-			checkConsistent(t, x, res)
+			checkConsistent(t, x, res, 0)
 			continue
 		}
 		if !slices.Equal(res.Labels, first.Labels) {
@@ -482,11 +484,11 @@ func TestKMeansReplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := mustPoints(t, x, 0)
-	cfg := p.config(opt)
+	cfg := newLloydConfig(opt)
 	lowest, at := math.Inf(1), -1
 	distinct := map[float64]bool{}
 	for r := range opt.Replicates {
-		run, err := p.replicate(context.Background(), opt.K, opt.Seed, r, cfg)
+		run, err := replicate(context.Background(), p, opt.K, opt.Seed, r, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -538,12 +540,12 @@ func TestKMeansEmptyClusterRepair(t *testing.T) {
 	// Center 1 is far from every row, so its cluster is empty after the
 	// first assignment; centers 2 and 3 coincide, so 3 loses every tie.
 	c := []float64{0, 0, 1e4, 1e4, 5, 5, 5, 5}
-	run, err := p.lloyd(context.Background(), c, lloydConfig{maxIter: 100, tol: -1})
+	run, err := lloyd(context.Background(), p, c, lloydConfig{maxIter: 100, tol: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := run.result(p.d, 0)
-	checkConsistent(t, x, res)
+	checkConsistent(t, x, res, 0)
 	for _, v := range c {
 		if v > 1e3 {
 			t.Errorf("a center stayed at %v", v)
@@ -563,7 +565,7 @@ func TestKMeansDuplicates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkConsistent(t, x, res)
+			checkConsistent(t, x, res, 0)
 			if k >= 3 && res.Inertia != 0 {
 				t.Errorf("k %d seed %d: inertia %v, want 0", k, seed, res.Inertia)
 			}
@@ -575,7 +577,7 @@ func TestKMeansDuplicates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConsistent(t, same, res)
+	checkConsistent(t, same, res, 0)
 }
 
 func TestKMeansKEqualsN(t *testing.T) {
@@ -585,7 +587,7 @@ func TestKMeansKEqualsN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConsistent(t, x, res)
+	checkConsistent(t, x, res, 0)
 	if res.Inertia != 0 {
 		t.Errorf("inertia %v, want 0", res.Inertia)
 	}
@@ -656,10 +658,17 @@ func TestKMeansContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || res != nil {
 		t.Errorf("cancelled before the start: %v, %v", res, err)
 	}
-	// Cancelled during the first iteration: the clustering it produced
-	// comes back with the error.
 	p := mustPoints(t, x, 1)
-	ctx, cancel = context.WithCancel(context.Background())
+	run := cancelAfterOneIteration(t, p, mustSeed(t, p, 5))
+	checkConsistent(t, x, run.result(p.d, 0), 0)
+}
+
+// cancelAfterOneIteration runs lloyd on data from the centers c with a
+// context cancelled during the first iteration and checks that the
+// clustering that iteration produced comes back with the error.
+func cancelAfterOneIteration(t *testing.T, data lloydData, c []float64) *lloydRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
 	cfg := lloydConfig{maxIter: 100, tol: -1, trace: func(float64) {
@@ -667,16 +676,17 @@ func TestKMeansContext(t *testing.T) {
 			cancel()
 		}
 	}}
-	run, err := p.lloyd(ctx, mustSeed(t, p, 5), cfg)
+	run, err := lloyd(ctx, data, c, cfg)
 	if !errors.Is(err, context.Canceled) || run == nil || run.iters != 1 {
 		t.Fatalf("cancelled after one iteration: %+v, %v", run, err)
 	}
-	checkConsistent(t, x, run.result(p.d, 0))
+	return run
 }
 
-func mustSeed(t *testing.T, p *points, k int) []float64 {
+// mustSeed returns k centers seeded on data from PCG(1, 2).
+func mustSeed(t *testing.T, data lloydData, k int) []float64 {
 	t.Helper()
-	c, err := p.seed(context.Background(), k, rand.New(rand.NewPCG(1, 2)))
+	c, err := data.seed(context.Background(), k, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,319 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// KMeansSparse clusters the rows of x (n x d CSR, e.g. tf-idf documents) by
+// Lloyd's algorithm with k-means++ seeding, with the same options, result
+// and guarantees as KMeans; centers are dense. Seeding, replicates (PCG
+// streams (Seed, r)), the stopping rules, singleton repair of empty
+// clusters and the tie rules are those of KMeans, and center sums add the
+// member rows in index order, so with the same labels the centers are
+// bit-for-bit those KMeans computes on the densified matrix.
+//
+// Each Lloyd step costs O(nnz(x) K + K d): the cross products of a row
+// with all K centers come from one kernels.AxpyGather over the centers
+// stored transposed (d x K), reading a contiguous K-vector per stored
+// entry. Seeding costs O(n K) plus, per seed, the entries of the columns
+// the seed row uses, found through a transposed copy of x.
+//
+// Distances. The squared distance that defines the results is
+// ||x||^2 + ||c||^2 - 2 x.c with each of the three sums accumulated in
+// double-double arithmetic (error-free sums and FMA products, in index
+// order over x's stored entries, or over all of c) and the result rounded
+// once. It is within about one ulp of the exact distance plus about
+// (d + 2 nnz(x)) 2^-106 (||x||^2 + ||c||^2), which shows only when x and
+// c nearly cancel, and exactly zero when the center equals the row (after
+// seeding or a repair). The fast form, the same expression in plain
+// float64 with the kernels, only screens out centers that the
+// rounding-error bound of KMeans proves farther than the nearest; the
+// others are compared by the double-double form. So labels, centers and
+// inertia are identical for any Threads and any kernel path. They may
+// differ from KMeans on the densified matrix only where two distances
+// agree to about 15 digits (rows orthogonal to two centers of equal norm,
+// say), since KMeans sums the plain (x_t - c_t)^2 over all d columns.
+//
+// x must pass sparse's Validate (finite values, sorted column indices),
+// have at least one row and one column, and entries small enough (below
+// about sqrt(MaxFloat64/(8 n d))) that squared distances cannot overflow;
+// K must be in 1..n. x is read, never modified, and must not change during
+// the call; with the transposed copy the call needs about twice x's
+// memory. ctx is checked between iterations; when it is done the best
+// clustering found so far (nil if none) comes back with ctx.Err().
+func KMeansSparse(ctx context.Context, x *sparse.CSR, opt KMeansOptions) (*KMeansResult, error) {
+	p, err := newSparsePoints(x, opt.Threads)
+	if err != nil {
+		return nil, err
+	}
+	return runKMeans(ctx, "KMeansSparse", p, opt)
+}
+
+// transposeGrain is the number of columns per chunk of the centers'
+// transposition in sparsePoints.assign.
+const transposeGrain = 256
+
+// sparsePoints holds the validated rows of a CSR matrix with what the
+// distance computations need.
+type sparsePoints struct {
+	x        *sparse.CSR
+	xt       *sparse.CSR // x transposed, for the rows that share a column with a seed
+	n, d     int
+	norms    []float64      // ||x_i||^2 over the stored values, by kernels.Dot
+	exact    []doubleDouble // ||x_i||^2 by squares
+	rel, abs float64        // screening error bound (see screenBound)
+	threads  int
+}
+
+// newSparsePoints validates x.
+func newSparsePoints(x *sparse.CSR, threads int) (*sparsePoints, error) {
+	if x == nil {
+		return nil, fmt.Errorf("cluster: KMeansSparse: x is nil")
+	}
+	if err := x.Validate(); err != nil {
+		return nil, fmt.Errorf("cluster: KMeansSparse: %w", err)
+	}
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil, fmt.Errorf("cluster: KMeansSparse: x is %d x %d, want at least one row and one column", n, d)
+	}
+	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n) * float64(d)))
+	for i := range n {
+		for q := x.Indptr[i]; q < x.Indptr[i+1]; q++ {
+			if v := x.Val[q]; math.Abs(v) > limit {
+				return nil, fmt.Errorf("cluster: KMeansSparse: x[%d, %d] = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", i, x.Ind[q], v, limit)
+			}
+		}
+	}
+	p := &sparsePoints{x: x, xt: x.T(), n: n, d: d, norms: make([]float64, n), exact: make([]doubleDouble, n), threads: parallel.Threads(threads)}
+	for i := range n {
+		val, _ := p.row(i)
+		p.norms[i] = kernels.Dot(val, val)
+		p.exact[i] = squares(val)
+	}
+	p.rel, p.abs = screenBound(d)
+	return p, nil
+}
+
+// row returns the stored values of row i and their column indices.
+func (p *sparsePoints) row(i int) (val []float64, ind []int) {
+	lo, hi := p.x.Indptr[i], p.x.Indptr[i+1]
+	return p.x.Val[lo:hi:hi], p.x.Ind[lo:hi:hi]
+}
+
+// scatter adds row i into the dense vector c.
+func (p *sparsePoints) scatter(c []float64, i int) {
+	val, ind := p.row(i)
+	for q, t := range ind {
+		c[t] += val[q]
+	}
+}
+
+func (p *sparsePoints) dims() (n, d int) { return p.n, p.d }
+
+func (p *sparsePoints) work(k int) *lloydWork { return newLloydWork(p.n, p.d, k, p.threads) }
+
+// seed is points.seed for sparse rows: the same draws from the same
+// distances. A seed is a row r, so x_i.x_r is zero unless row i shares a
+// column with r; the double-double products of the rows that do are
+// accumulated through the transpose, column by column of r, which adds
+// each row's products in the order sparseSqDist would. Every distance is
+// then partsSqDist of three known sums, and a round costs O(n) plus the
+// entries of r's columns, instead of O(nnz(x)).
+func (p *sparsePoints) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, error) {
+	n, d := p.n, p.d
+	c := make([]float64, k*d)
+	chosen := make([]bool, n)
+	d2 := make([]float64, n) // squared distance to the nearest chosen center
+	for i := range d2 {
+		d2[i] = math.Inf(1)
+	}
+	dots := make([]doubleDouble, n) // x_i . x_r, zero unless row i shares a column with r
+	listed := make([]bool, n)       // whether row i does
+	var sharing []int               // and which rows do
+	for j := range k {
+		var r int
+		if j == 0 {
+			r = rng.IntN(n)
+		} else {
+			r = pickSeed(rng, d2, chosen, n-j)
+		}
+		chosen[r] = true
+		p.scatter(c[j*d:(j+1)*d], r)
+		if j == k-1 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, i := range sharing {
+			dots[i], listed[i] = doubleDouble{}, false
+		}
+		sharing = sharing[:0]
+		rv, rc := p.row(r)
+		for q, t := range rc {
+			for e := p.xt.Indptr[t]; e < p.xt.Indptr[t+1]; e++ {
+				i := p.xt.Ind[e]
+				if !listed[i] {
+					listed[i] = true
+					sharing = append(sharing, i)
+				}
+				dots[i].add(twoProd(p.xt.Val[e], rv[q]))
+			}
+		}
+		cn := p.exact[r]
+		parallel.For(n, p.threads, seedGrain, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if d2[i] != 0 {
+					d2[i] = min(d2[i], partsSqDist(p.exact[i], cn, dots[i]))
+				}
+			}
+		})
+	}
+	return c, nil
+}
+
+// assign is points.assign for sparse rows: the fast distances of a row to
+// all centers come from one kernels.AxpyGather of its stored entries over
+// the transposed centers, and sparseSqDist decides among the centers the
+// screening bound cannot rule out (its error is far inside that bound).
+func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloydWork) {
+	d, k := p.d, len(w.norms)
+	exact := make([]doubleDouble, k)
+	parallel.For(k, p.threads, 1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			cj := c[j*d : (j+1)*d]
+			w.norms[j] = kernels.Dot(cj, cj)
+			exact[j] = squares(cj)
+		}
+	})
+	var maxNorm float64
+	for _, v := range w.norms {
+		maxNorm = max(maxNorm, v)
+	}
+	// Transpose in blocks of transposeGrain columns: each center's block is
+	// read contiguously, and the block of ct written stays in cache.
+	parallel.For(d, p.threads, transposeGrain, func(lo, hi int) {
+		for j := range k {
+			for t, v := range c[j*d+lo : j*d+hi] {
+				w.ct[(lo+t)*k+j] = v
+			}
+		}
+	})
+	parallel.ForWorker(p.n, p.threads, assignGrain, func(worker, lo, hi int) {
+		fast := w.scratch[worker]
+		for i := lo; i < hi; i++ {
+			val, ind := p.row(i)
+			clear(fast)
+			kernels.AxpyGather(fast, val, ind, w.ct, k)
+			least, second, m := leastTwo(fast, w.norms)
+			reach := least + 2*(p.rel*(p.norms[i]+maxNorm)+p.abs)
+			best, bestDist := m, sparseSqDist(val, ind, p.exact[i], c[m*d:(m+1)*d], exact[m])
+			if second <= reach {
+				for j, dot := range fast {
+					if j == m || w.norms[j]-2*dot > reach {
+						continue
+					}
+					if e := sparseSqDist(val, ind, p.exact[i], c[j*d:(j+1)*d], exact[j]); e < bestDist || (e == bestDist && j < best) {
+						best, bestDist = j, e
+					}
+				}
+			}
+			labels[i], dist[i] = best, bestDist
+		}
+	})
+}
+
+// repair is points.repair: each empty cluster takes the row farthest from
+// its center among the clusters of two or more rows, which becomes its
+// center.
+func (p *sparsePoints) repair(c []float64, labels []int, dist []float64, counts []int) {
+	refill(labels, dist, counts, func(j, i int) {
+		cj := c[j*p.d : (j+1)*p.d]
+		clear(cj)
+		p.scatter(cj, i)
+	})
+}
+
+// means is points.means for sparse rows: each center becomes the mean of
+// its rows, scattered in index order whatever the thread count. Adding a
+// row's stored entries only is adding its zeros too, exactly, so the sums
+// are those of the dense rows.
+func (p *sparsePoints) means(c []float64, labels []int, w *lloydWork) {
+	setMeans(c, p.d, labels, p.threads, w, p.scatter)
+}
+
+// doubleDouble is the unevaluated sum hi + lo of two float64s, which
+// carries about 106 bits.
+type doubleDouble struct{ hi, lo float64 }
+
+// add adds the exact value ph + pl, pl being small next to ph, accumulating
+// the rounding error of hi in lo.
+func (s *doubleDouble) add(ph, pl float64) {
+	var e float64
+	s.hi, e = twoSum(s.hi, ph)
+	s.lo += e + pl
+}
+
+// twoSum returns a + b rounded, and its rounding error: s + e = a + b
+// exactly (Knuth's branch-free form).
+func twoSum(a, b float64) (s, e float64) {
+	s = a + b
+	bb := s - a
+	e = (a - (s - bb)) + (b - bb)
+	return s, e
+}
+
+// twoProd returns a*b rounded and its rounding error, exact by FMA unless
+// the product underflows.
+func twoProd(a, b float64) (p, e float64) {
+	// The conversion forbids fusing the product into a later sum.
+	p = float64(a * b)
+	return p, math.FMA(a, b, -p)
+}
+
+// squares returns ||c||^2 in double-double, summed in index order. Zero
+// entries add nothing, so a row's stored values and the row scattered
+// into a dense vector give the same sum, bit for bit.
+func squares(c []float64) doubleDouble {
+	var s doubleDouble
+	for _, v := range c {
+		if v != 0 { // skipping a zero changes nothing, bit for bit
+			s.add(twoProd(v, v))
+		}
+	}
+	return s
+}
+
+// sparseSqDist returns the squared distance between the sparse row (val,
+// ind), with xn = squares(val), and the dense center c, with
+// cn = squares(c): partsSqDist of the two norms and of the row's dot
+// product with c, summed in double-double over the row's entries in
+// order.
+func sparseSqDist(val []float64, ind []int, xn doubleDouble, c []float64, cn doubleDouble) float64 {
+	var dot doubleDouble
+	ind = ind[:len(val)]
+	for q, t := range ind {
+		dot.add(twoProd(val[q], c[t]))
+	}
+	return partsSqDist(xn, cn, dot)
+}
+
+// partsSqDist returns ||x||^2 + ||c||^2 - 2 x.c from the three sums in
+// double-double, rounded once and, as rounding alone can make it negative,
+// at least zero. When x = c the three sums are the same sequence of
+// operations, so the result is exactly zero.
+func partsSqDist(xn, cn, dot doubleDouble) float64 {
+	h, e := twoSum(xn.hi, cn.hi)
+	l := e + xn.lo + cn.lo
+	h, e = twoSum(h, -2*dot.hi)
+	l = e + (l - 2*dot.lo)
+	return max(0, h+l)
+}
