@@ -48,3 +48,22 @@ func axpyGatherGeneric(dst, val []float64, ind []int, b []float64, ldb int) {
 		}
 	}
 }
+
+// dotGatherGeneric computes, for p < len(ind),
+// dst[p] = sum_t x[t] * b[ind[p]*ldb+t]: the dot products of x with the
+// rows ind of a dense row-major matrix b with row stride ldb.
+func dotGatherGeneric(dst, x []float64, ind []int, b []float64, ldb int) {
+	k := len(x)
+	dst = dst[:len(ind)]
+	// Capped at its length, as in axpyGatherGeneric, so that a row index
+	// past the end panics here as it does in the assembly.
+	b = b[:len(b):len(b)]
+	for p, j := range ind {
+		row := b[j*ldb : j*ldb+k]
+		var s float64
+		for t, v := range x {
+			s += v * row[t]
+		}
+		dst[p] = s
+	}
+}

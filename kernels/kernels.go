@@ -12,6 +12,7 @@ var (
 	dotImpl        = dotGeneric
 	mulUpdateImpl  = mulUpdateGeneric
 	axpyGatherImpl = axpyGatherGeneric
+	dotGatherImpl  = dotGatherGeneric
 	path           = "generic"
 )
 
@@ -57,6 +58,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
+		dotGatherImpl = dotGatherGeneric
 		path = "generic"
 		return nil
 	}
@@ -128,4 +130,29 @@ func AxpyGather(dst, val []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	axpyGatherImpl(dst, val, ind, b, ldb)
+}
+
+// DotGather computes one sparse row's sampled dot products: for each stored
+// entry p, dst[p] = x . b[ind[p]*ldb : ind[p]*ldb+len(x)]. It is the inner
+// step of a sampled dense-dense product (A B^T evaluated at a sparsity
+// pattern). It writes dst[:len(ind)] and leaves the rest of dst alone. It
+// panics if dst is shorter than ind or if a row ind[p] reaches past len(b),
+// on every path.
+//
+// Reference:
+//
+//	for p, j := range ind {
+//		row := b[j*ldb:]
+//		var s float64
+//		for t, v := range x { s += v * row[t] }
+//		dst[p] = s
+//	}
+func DotGather(dst, x []float64, ind []int, b []float64, ldb int) {
+	if len(dst) < len(ind) {
+		panic("kernels: DotGather length mismatch")
+	}
+	if len(ind) == 0 {
+		return
+	}
+	dotGatherImpl(dst, x, ind, b, ldb)
 }

@@ -19,6 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
+		dotGatherImpl = dotGatherAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
