@@ -1,7 +1,12 @@
-// Package sparse holds compressed sparse row (CSR) matrices and the products
-// the factorizations need: CSR times dense and CSR-transpose times dense,
-// both parallel over blocks of output rows with no atomics, so that a result
-// is bit-for-bit the same for any thread count.
+// Package sparse holds compressed sparse row (CSR) matrices and the linear
+// algebra the factorizations need on them: CSR times dense and
+// CSR-transpose times dense, the product of two dense factors sampled at a
+// CSR pattern (for the KL methods), Jacobi-preconditioned conjugate
+// gradients for sparse symmetric positive definite systems (one system, or
+// a block of shifted graph Laplacians sharing one matrix, for LPNMF), and a
+// randomized truncated SVD (for NNDSVD starts). Every parallel routine
+// splits work so that each result is computed in a fixed order: results are
+// bit-for-bit the same for any thread count.
 //
 // Invariants of a valid CSR (see Validate): row pointers start at zero, never
 // decrease and end at the number of stored values; column indices of a row

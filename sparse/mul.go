@@ -73,3 +73,22 @@ func (a *CSR) MulTransDenseTo(dst, b blas64.General, threads int) {
 		}
 	})
 }
+
+// SampledTo sets dst[p] = a_i . b_j for every stored entry p = (i, j) of s
+// (r x c): the product A B^T evaluated only at s's pattern, for a (r x k)
+// and b (c x k) dense. It costs one length-k dot per stored entry, never
+// the r x c product: each row of s is one kernels.DotGather call, which
+// keeps a_i in registers across the row's entries. Rows run in parallel and
+// each entry is computed alone, so the result does not depend on threads.
+func (s *CSR) SampledTo(dst []float64, a, b blas64.General, threads int) {
+	if len(dst) != len(s.Val) || a.Rows != s.Rows || b.Rows != s.Cols || a.Cols != b.Cols {
+		panic("sparse: SampledTo dimension mismatch")
+	}
+	k := a.Cols
+	parallel.For(s.Rows, threads, rowsPerChunk, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p0, p1 := s.Indptr[i], s.Indptr[i+1]
+			kernels.DotGather(dst[p0:p1], a.Data[i*a.Stride:i*a.Stride+k], s.Ind[p0:p1], b.Data, b.Stride)
+		}
+	})
+}

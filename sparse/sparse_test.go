@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/kernels"
 )
 
 // randomCSR returns an r x c matrix with about density*r*c entries, some
@@ -315,6 +317,41 @@ func TestProductsIdenticalForAnyThreadCount(t *testing.T) {
 		for i := range reft {
 			if dt.Data[i] != reft[i] {
 				t.Fatalf("threads %d: A^T*B element %d differs from 1 thread", threads, i)
+			}
+		}
+	}
+}
+
+// TestSampledToEveryKernelPath compares the sampled product with the dense
+// reference at every kernel path this CPU runs, for k across the kernels'
+// block widths, with strided operands.
+func TestSampledToEveryKernelPath(t *testing.T) {
+	defer kernels.Use("auto")
+	rng := rand.New(rand.NewPCG(21, 22))
+	s := randomCSR(rng, 57, 43, 0.2)
+	for _, path := range kernels.Available() {
+		if err := kernels.Use(path); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 3, 4, 7, 16, 17, 30, 33} {
+			a := randomGeneral(rng, 57, k, k+2)
+			b := randomGeneral(rng, 43, k, k+5)
+			for _, threads := range []int{1, 3} {
+				dst := make([]float64, s.NNZ())
+				s.SampledTo(dst, a, b, threads)
+				for i := 0; i < s.Rows; i++ {
+					for p := s.Indptr[i]; p < s.Indptr[i+1]; p++ {
+						j := s.Ind[p]
+						var want, scale float64
+						for c := 0; c < k; c++ {
+							want += a.Data[i*a.Stride+c] * b.Data[j*b.Stride+c]
+							scale += math.Abs(a.Data[i*a.Stride+c] * b.Data[j*b.Stride+c])
+						}
+						if !closeRel(dst[p], want, scale) {
+							t.Fatalf("%s k=%d: entry (%d,%d) = %v, want %v", path, k, i, j, dst[p], want)
+						}
+					}
+				}
 			}
 		}
 	}
