@@ -9,7 +9,11 @@ The machine this runs on is a shared virtual machine whose speed drifts by
 20-30 % within minutes, so the script alternates the implementations over
 several rounds and compares medians: a slow spell then hits both sides.
 
-Usage: python3 bench/compare.py [--data PATH] [--k 30] [--iters 30] [--rounds 5] [--bin bin/manifactor]
+Usage: python3 bench/compare.py [--data PATH] [--k 30] [--iters 30] [--rounds 5] [--loss frobenius|kl] [--bin bin/manifactor]
+
+With --loss kl it compares NMF(beta_loss="kullback-leibler") with
+`manifactor bench --method nmf-kl`, and reports LPNMF (p = 5, lambda = 100)
+against NMF-KL with its conjugate-gradient counts.
 """
 
 import argparse
@@ -59,8 +63,8 @@ def sklearn_ms_per_iter(x, k, iters, beta_loss):
     return 1000 * (t2 - t1) / (n2 - n1)
 
 
-def manifactor(binary, data, k, iters, extra):
-    cmd = [binary, "bench", "--data", data, "--tfidf", "--normalize", "l2", "--method", "nmf",
+def manifactor(binary, data, k, iters, extra, method="nmf"):
+    cmd = [binary, "bench", "--data", data, "--tfidf", "--normalize", "l2", "--method", method,
            "--k", str(k), "--iters", str(iters), "--json"] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -73,7 +77,10 @@ def main():
     ap.add_argument("--iters", type=int, default=30)
     ap.add_argument("--bin", default="bin/manifactor")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--loss", choices=["frobenius", "kl"], default="frobenius")
     args = ap.parse_args()
+    if args.loss == "kl":
+        return main_kl(args)
     if not os.path.exists(args.data):
         sys.exit(f"{args.data} not found: the real data sets live in ../shared/data")
 
@@ -108,6 +115,37 @@ def main():
           f"{min(ref_times):.1f}-{max(ref_times):.1f} | | 1.0x |")
     for name, ms, gf, lo, hi in rows:
         print(f"| {name} | {ms:.1f} | {lo:.1f}-{hi:.1f} | {gf:.2f} | {ref / ms:.1f}x |")
+
+
+def main_kl(args):
+    """NMF-KL against scikit-learn's KL multiplicative updates; LPNMF
+    against NMF-KL, all alternated over rounds."""
+    if not os.path.exists(args.data):
+        sys.exit(f"{args.data} not found: the real data sets live in ../shared/data")
+    x = prepare(args.data)
+    info = json.loads(subprocess.run([args.bin, "info", "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    ref, kl, lp, cg = [], [], [], []
+    for r in range(args.rounds):
+        ref.append(sklearn_ms_per_iter(x, args.k, args.iters, "kullback-leibler"))
+        kl.append(manifactor(args.bin, args.data, args.k, args.iters, [], "nmf-kl")["ms_per_iter"])
+        out = manifactor(args.bin, args.data, args.k, args.iters,
+                         ["--lambda", "100", "--neighbors", "5"], "lpnmf")
+        lp.append(out["ms_per_iter"])
+        cg.append(out["cg"]["iterations"] / out["cg"]["solves"])
+        print(f"round {r + 1}: scikit-learn {ref[-1]:.1f} ms, nmf-kl {kl[-1]:.1f} ms, lpnmf {lp[-1]:.1f} ms "
+              f"({cg[-1]:.1f} CG iterations a solve)", file=sys.stderr)
+    m = statistics.median
+    print(f"TDT2 {x.shape[0]} docs x {x.shape[1]} terms, {x.nnz} non-zeros, k = {args.k}, "
+          f"{args.iters} iterations, median of {args.rounds} alternating rounds; {info['cpu']}, {info['cores']} cores; "
+          f"scikit-learn {sklearn.__version__}\n")
+    print("| implementation | ms/iter (median) | range | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    print(f"| scikit-learn NMF(solver='mu', beta_loss='kullback-leibler') | {m(ref):.1f} | {min(ref):.1f}-{max(ref):.1f} | 1.0x |")
+    print(f"| manifactor nmf-kl ({info['blas']}, {info['kernels']} kernels) | {m(kl):.1f} | {min(kl):.1f}-{max(kl):.1f} | "
+          f"{m(ref) / m(kl):.1f}x faster |")
+    print(f"| manifactor lpnmf, p = 5, lambda = 100 | {m(lp):.1f} | {min(lp):.1f}-{max(lp):.1f} | "
+          f"{m(lp) / m(kl):.2f}x nmf-kl; {m(cg):.1f} CG iterations a solve |")
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ func (it *cfIter) begin() float64 {
 	return it.objective(frob(it.f.a, it.kv, th))
 }
 
-func (it *cfIter) step() float64 {
+func (it *cfIter) step(bool) (float64, error) {
 	th, f, reg := it.p.opts.Threads, it.f, it.p.reg
 	// V update.
 	if it.general() {
@@ -157,7 +157,7 @@ func (it *cfIter) step() float64 {
 		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
 	}
 	it.kernelProducts()
-	return it.objective(tr)
+	return it.objective(tr), nil
 }
 
 func (it *cfIter) graphProduct() {

@@ -184,3 +184,51 @@ func (d *Data) scaledSamples(f []float64) *Data {
 // sampleRows returns X^T (n x m) as a dense row-major matrix when X is
 // dense, and the CSR of X^T otherwise.
 func (d *Data) sampleRows() (*sparse.CSR, blas64.General) { return d.xt, d.dense }
+
+// ncwDegrees returns d = X^T X e, each sample's inner product with the sum
+// of all samples: the degrees of the normalized-cut weighting.
+func (d *Data) ncwDegrees() []float64 {
+	deg := make([]float64, d.n)
+	if d.xt != nil {
+		s := d.xt.ColSums() // X e: one entry per (internal) feature
+		for j := 0; j < d.n; j++ {
+			for q := d.xt.Indptr[j]; q < d.xt.Indptr[j+1]; q++ {
+				deg[j] += d.xt.Val[q] * s[d.xt.Ind[q]]
+			}
+		}
+		return deg
+	}
+	s := make([]float64, d.m)
+	for j := 0; j < d.n; j++ {
+		for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
+			s[t] += x
+		}
+	}
+	for j := 0; j < d.n; j++ {
+		var dj float64
+		for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
+			dj += x * s[t]
+		}
+		deg[j] = dj
+	}
+	return deg
+}
+
+// sparseForms returns X (features as rows) and X^T (samples as rows) in
+// CSR; for dense data, of its non-zero entries.
+func (d *Data) sparseForms() (x, xt *sparse.CSR) {
+	if d.xt != nil {
+		return d.x, d.xt
+	}
+	xt = &sparse.CSR{Rows: d.n, Cols: d.m, Indptr: make([]int, d.n+1)}
+	for j := 0; j < d.n; j++ {
+		for t, v := range d.dense.Data[j*d.m : (j+1)*d.m] {
+			if v != 0 {
+				xt.Ind = append(xt.Ind, t)
+				xt.Val = append(xt.Val, v)
+			}
+		}
+		xt.Indptr[j+1] = len(xt.Ind)
+	}
+	return xt.T(), xt
+}

@@ -31,9 +31,15 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := p.result(best.f)
+	if kl, ok := best.it.(*klIter); ok {
+		res.CG = kl.cg
+	}
 	res.model = p.model()
 	res.Objective = best.trace
-	res.Iterations = len(best.trace) - 1
+	res.Iterations = best.iters
+	if p.opts.Evaluate > 1 {
+		res.ObjectiveIters = best.evals
+	}
 	res.Status = best.status
 	res.Start = best.start
 	res.IterTime = best.iterTime
@@ -43,10 +49,12 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 
 // iterator is one start of one method: begin returns the objective of the
 // starting factors (and prepares what the first step needs), step runs one
-// iteration and returns the objective after it.
+// iteration and, when eval is set, returns the objective after it (methods
+// whose objective is nearly free compute it anyway), or an error that makes
+// the result untrustworthy (a linear solve that did not converge).
 type iterator interface {
 	begin() float64
-	step() float64
+	step(eval bool) (float64, error)
 }
 
 // run is one start in progress.
@@ -54,7 +62,9 @@ type run struct {
 	start    int
 	f        *factors
 	it       iterator
-	trace    []float64
+	trace    []float64 // objectives at evaluated iterations, the start first
+	evals    []int     // the iteration of each trace entry
+	iters    int
 	status   Status
 	iterTime time.Duration
 	meanFit  float64
@@ -70,15 +80,24 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 	if stop && o.StopRule == MeanFit {
 		r.meanFit = 10 * r.final()
 	}
-	for len(r.trace)-1 < limit {
+	for r.iters < limit {
 		if err := ctx.Err(); err != nil {
 			r.status = Canceled
 			return err
 		}
+		iter := r.iters + 1
+		eval := o.Evaluate <= 1 || iter%o.Evaluate == 0 || iter == limit
 		prev := r.final()
-		obj := r.it.step()
+		obj, err := r.it.step(eval)
+		if err != nil {
+			return err
+		}
+		r.iters = iter
+		if !eval {
+			continue
+		}
 		r.trace = append(r.trace, obj)
-		iter := len(r.trace) - 1
+		r.evals = append(r.evals, iter)
 		if o.Progress != nil {
 			o.Progress(r.start, iter, obj)
 		}
@@ -111,13 +130,18 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 	var best *run
 	for s := 0; s < o.Restarts; s++ {
 		f := p.newFactors()
-		if s == 0 && o.Init != nil {
+		switch {
+		case s == 0 && o.Init != nil:
 			p.setInit(f, o.Init)
-		} else {
+		case s == 0 && o.InitMethod != "" && o.InitMethod != InitRandom:
+			if err := p.initialize(ctx, f); err != nil {
+				return nil, err
+			}
+		default:
 			p.random(f, o.Seed, uint64(s))
 		}
 		r := &run{start: s, f: f, it: p.iterator(f)}
-		r.trace = []float64{r.it.begin()}
+		r.trace, r.evals = []float64{r.it.begin()}, []int{0}
 		limit := o.MaxIter
 		if short {
 			limit = min(o.RestartIters, o.MaxIter)
@@ -130,7 +154,7 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 			return best, err
 		}
 	}
-	if short && len(best.trace)-1 < o.MaxIter {
+	if short && best.iters < o.MaxIter {
 		// The reference code's scheme: continue the best short run.
 		return best, best.advance(ctx, o, o.MaxIter, true)
 	}
@@ -159,6 +183,10 @@ type problem struct {
 	ncw  []float64
 	reg  *regularizer // lambda-folded graph, nil when lambda = 0
 	kern *kernelMatrix
+	// KL methods: X and X^T in CSR (also for dense data: its non-zeros)
+	// and, for -ncw, the per-sample weights of the divergence.
+	klX, klXT *sparse.CSR
+	gamma     []float64
 }
 
 // regularizer is the graph term with lambda folded in, as the reference
@@ -177,7 +205,29 @@ func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem
 			return nil, err
 		}
 	}
-	if spec.ncw {
+	switch {
+	case spec.kl():
+		p.klX, p.klXT = d.sparseForms()
+		if spec.ncw {
+			// The reference code weighs each sample's divergence by
+			// 1/(x_j^T X e) rather than rescaling the data.
+			deg := d.ncwDegrees()
+			p.gamma = make([]float64, d.n)
+			for j, dj := range deg {
+				switch {
+				case dj < 0 || math.IsNaN(dj):
+					return nil, errNegativeDegree(j, dj)
+				case dj > 0:
+					p.gamma[j] = 1 / dj
+				default:
+					// An all-zero sample's divergence is sum_i y_ij
+					// whatever its weight; 1 keeps the solves positive
+					// definite.
+					p.gamma[j] = 1
+				}
+			}
+		}
+	case spec.ncw:
 		if err := p.weight(); err != nil {
 			return nil, err
 		}
@@ -211,30 +261,11 @@ func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem
 // (paper 002 appendix B). A sample with d_j = 0 (all zero) keeps weight 0.
 func (p *problem) weight() error {
 	d := p.d
-	deg := make([]float64, d.n)
+	var deg []float64
 	if p.kern != nil {
 		deg = p.kern.rowSums()
-	} else if d.xt != nil {
-		s := d.xt.ColSums() // X e: one entry per (internal) feature
-		for j := 0; j < d.n; j++ {
-			for q := d.xt.Indptr[j]; q < d.xt.Indptr[j+1]; q++ {
-				deg[j] += d.xt.Val[q] * s[d.xt.Ind[q]]
-			}
-		}
 	} else {
-		s := make([]float64, d.m)
-		for j := 0; j < d.n; j++ {
-			for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
-				s[t] += x
-			}
-		}
-		for j := 0; j < d.n; j++ {
-			var dj float64
-			for t, x := range d.dense.Data[j*d.m : (j+1)*d.m] {
-				dj += x * s[t]
-			}
-			deg[j] = dj
-		}
+		deg = d.ncwDegrees()
 	}
 	p.ncw = make([]float64, d.n)
 	scale := make([]float64, d.n)
@@ -320,8 +351,11 @@ func (p *problem) setInit(f *factors, init *Factors) {
 }
 
 func (p *problem) iterator(f *factors) iterator {
-	if p.spec.concept() {
+	switch {
+	case p.spec.concept():
 		return newCFIter(p, f)
+	case p.spec.kl():
+		return newKLIter(p, f)
 	}
 	return newNMFIter(p, f)
 }
@@ -339,14 +373,23 @@ func (p *problem) result(f *factors) *Result {
 	if p.spec.concept() {
 		norms = p.conceptNorms(f)
 	} else {
+		// Unit L2 columns for the Frobenius methods (paper 004); for the
+		// KL methods unit L1 columns, so U's columns are distributions
+		// over the features.
 		norms = make([]float64, k)
 		for i := 0; i < f.a.Rows; i++ {
 			for j, x := range f.a.Data[i*k : (i+1)*k] {
-				norms[j] += x * x
+				if p.spec.kl() {
+					norms[j] += x
+				} else {
+					norms[j] += x * x
+				}
 			}
 		}
-		for j := range norms {
-			norms[j] = math.Sqrt(norms[j])
+		if !p.spec.kl() {
+			for j := range norms {
+				norms[j] = math.Sqrt(norms[j])
+			}
 		}
 	}
 	if p.ncw != nil {

@@ -70,7 +70,7 @@ func (it *nmfIter) begin() float64 {
 	return it.objective(tr)
 }
 
-func (it *nmfIter) step() float64 {
+func (it *nmfIter) step(bool) (float64, error) {
 	th := it.p.opts.Threads
 	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true}
 	if it.p.reg != nil {
@@ -79,7 +79,7 @@ func (it *nmfIter) step() float64 {
 	it.vw.run(h, th)
 	it.graphProduct()
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true}, th)
-	return it.objective(tr)
+	return it.objective(tr), nil
 }
 
 // graphProduct forms lambda W V for the current V: the regularizer's part

@@ -24,7 +24,7 @@ const (
 
 // Methods lists the factorization methods Fit knows. Each also exists with
 // the suffix "-ncw": the normalized-cut weighted form.
-var Methods = []string{"nmf", "gnmf", "cf", "lccf"}
+var Methods = []string{"nmf", "gnmf", "cf", "lccf", "nmf-kl", "lpnmf"}
 
 // StopRule selects how a start decides it has converged.
 type StopRule int
@@ -92,9 +92,10 @@ func (k KernelKind) String() string {
 // Frobenius NMF.
 type Options struct {
 	// Method names the factorization: "nmf" (the default), "gnmf", "cf",
-	// "lccf", each optionally with the suffix "-ncw" for the
-	// normalized-cut weighted form (paper 004 appendix B, paper 002
-	// appendix B).
+	// "lccf", "nmf-kl", "lpnmf", each optionally with the suffix "-ncw" for
+	// the normalized-cut weighted form (paper 004 appendix B, paper 002
+	// appendix B; for the KL methods, per-sample weights 1/(x_j^T X e) on
+	// the divergence, as the reference code does).
 	Method string
 
 	// K is the number of factors, 1 <= K <= min(m, n). Required.
@@ -128,6 +129,14 @@ type Options struct {
 	// StopRule selects the stopping rule; the zero value is
 	// RelativeDecrease.
 	StopRule StopRule
+	// Evaluate computes the objective every Evaluate iterations (and at
+	// the last) instead of every one; the stopping rule is tested at
+	// evaluations only, comparing with the previous evaluation. 0 or 1
+	// means every iteration. It saves time for the KL methods, whose
+	// objective costs a logarithm per non-zero of X (scikit-learn checks
+	// its stopping rule every 10 iterations); for the other methods the
+	// objective comes almost free from the updates' products.
+	Evaluate int
 
 	// Restarts is the number of random starts; 0 means 1.
 	Restarts int
@@ -144,10 +153,23 @@ type Options struct {
 	// GOMAXPROCS. The BLAS backend's own threading is separate.
 	Threads int
 
+	// InitMethod selects the first start: "" or InitRandom, InitNNDSVD or
+	// InitLabels (with InitLabels set). Further starts are random. Init,
+	// when set, takes precedence.
+	InitMethod string
+	// InitLabels is a clustering of the samples (0..K-1) for InitLabels.
+	InitLabels []int
+
 	// Init, when set, is the starting point of the first start instead of
 	// random factors; it is copied, not modified. For nmf and gnmf it holds
 	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
 	Init *Factors
+
+	// CGTol is the relative residual each of LPNMF's linear solves must
+	// reach; 0 means 1e-10. CGMaxIter caps their iterations; 0 means 1000.
+	// A solve that does not converge is an error, not a silent result.
+	CGTol     float64
+	CGMaxIter int
 
 	// explicitKernel forms K even when the implicit linear path applies,
 	// so tests can compare the two.
@@ -201,11 +223,14 @@ type Result struct {
 	// lccf), nil for nmf and gnmf.
 	W *mat.Dense
 	// Objective holds the objective at the start (index 0) and after each
-	// iteration of the returned start, for the factors as the updates left
-	// them. The final normalization keeps U V^T (X W V^T) but rescales V,
+	// iteration of the returned start (each evaluated one, see
+	// ObjectiveIters), for the factors as the updates left them. The final normalization keeps U V^T (X W V^T) but rescales V,
 	// so with lambda > 0 the graph term of the returned factors differs.
 	// For the -ncw methods it is the weighted objective.
 	Objective []float64
+	// ObjectiveIters gives the iteration of each Objective entry when
+	// Options.Evaluate > 1; nil when every iteration was evaluated.
+	ObjectiveIters []int
 	// Iterations run by the returned start.
 	Iterations int
 	// Start is the index of the returned start among Restarts.
@@ -225,6 +250,12 @@ type Result struct {
 	// general updates (paper 002 eqs. 25 and 28) ran.
 	General bool
 
+	// CG reports LPNMF's linear solves over the returned start: the
+	// conjugate-gradient iterations summed over all solves, the largest
+	// final relative residual, and how many round-off negatives of V were
+	// set to zero.
+	CG CGStats
+
 	// model keeps what Transform needs beyond the factors.
 	model model
 }
@@ -242,6 +273,14 @@ type model struct {
 // Final returns the last objective value.
 func (r *Result) Final() float64 { return r.Objective[len(r.Objective)-1] }
 
+// CGStats summarizes the conjugate-gradient solves of a fit.
+type CGStats struct {
+	Solves      int
+	Iterations  int
+	MaxResidual float64
+	Clamped     int
+}
+
 // methodSpec is a parsed method name.
 type methodSpec struct {
 	base string // nmf, gnmf, cf, lccf
@@ -258,11 +297,14 @@ func parseMethod(name string) (methodSpec, error) {
 			return s, nil
 		}
 	}
-	return s, fmt.Errorf("solver: unknown method %q (known: nmf, gnmf, cf, lccf, each also with -ncw)", name)
+	return s, fmt.Errorf("solver: unknown method %q (known: nmf, gnmf, cf, lccf, nmf-kl, lpnmf, each also with -ncw)", name)
 }
 
-func (s methodSpec) concept() bool  { return s.base == "cf" || s.base == "lccf" }
-func (s methodSpec) regular() bool  { return s.base == "gnmf" || s.base == "lccf" }
+func (s methodSpec) concept() bool { return s.base == "cf" || s.base == "lccf" }
+func (s methodSpec) regular() bool { return s.base == "gnmf" || s.base == "lccf" || s.base == "lpnmf" }
+
+// kl reports the methods that minimize the KL divergence.
+func (s methodSpec) kl() bool       { return s.base == "nmf-kl" || s.base == "lpnmf" }
 func (s methodSpec) String() string { return s.base + map[bool]string{true: "-ncw"}[s.ncw] }
 
 func (o Options) withDefaults() Options {
@@ -298,7 +340,7 @@ func (o Options) check(d *Data) (methodSpec, error) {
 	if o.K < 1 || o.K > min(d.m, d.n) {
 		return spec, fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
 	}
-	if o.MaxIter < 0 || o.MinIter < 0 || o.Restarts < 0 || o.RestartIters < 0 {
+	if o.MaxIter < 0 || o.MinIter < 0 || o.Restarts < 0 || o.RestartIters < 0 || o.Evaluate < 0 {
 		return spec, fmt.Errorf("solver: negative iteration or restart count (MaxIter %d, MinIter %d, Restarts %d, RestartIters %d)", o.MaxIter, o.MinIter, o.Restarts, o.RestartIters)
 	}
 	if o.Threads < 0 {
@@ -317,6 +359,18 @@ func (o Options) check(d *Data) (methodSpec, error) {
 		if err := o.Graph.Check(d.n); err != nil {
 			return spec, fmt.Errorf("solver: %w", err)
 		}
+	}
+	switch o.InitMethod {
+	case "", InitRandom, InitNNDSVD:
+	case InitLabels:
+		if len(o.InitLabels) != d.n {
+			return spec, fmt.Errorf("solver: InitLabels has %d labels for %d samples", len(o.InitLabels), d.n)
+		}
+	default:
+		return spec, fmt.Errorf("solver: unknown InitMethod %q (want random, nndsvd or labels)", o.InitMethod)
+	}
+	if o.CGTol < 0 || o.CGMaxIter < 0 || math.IsNaN(o.CGTol) {
+		return spec, fmt.Errorf("solver: negative CG tolerance or iteration cap")
 	}
 	if !spec.concept() {
 		if o.Kernel.Kind != Linear {

@@ -113,8 +113,16 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	n2, k := x.n, res.V.RawMatrix().Cols
 	// The NC weights of the training samples (for V' = Gamma^(1/2) V) and
 	// of the new ones.
-	var trainScale, newScale []float64
-	if md.spec.ncw {
+	var trainScale, newScale, gNew []float64
+	switch {
+	case md.spec.ncw && md.spec.kl():
+		// The KL methods weigh each sample's divergence by g = 1/(x . X e)
+		// instead of rescaling: the new samples get their own weights.
+		gNew = ncwScales(x, md.colSum)
+		for i, s := range gNew {
+			gNew[i] = s * s
+		}
+	case md.spec.ncw:
 		trainScale = ncwScales(train, md.colSum)
 		newScale = ncwScales(x, md.colSum)
 	}
@@ -157,9 +165,12 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 		}
 	}
 	var err error
-	if md.spec.concept() {
+	switch {
+	case md.spec.concept():
 		err = transformConcept(ctx, res, md, train, x, v, trainScale, newScale, links, deg, opts, out)
-	} else {
+	case md.spec.kl():
+		err = transformKL(ctx, res, x, v, gNew, links, deg, opts, out)
+	default:
 		err = transformNMF(ctx, res, x, v, newScale, links, deg, opts, out)
 	}
 	if err != nil {
@@ -477,4 +488,60 @@ func (d *Data) sampleSquares() []float64 {
 		out[j] = kernels.Dot(r, r)
 	}
 	return out
+}
+
+// transformKL runs the KL methods' V update for each new sample with U
+// fixed: for nmf-kl v' <- v' .* (sum_i x'_i u_i / y_i) / colsum(U); for
+// lpnmf the new sample's equation of eq. 9, with the training V fixed, is
+// scalar per column: v'_c = (g' b'_c + (S'V)_c) / (g' s_c + d') with
+// b'_c = v'_c sum_i x'_i u_ic / y_i, S' the lambda-folded links and d'
+// their row sum.
+func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g []float64, links *sparse.CSR, deg []float64, opts TransformOptions, out blas64.General) error {
+	k := out.Cols
+	_, xt := x.sparseForms()
+	u := general(x.m, k)
+	colU := make([]float64, k)
+	for r := 0; r < x.m; r++ {
+		i := x.feature(r)
+		for c := 0; c < k; c++ {
+			u.Data[r*k+c] = res.U.At(i, c)
+			colU[c] += u.Data[r*k+c]
+		}
+	}
+	parallel.For(x.n, opts.Threads, 16, func(lo, hi int) {
+		num, sv, ratio := make([]float64, k), make([]float64, k), []float64(nil)
+		for j := lo; j < hi; j++ {
+			if ctx.Err() != nil {
+				return
+			}
+			vj := out.Data[j*k : (j+1)*k]
+			p0, p1 := xt.Indptr[j], xt.Indptr[j+1]
+			ratio = append(ratio[:0], make([]float64, p1-p0)...)
+			gj := 1.0
+			if g != nil {
+				gj = g[j]
+			}
+			var dj float64
+			clear(sv)
+			if links != nil {
+				q0, q1 := links.Indptr[j], links.Indptr[j+1]
+				kernels.AxpyGather(sv, links.Val[q0:q1], links.Ind[q0:q1], v.Data, k)
+				dj = deg[j]
+			}
+			for t := 0; t < opts.MaxIter; t++ {
+				for q := p0; q < p1; q++ {
+					i := xt.Ind[q]
+					ratio[q-p0] = xt.Val[q] / max(kernels.Dot(vj, u.Data[i*k:(i+1)*k]), Eps)
+				}
+				clear(num)
+				if p1 > p0 {
+					kernels.AxpyGather(num, ratio, xt.Ind[p0:p1], u.Data, k)
+				}
+				for c := range vj {
+					vj[c] = (gj*vj[c]*num[c] + sv[c]) / max(gj*colU[c]+dj, Eps)
+				}
+			}
+		}
+	})
+	return ctx.Err()
 }

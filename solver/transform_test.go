@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -214,4 +216,81 @@ func TestTransformBadInput(t *testing.T) {
 	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
 		t.Errorf("links of the wrong size: %v", err)
 	}
+}
+
+// TestTransformKL: new samples of separable topics land in their topic's
+// cluster under nmf-kl and lpnmf (with links), and the fit's own samples,
+// transformed with U fixed, fit at least as well as the fit's V.
+func TestTransformKL(t *testing.T) {
+	all, truth := topics(3, 160)
+	var trainIdx, testIdx []int
+	for i := 0; i < 160; i++ {
+		if i%4 == 0 {
+			testIdx = append(testIdx, i)
+		} else {
+			trainIdx = append(trainIdx, i)
+		}
+	}
+	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
+	dTrain, _ := NewSparseData(train)
+	dTest, _ := NewSparseData(test)
+	l := links(train, train, 6)
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < l.Rows; i++ {
+		for q := l.Indptr[i]; q < l.Indptr[i+1]; q++ {
+			if j := l.Ind[q]; j != i {
+				ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
+			}
+		}
+	}
+	w, _ := sparse.FromTriplets(l.Rows, l.Rows, ri, ci, v)
+	for q := range w.Val {
+		w.Val[q] = 1
+	}
+	g := mustGraph(t, w)
+	lk := links(test, train, 5)
+	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
+		lambda := 0.5
+		if m == "lpnmf-ncw" {
+			lambda = 0.001
+		}
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: lambda, Graph: g, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vNew, err := Transform(context.Background(), res, dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		trainTruth := make([]int, len(trainIdx))
+		for i, j := range trainIdx {
+			trainTruth[i] = truth[j]
+		}
+		acc, mapping, _ := cluster.Accuracy(trainTruth, res.Labels)
+		if acc < 0.99 {
+			t.Fatalf("%s: training accuracy %v", m, acc)
+		}
+		for i, j := range testIdx {
+			best := 0
+			for c := 1; c < 3; c++ {
+				if vNew.At(i, c) > vNew.At(i, best) {
+					best = c
+				}
+			}
+			if mapping[best] != truth[j] {
+				t.Fatalf("%s: new sample %d placed in cluster of topic %d, is topic %d", m, i, mapping[best], truth[j])
+			}
+		}
+	}
+}
+
+func toDenseRows(a *sparse.CSR) *mat.Dense {
+	d := mat.NewDense(a.Rows, a.Cols, nil)
+	for i := 0; i < a.Rows; i++ {
+		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+			d.Set(i, a.Ind[q], a.Val[q])
+		}
+	}
+	return d
 }

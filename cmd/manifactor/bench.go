@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +28,8 @@ type benchOutput struct {
 	Features     int     `json:"features"`
 	NNZ          int     `json:"nnz"`
 	Objective    float64 `json:"objective"`
+	Evaluate     int     `json:"evaluate_every"`
+	CG           *cgJSON `json:"cg,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -45,8 +48,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rt.apply(); err != nil {
 		return err
 	}
-	// A benchmark runs exactly --iters iterations of one start.
+	// A benchmark runs exactly --iters iterations of one start. Unless
+	// --evaluate is given, the objective is evaluated only at the end, as
+	// scikit-learn does with tol=0, so ms_per_iter is the updates' cost.
 	mf.tol, mf.restarts, mf.restartIters = -1, 1, 0
+	evalSet := false
+	fs.Visit(func(f *flag.Flag) { evalSet = evalSet || f.Name == "evaluate" })
+	if !evalSet {
+		mf.evaluate = mf.iters
+	}
 	opts, err := mf.options(rt.threads)
 	if err != nil {
 		return err
@@ -89,9 +99,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MsPerIter:    res.IterTime.Seconds() * 1000 / float64(res.Iterations),
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
 		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: d.NNZ(), Objective: res.Final(),
+		Evaluate: mf.evaluate,
 	}
 	if mf.method == "nmf" {
 		out.GFlops = nmfFlops(d, opts.K) / (out.MsPerIter * 1e6)
+	}
+	if res.CG.Solves > 0 {
+		out.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
 	}
 	if *asJSON {
 		return writeJSON(stdout, out)
@@ -101,6 +115,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, ", %.2f GFLOP/s", out.GFlops)
 	}
 	fmt.Fprintf(stdout, " [blas %s, kernels %s, %d threads]; setup %.2f s\n", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds)
+	if out.CG != nil {
+		fmt.Fprintf(stdout, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)
+	}
 	return nil
 }
 

@@ -77,7 +77,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var gnmfLabels []int
 	for _, method := range []string{"nmf", "gnmf"} {
 		mf := methodFlags{method: method, k: *k, iters: 300, tol: solver.DefaultTol, stop: "relative", restarts: 3,
-			seed: *seed, assign: "argmax", kernel: "linear", degree: 2, kernelMemGB: 1,
+			seed: *seed, assign: "argmax", init: "random", kernel: "linear", degree: 2, kernelMemGB: 1, cgTol: 1e-10, cgIters: 1000, evaluate: 1,
 			graph: graphFlags{lambda: -1, neighbors: 5}}
 		sum, res, err := factorize(ctx, p, &mf, rt, nil, stderr)
 		if err != nil {

@@ -123,6 +123,10 @@ func printSummary(w io.Writer, s *fitSummary) {
 	}
 	fmt.Fprintf(w, "%d iterations (%s), objective %.6g, %.3f s [blas %s, kernels %s, %d threads]\n",
 		s.Iterations, s.Status, s.Objective, s.Seconds, s.BLAS, s.Kernels, s.Threads)
+	if s.CG != nil {
+		fmt.Fprintf(w, "linear solves: %d, %d CG iterations (%.1f each), largest residual %.2g, %d round-off negatives set to 0\n",
+			s.CG.Solves, s.CG.Iterations, float64(s.CG.Iterations)/float64(s.CG.Solves), s.CG.MaxResidual, s.CG.Clamped)
+	}
 	fmt.Fprintf(w, "cluster sizes (%s): %v", s.Assign, s.ClusterSizes)
 	if s.Unassigned > 0 {
 		fmt.Fprintf(w, " (%d samples unassigned: all-zero rows of V)", s.Unassigned)

@@ -455,3 +455,47 @@ func TestManifoldBadInput(t *testing.T) {
 		t.Errorf("--symmetrize: %v", err)
 	}
 }
+
+// TestKLMethodsAndStarts runs the KL methods and every start on the
+// disjoint-vocabulary fixture; a CG cap too small to converge is an error
+// that gives the residual.
+func TestKLMethodsAndStarts(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
+		for _, init := range []string{"random", "kmeans", "nndsvd"} {
+			args := []string{"cluster", "--data", mtx, "--labels", labels, "--method", m, "--k", "3", "--init", init, "--json"}
+			if m == "lpnmf-ncw" {
+				args = append(args, "--lambda", "0.01")
+			}
+			out, _, err := runCLI(t, args...)
+			if err != nil {
+				t.Fatalf("%s --init %s: %v", m, init, err)
+			}
+			var s fitSummary
+			if err := json.Unmarshal([]byte(out), &s); err != nil {
+				t.Fatal(err)
+			}
+			if *s.Accuracy < 0.99 || s.Init != init {
+				t.Errorf("%s --init %s: accuracy %v", m, init, *s.Accuracy)
+			}
+			if strings.HasPrefix(m, "lpnmf") && (s.CG == nil || s.CG.Solves == 0 || s.CG.MaxResidual > 1e-9) {
+				t.Errorf("%s: CG report %+v", m, s.CG)
+			}
+		}
+	}
+	out, _, err := runCLI(t, "bench", "--data", mtx, "--labels", labels, "--method", "lpnmf", "--k", "3", "--iters", "3", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := decode(t, out); b["cg"] == nil {
+		t.Errorf("bench lpnmf lacks the CG counts: %v", b)
+	}
+	_, _, err = runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "lpnmf", "--k", "3", "--lambda", "1000", "--cg-iters", "1")
+	if err == nil || !strings.Contains(err.Error(), "did not converge") || !strings.Contains(err.Error(), "residual") {
+		t.Errorf("non-converged CG: %v", err)
+	}
+	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "nmf-kl", "--k", "3", "--init", "svd"); err == nil {
+		t.Error("--init svd accepted")
+	}
+}

@@ -35,6 +35,11 @@ type methodFlags struct {
 	degree int
 	coef0  float64
 	sigma  float64
+
+	cgTol    float64
+	cgIters  int
+	init     string
+	evaluate int
 }
 
 // graphFlags are the sample-graph options of the graph-regularized methods
@@ -50,7 +55,7 @@ type graphFlags struct {
 
 func (g *graphFlags) register(fs *flag.FlagSet, withLambda bool) {
 	if withLambda {
-		fs.Float64Var(&g.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf 100)")
+		fs.Float64Var(&g.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
 		fs.StringVar(&g.file, "graph", "", "use this n x n Matrix Market graph (e.g. hyperlinks) instead of a nearest-neighbour graph")
 		fs.BoolVar(&g.symmetrize, "symmetrize", false, "accept an asymmetric (directed) --graph by taking W = max(W, W^T)")
 	}
@@ -65,16 +70,20 @@ func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start")
 	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold; 0 or negative runs all --iters")
+	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
 	fs.StringVar(&f.stop, "stop", "relative", "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
 	fs.IntVar(&f.restarts, "restarts", 1, "random starts; the best objective wins")
 	fs.IntVar(&f.restartIters, "restart-iters", 0, "run each start this many iterations, then continue only the best (the reference code uses 30); 0 runs every start to the end")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed; the same seed gives the same result")
 	fs.StringVar(&f.assign, "assign", "argmax", "cluster assignment from V: argmax (paper 004) or kmeans (the reference code)")
+	fs.StringVar(&f.init, "init", "random", "first start: random, kmeans (k-means on the samples: U from the centroids; the reference code's start for the KL methods) or nndsvd")
 	fs.StringVar(&f.kernel, "kernel", "linear", "kernel of cf and lccf: linear, poly or gaussian")
 	fs.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
 	fs.Float64Var(&f.coef0, "coef0", 0, "constant added inside the polynomial kernel")
 	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian kernel width (default: mean distance over a seeded sample)")
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
+	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
+	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
 	f.graph.register(fs, true)
 }
 
@@ -98,8 +107,8 @@ func (f *methodFlags) options(threads int) (solver.Options, error) {
 	if f.restarts < 1 {
 		return solver.Options{}, fmt.Errorf("--restarts %d: must be at least 1", f.restarts)
 	}
-	if f.minIters < 0 || f.restartIters < 0 {
-		return solver.Options{}, fmt.Errorf("--min-iters and --restart-iters must not be negative")
+	if f.minIters < 0 || f.restartIters < 0 || f.evaluate < 1 {
+		return solver.Options{}, fmt.Errorf("--min-iters and --restart-iters must not be negative, --evaluate at least 1")
 	}
 	valid := false
 	for _, m := range methodNames() {
@@ -107,6 +116,11 @@ func (f *methodFlags) options(threads int) (solver.Options, error) {
 	}
 	if !valid {
 		return solver.Options{}, fmt.Errorf("--method %q: unknown method (known: %s)", f.method, strings.Join(methodNames(), ", "))
+	}
+	switch f.init {
+	case "random", "kmeans", "nndsvd":
+	default:
+		return solver.Options{}, fmt.Errorf("--init %q: want random, kmeans or nndsvd", f.init)
 	}
 	if f.assign != "argmax" && f.assign != "kmeans" {
 		return solver.Options{}, fmt.Errorf("--assign %q: want argmax or kmeans", f.assign)
@@ -132,6 +146,9 @@ func (f *methodFlags) options(threads int) (solver.Options, error) {
 	if f.graph.neighbors < 1 {
 		return solver.Options{}, fmt.Errorf("--neighbors %d: must be at least 1", f.graph.neighbors)
 	}
+	if !(f.cgTol > 0) || f.cgIters < 1 {
+		return solver.Options{}, fmt.Errorf("--cg-tol must be positive and --cg-iters at least 1")
+	}
 	if f.graph.heatT < 0 {
 		return solver.Options{}, fmt.Errorf("--heat-t %v: must not be negative", f.graph.heatT)
 	}
@@ -141,16 +158,18 @@ func (f *methodFlags) options(threads int) (solver.Options, error) {
 	}
 	return solver.Options{
 		Method: f.method, K: f.k, MaxIter: f.iters, MinIter: f.minIters, Tol: tol, StopRule: stop,
-		Restarts: f.restarts, RestartIters: f.restartIters, Seed: f.seed, Threads: threads,
+		Restarts: f.restarts, RestartIters: f.restartIters, Seed: f.seed, Threads: threads, Evaluate: f.evaluate,
 		Kernel:       solver.Kernel{Kind: kind, Degree: f.degree, Coef0: f.coef0, Sigma: f.sigma},
 		KernelMemory: int64(f.kernelMemGB * (1 << 30)),
+		CGTol:        f.cgTol, CGMaxIter: f.cgIters,
+		InitMethod: map[string]string{"random": solver.InitRandom, "nndsvd": solver.InitNNDSVD, "kmeans": solver.InitLabels}[f.init],
 	}, nil
 }
 
 // regularized reports whether the method takes a graph.
 func regularized(method string) bool {
 	base, _ := strings.CutSuffix(method, "-ncw")
-	return base == "gnmf" || base == "lccf"
+	return base == "gnmf" || base == "lccf" || base == "lpnmf"
 }
 
 // defaults fills lambda and the weighting with the papers' choices where
@@ -215,6 +234,7 @@ type fitSummary struct {
 	Weight       string   `json:"weight,omitempty"`
 	Kernel       string   `json:"kernel,omitempty"`
 	Assign       string   `json:"assign"`
+	Init         string   `json:"init"`
 	Iterations   int      `json:"iterations"`
 	Status       string   `json:"status"`
 	Objective    float64  `json:"objective"`
@@ -222,6 +242,7 @@ type fitSummary struct {
 	Seed         uint64   `json:"seed"`
 	Seconds      float64  `json:"seconds"`
 	GraphSeconds float64  `json:"graph_seconds,omitempty"`
+	CG           *cgJSON  `json:"cg,omitempty"`
 	BLAS         string   `json:"blas"`
 	Kernels      string   `json:"kernels"`
 	Threads      int      `json:"threads"`
@@ -231,6 +252,14 @@ type fitSummary struct {
 	NMI          *float64 `json:"nmi,omitempty"`
 	Labels       []int    `json:"labels,omitempty"`
 	Files        []string `json:"files,omitempty"`
+}
+
+// cgJSON reports lpnmf's linear solves.
+type cgJSON struct {
+	Solves      int     `json:"solves"`
+	Iterations  int     `json:"iterations"`
+	MaxResidual float64 `json:"max_residual"`
+	Clamped     int     `json:"clamped_negatives"`
 }
 
 // factorize builds the graph when the method needs one, runs the solver,
@@ -246,7 +275,7 @@ func factorize(ctx context.Context, p *prepared, mf *methodFlags, rt runtimeFlag
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
 	}
-	sum := &fitSummary{Method: mf.method, K: mf.k, Assign: mf.assign, Seed: mf.seed, Classes: p.classes}
+	sum := &fitSummary{Method: mf.method, K: mf.k, Assign: mf.assign, Init: mf.init, Seed: mf.seed, Classes: p.classes}
 	if regularized(mf.method) {
 		opts.Lambda = mf.graph.lambda
 		sum.Lambda = &opts.Lambda
@@ -263,6 +292,21 @@ func factorize(ctx context.Context, p *prepared, mf *methodFlags, rt runtimeFlag
 	}
 	if strings.HasPrefix(mf.method, "cf") || strings.HasPrefix(mf.method, "lccf") {
 		sum.Kernel = mf.kernel
+	}
+	if mf.init == "kmeans" {
+		// k-means on the prepared samples, with the default replicates:
+		// one replicate's k-means++ seeding misses clusters too often.
+		km := cluster.KMeansOptions{K: mf.k, Seed: mf.seed, Threads: rt.threads}
+		var r *cluster.KMeansResult
+		if p.ds.Sparse != nil {
+			r, err = cluster.KMeansSparse(ctx, p.ds.Sparse, km)
+		} else {
+			r, err = cluster.KMeans(ctx, p.ds.Dense, km)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("--init kmeans: %w", err)
+		}
+		opts.InitLabels = r.Labels
 	}
 	m, n := d.Dims()
 	res, err := solver.Fit(ctx, d, opts)
@@ -284,6 +328,9 @@ func factorize(ctx context.Context, p *prepared, mf *methodFlags, rt runtimeFlag
 	sum.Samples, sum.Features, sum.NNZ = n, m, d.NNZ()
 	sum.Iterations, sum.Status, sum.Objective, sum.Start = res.Iterations, res.Status.String(), res.Final(), res.Start
 	sum.Seconds = res.Runtime.Seconds()
+	if res.CG.Solves > 0 {
+		sum.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
+	}
 	sum.BLAS, sum.Kernels, sum.Threads = blas.Name(), kernels.Path(), rt.threadCount()
 	sum.ClusterSizes = clusterSizes(labels, mf.k)
 	for _, l := range labels {

@@ -1,0 +1,283 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// klIter runs NMF under the KL divergence and LPNMF (paper 003). It
+// minimizes
+//
+//	sum_j g_j sum_i (x_ij log(x_ij / y_ij) - x_ij + y_ij) + lambda R,  Y = U V^T,
+//	R = 1/2 sum_{j,s} W_js sum_c (v_jc - v_sc)(log v_jc - log v_sc),
+//
+// with sample weights g (all 1, or 1/(x_j^T X e) for -ncw), V first:
+//
+//	V: each column v_c solves (s_c G + lambda L) v_c = G b_c,
+//	   b_jc = v_jc sum_i x_ij u_ic / y_ij,  s_c = sum_i u_ic    (eq. 9)
+//	   (with lambda = 0: v_jc <- b_jc / s_c, the NMF-KL update of eq. 2)
+//	U: u_ic <- u_ic (sum_j g_j x_ij v_jc / y_ij) / (sum_j g_j v_jc)  (eq. 8)
+//
+// The ratio X ./ Y is needed only at X's non-zeros: each is one length-k
+// dot (a sampled product), followed in the same pass by the gather of the
+// ratio-weighted rows, so U V^T is never formed. sum(Y) comes from the
+// column sums of U and V. y is floored at Eps so that an all-zero row or
+// column gives zeros, never NaN.
+type klIter struct {
+	p       *problem
+	f       *factors
+	x, xt   *sparse.CSR // X (features as rows) and X^T (samples as rows)
+	gamma   []float64   // per-sample weights, nil for all ones
+	xlogx   float64     // sum g_j (x log x - x) over the non-zeros
+	colU    []float64
+	wsumV   []float64 // sum_j g_j v_jc
+	b       blas64.General
+	sv      blas64.General // lambda W V for the graph term
+	rxt     []float64      // x / y at each stored entry of X^T
+	cg      CGStats
+	vdots   []float64 // per sample: sum_i x_ij log y_ij
+	scratch [][]float64
+}
+
+func newKLIter(p *problem, f *factors) *klIter {
+	k := f.k
+	it := &klIter{p: p, f: f, x: p.klX, xt: p.klXT, gamma: p.gamma, colU: make([]float64, k), wsumV: make([]float64, k),
+		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ())}
+	if p.spec.base == "lpnmf" && p.reg != nil {
+		it.b, it.sv = general(p.d.n, k), general(p.d.n, k)
+	}
+	for j := 0; j < it.xt.Rows; j++ {
+		g := it.weight(j)
+		for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
+			if x := it.xt.Val[q]; x > 0 {
+				it.xlogx += g * (x*math.Log(x) - x)
+			}
+		}
+	}
+	return it
+}
+
+func (it *klIter) weight(j int) float64 {
+	if it.gamma == nil {
+		return 1
+	}
+	return it.gamma[j]
+}
+
+func (it *klIter) buffers(workers, k int) {
+	for len(it.scratch) < workers {
+		it.scratch = append(it.scratch, make([]float64, k))
+	}
+}
+
+// sampledRows runs, for each row r of a (X for the U half), the ratios
+// x / max(f_r . h_c, Eps) over the row's non-zeros c, times colWeight[c]
+// when given, and calls fn(r, num) with num = sum_c ratio * h_c: the
+// sampled product (one DotGather call) and the gather run back to back on
+// the row, while h's rows it touches are still in cache. Rows are independent and run in parallel; fn must only touch
+// row r's data.
+func (it *klIter) sampledRows(a *sparse.CSR, f, h blas64.General, colWeight []float64, fn func(r int, num []float64)) {
+	k := f.Cols
+	th := it.p.opts.Threads
+	it.buffers(parallel.Workers(a.Rows, th, 64), k)
+	tmp := make([][]float64, len(it.scratch))
+	parallel.ForWorker(a.Rows, th, 64, func(worker, lo, hi int) {
+		num := it.scratch[worker]
+		for r := lo; r < hi; r++ {
+			p0, p1 := a.Indptr[r], a.Indptr[r+1]
+			fr := f.Data[r*k : (r+1)*k]
+			if cap(tmp[worker]) < p1-p0 {
+				tmp[worker] = make([]float64, 0, 2*(p1-p0))
+			}
+			rt := tmp[worker][:p1-p0]
+			kernels.DotGather(rt, fr, a.Ind[p0:p1], h.Data, k)
+			for q := p0; q < p1; q++ {
+				rt[q-p0] = a.Val[q] / max(rt[q-p0], Eps)
+				if colWeight != nil {
+					rt[q-p0] *= colWeight[a.Ind[q]]
+				}
+			}
+			clear(num)
+			if p1 > p0 {
+				kernels.AxpyGather(num, rt, a.Ind[p0:p1], h.Data, k)
+			}
+			fn(r, num)
+		}
+	})
+}
+
+// gatherRows calls fn(r, num) with num = sum_c ratios[c] h_c over row r's
+// stored entries of a, for ratios computed by an earlier sampledRows.
+func (it *klIter) gatherRows(a *sparse.CSR, ratios []float64, h blas64.General, fn func(r int, num []float64)) {
+	k := h.Cols
+	th := it.p.opts.Threads
+	it.buffers(parallel.Workers(a.Rows, th, 64), k)
+	parallel.ForWorker(a.Rows, th, 64, func(worker, lo, hi int) {
+		num := it.scratch[worker]
+		for r := lo; r < hi; r++ {
+			p0, p1 := a.Indptr[r], a.Indptr[r+1]
+			clear(num)
+			if p1 > p0 {
+				kernels.AxpyGather(num, ratios[p0:p1], a.Ind[p0:p1], h.Data, k)
+			}
+			fn(r, num)
+		}
+	})
+}
+
+func (it *klIter) sums() {
+	k, f := it.f.k, it.f
+	clear(it.colU)
+	for i := 0; i < f.a.Rows; i++ {
+		kernels.Axpy(1, f.a.Data[i*k:(i+1)*k], it.colU)
+	}
+	clear(it.wsumV)
+	for j := 0; j < f.v.Rows; j++ {
+		kernels.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], it.wsumV)
+	}
+}
+
+// evaluate forms, for the current factors, the ratios at X^T's non-zeros
+// (which the next V half reuses: same U and V), the per-sample sums of
+// x log y, and lambda W V; then returns the objective.
+// With eval unset it forms only the ratios: the logarithms and the graph
+// product serve the objective alone.
+func (it *klIter) evaluate(eval bool) float64 {
+	it.sums()
+	// y at X^T's stored entries, then x / y and sum x log y per sample.
+	it.xt.SampledTo(it.rxt, it.f.v, it.f.a, it.p.opts.Threads)
+	parallel.For(it.xt.Rows, it.p.opts.Threads, 64, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			var logSum float64
+			for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
+				y, x := max(it.rxt[q], Eps), it.xt.Val[q]
+				it.rxt[q] = x / y
+				if eval && x != 0 {
+					logSum += x * math.Log(y)
+				}
+			}
+			it.vdots[j] = logSum
+		}
+	})
+	if !eval {
+		return math.NaN()
+	}
+	it.graphProduct()
+	return it.objective()
+}
+
+func (it *klIter) begin() float64 { return it.evaluate(true) }
+
+func (it *klIter) step(eval bool) (float64, error) {
+	k, f := it.f.k, it.f
+	lpnmf := it.b.Data != nil
+	// V half, from the stored ratios: num_j = sum_i x_ij u_i / y_ij.
+	it.gatherRows(it.xt, it.rxt, f.a, func(j int, num []float64) {
+		vj := f.v.Data[j*k : (j+1)*k]
+		if lpnmf {
+			g := it.weight(j)
+			bj := it.b.Data[j*k : (j+1)*k]
+			for c := range bj {
+				bj[c] = g * vj[c] * num[c]
+			}
+			return
+		}
+		// One weight per sample cancels in v_j's own update.
+		kernels.MulUpdate(vj, num, it.colU, Eps)
+	})
+	if lpnmf {
+		if err := it.solveV(); err != nil {
+			return 0, err
+		}
+	}
+	it.sums()
+	// U half against the new V, the sample weights on the ratios.
+	it.sampledRows(it.x, f.a, f.v, it.gamma, func(i int, num []float64) {
+		kernels.MulUpdate(f.a.Data[i*k:(i+1)*k], num, it.wsumV, Eps)
+	})
+	return it.evaluate(eval), nil
+}
+
+// solveV solves LPNMF's k systems (s_c G + lambda L) v_c = b_c (b already
+// weighted by G), warm-started from the current V, then sets round-off
+// negatives to zero.
+func (it *klIter) solveV() error {
+	f, reg := it.f, it.p.reg
+	a := &sparse.ShiftedLaplacian{W: reg.w, Degree: reg.deg, Lambda: 1, Weight: it.gamma, Shift: it.colU}
+	o := it.p.opts
+	res, err := sparse.SolveBlockCG(context.Background(), a, it.b, f.v, sparse.CGOptions{Tol: o.CGTol, MaxIter: o.CGMaxIter, Threads: o.Threads})
+	st := &it.cg
+	for _, r := range res {
+		st.Solves++
+		st.Iterations += r.Iterations
+		st.MaxResidual = max(st.MaxResidual, r.Residual)
+	}
+	if err != nil {
+		if errors.Is(err, sparse.ErrNotConverged) {
+			return fmt.Errorf("solver: LPNMF's linear solve for V did not converge: %w (raise CGMaxIter or CGTol)", err)
+		}
+		return fmt.Errorf("solver: LPNMF's linear solve for V: %w", err)
+	}
+	for q, x := range f.v.Data {
+		if x < 0 {
+			f.v.Data[q] = 0
+			st.Clamped++
+		}
+	}
+	return nil
+}
+
+func (it *klIter) graphProduct() {
+	if it.sv.Data != nil {
+		it.p.reg.w.MulDenseTo(it.sv, it.f.v, it.p.opts.Threads)
+	}
+}
+
+// objective adds the weighted divergence, from the per-sample sums of
+// x log y and the column sums, and the graph term.
+func (it *klIter) objective() float64 {
+	k, f := it.f.k, it.f
+	n := f.v.Rows
+	th := it.p.opts.Threads
+	div := it.xlogx - fixedSum(n, th, func(lo, hi int) float64 {
+		var s float64
+		for j := lo; j < hi; j++ {
+			s += it.weight(j) * (it.vdots[j] - kernels.Dot(it.colU, f.v.Data[j*k:(j+1)*k]))
+		}
+		return s
+	})
+	return div + it.symKL()
+}
+
+// symKL is lambda R: 1/2 sum_{j,s} lambda W_js sum_c (v_jc - v_sc)
+// (log v_jc - log v_sc), with logs of entries floored at Eps.
+func (it *klIter) symKL() float64 {
+	if it.p.reg == nil || it.p.spec.base != "lpnmf" {
+		return 0
+	}
+	k, v, w := it.f.k, it.f.v, it.p.reg.w
+	lg := func(x float64) float64 { return math.Log(max(x, Eps)) }
+	return fixedSum(v.Rows, it.p.opts.Threads, func(lo, hi int) float64 {
+		var s float64
+		for j := lo; j < hi; j++ {
+			vj := v.Data[j*k : (j+1)*k]
+			for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
+				vs := v.Data[w.Ind[q]*k : (w.Ind[q]+1)*k]
+				var e float64
+				for c := range vj {
+					e += (vj[c] - vs[c]) * (lg(vj[c]) - lg(vs[c]))
+				}
+				s += 0.5 * w.Val[q] * e
+			}
+		}
+		return s
+	})
+}
