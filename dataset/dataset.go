@@ -29,6 +29,16 @@ type Dataset struct {
 	Sparse *sparse.CSR // n x m, one row per sample; nil when Dense is set
 	Dense  *mat.Dense  // n x m, one row per sample; nil when Sparse is set
 	Labels []int       // n labels as stored (e.g. 1-based), nil when the file has none
+	// Vocabulary names the m features (the terms of a text corpus), so
+	// factors can be read as words; nil when the source has no names.
+	// Every method that changes the features keeps it in step.
+	Vocabulary []string
+	// ClassNames names the labels (e.g. Reuters topics): ClassNames[l] is
+	// the name of label l; nil when the source has none.
+	ClassNames map[int]string
+	// IDs identifies each sample in its source (e.g. Reuters NEWID); nil
+	// when the source has none.
+	IDs []string
 }
 
 // LoadOptions says how to read a data file. The zero value reads the
@@ -480,6 +490,13 @@ func (d *Dataset) DropZeroFeatures() (kept []int) {
 			kept = append(kept, j)
 		}
 	}
+	if len(kept) < len(df) && d.Vocabulary != nil {
+		v := make([]string, len(kept))
+		for q, j := range kept {
+			v[q] = d.Vocabulary[j]
+		}
+		d.Vocabulary = v
+	}
 	switch {
 	case len(kept) == len(df):
 		return kept
@@ -512,7 +529,7 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		panic("dataset: SelectSamples needs at least one sample")
 	}
 	n, m := d.Dims()
-	out := &Dataset{Source: d.Source}
+	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames}
 	for _, i := range idx {
 		if i < 0 || i >= n {
 			panic("dataset: SelectSamples index out of range")
@@ -530,6 +547,12 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		out.Labels = make([]int, len(idx))
 		for q, i := range idx {
 			out.Labels[q] = d.Labels[i]
+		}
+	}
+	if d.IDs != nil {
+		out.IDs = make([]string, len(idx))
+		for q, i := range idx {
+			out.IDs[q] = d.IDs[i]
 		}
 	}
 	return out

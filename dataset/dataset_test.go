@@ -3,6 +3,7 @@ package dataset
 import (
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -184,5 +185,20 @@ func TestValidate(t *testing.T) {
 	}
 	for _, d := range bad {
 		wantErr(t, d.Validate(), d.Source)
+	}
+}
+
+func TestVocabularyAndIDsFollowSelections(t *testing.T) {
+	for _, d := range both(t, 3, 4, []float64{1, 0, 2, 0, 0, 0, 3, 0, 4, 0, 0, 0}, []int{1, 2, 1}) {
+		d.Vocabulary = []string{"a", "b", "c", "d"}
+		d.IDs = []string{"x", "y", "z"}
+		kept := d.DropZeroFeatures()
+		if len(kept) != 2 || strings.Join(d.Vocabulary, ",") != "a,c" {
+			t.Fatalf("kept %v, vocabulary %v", kept, d.Vocabulary)
+		}
+		s := d.SelectSamples([]int{2, 0})
+		if strings.Join(s.IDs, ",") != "z,x" || strings.Join(s.Vocabulary, ",") != "a,c" {
+			t.Fatalf("selected ids %v vocabulary %v", s.IDs, s.Vocabulary)
+		}
 	}
 }
