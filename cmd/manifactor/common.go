@@ -150,6 +150,15 @@ func (d *dataFlags) prepare(ds *dataset.Dataset) (*prepared, error) {
 	if err := ds.CheckNonNegative(); err != nil {
 		return nil, err
 	}
+	if ds.Vocabulary == nil {
+		// Name features by their column in the file, so they keep their
+		// identity through the drop of all-zero features.
+		_, m := ds.Dims()
+		ds.Vocabulary = make([]string, m)
+		for j := range ds.Vocabulary {
+			ds.Vocabulary[j] = "f" + strconv.Itoa(j+1)
+		}
+	}
 	if !d.keepZero {
 		_, m := ds.Dims()
 		p.zeroFeatures = m - len(ds.DropZeroFeatures())

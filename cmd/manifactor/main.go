@@ -41,6 +41,7 @@ func commands() []command {
 		{"fit", "factorize a data set and write U, V, labels and a summary", runFit},
 		{"cluster", "cluster a data set and score it against its labels", runCluster},
 		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
+		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},
 		{"bench", "time the factorization loop on a data set", runBench},
 		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -497,5 +498,49 @@ func TestKLMethodsAndStarts(t *testing.T) {
 	}
 	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "nmf-kl", "--k", "3", "--init", "svd"); err == nil {
 		t.Error("--init svd accepted")
+	}
+}
+
+// TestTopics: on the fixture each group uses its own 15 words, so every
+// factor's top terms must come from a single group, and its dominant class
+// must be that group.
+func TestTopics(t *testing.T) {
+	mtx, labels := writeFixture(t, t.TempDir())
+	out, _, err := runCLI(t, "topics", "--data", mtx, "--labels", labels, "--method", "nmf", "--k", "3", "--restarts", "3", "--top", "5", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Topics []topic `json:"topics"`
+	}
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Topics) != 3 {
+		t.Fatalf("%d topics", len(o.Topics))
+	}
+	for _, tp := range o.Topics {
+		if len(tp.Terms) != 5 || tp.Size != 20 || tp.DominantShare != 1 {
+			t.Fatalf("topic %+v", tp)
+		}
+		group := -1
+		for _, term := range tp.Terms {
+			col, err := strconv.Atoi(strings.TrimPrefix(term, "f"))
+			if err != nil {
+				t.Fatalf("term %q", term)
+			}
+			g := (col - 1) / 15
+			if group >= 0 && g != group {
+				t.Fatalf("topic %d mixes groups: %v", tp.Factor, tp.Terms)
+			}
+			group = g
+		}
+		if tp.DominantClass != strconv.Itoa(group+1) {
+			t.Fatalf("topic of group %d has dominant class %s", group+1, tp.DominantClass)
+		}
+	}
+	text, _, err := runCLI(t, "topics", "--data", mtx, "--labels", labels, "--k", "3")
+	if err != nil || !strings.Contains(text, "factor  1") {
+		t.Errorf("topics text: %v\n%s", err, text)
 	}
 }
