@@ -42,18 +42,9 @@ func dotGatherAVX2(dst, x []float64, ind []int, b []float64, ldb int) {
 	}
 	dst = dst[:n]
 	maxRow := (len(b) - k) / ldb
-	regs := (k + 3) / 4
-	blocks := (regs + dotGatherMaxCols/4 - 1) / (dotGatherMaxCols / 4)
-	col := 0
-	for blk := range blocks {
-		w := 4 * (regs / blocks)
-		if blk < regs%blocks {
-			w += 4
-		}
-		w = min(w, k-col)
+	eachBlock(k, dotGatherMaxCols, func(blk, col, w int) {
 		if !dotGatherBlockAVX2(dst, x[col:col+w], ind, b, ldb, col, maxRow, blk > 0) {
 			panic("kernels: DotGather row index out of range")
 		}
-		col += w
-	}
+	})
 }

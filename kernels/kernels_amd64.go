@@ -93,8 +93,20 @@ func axpyGatherAVX2(dst, val []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	maxRow := (len(b) - k) / ldb
+	eachBlock(k, gatherMaxCols, func(_, col, w int) {
+		if !gatherBlockAVX2(dst[col:col+w], val, ind, b, ldb, col, maxRow) {
+			panic("kernels: AxpyGather row index out of range")
+		}
+	})
+}
+
+// eachBlock splits k columns into as few blocks of at most maxCols as
+// possible, of nearly equal widths in whole 4-column registers (so no block
+// is left with a lone accumulator whose FMA latency would dominate), and
+// calls fn with each block's index, first column and width.
+func eachBlock(k, maxCols int, fn func(blk, col, w int)) {
 	regs := (k + 3) / 4
-	blocks := (regs + gatherMaxCols/4 - 1) / (gatherMaxCols / 4)
+	blocks := (regs + maxCols/4 - 1) / (maxCols / 4)
 	col := 0
 	for blk := range blocks {
 		w := 4 * (regs / blocks)
@@ -102,9 +114,7 @@ func axpyGatherAVX2(dst, val []float64, ind []int, b []float64, ldb int) {
 			w += 4
 		}
 		w = min(w, k-col)
-		if !gatherBlockAVX2(dst[col:col+w], val, ind, b, ldb, col, maxRow) {
-			panic("kernels: AxpyGather row index out of range")
-		}
+		fn(blk, col, w)
 		col += w
 	}
 }

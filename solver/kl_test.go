@@ -281,34 +281,6 @@ func TestLPNMFLambdaZeroIsNMFKL(t *testing.T) {
 	}
 }
 
-func TestKLThreadInvariantAndSparseDense(t *testing.T) {
-	all, _ := datas(t, 131, 1200, 80, 0.05)
-	g := randomGraph(132, 1200, 4)
-	for _, m := range []string{"nmf-kl", "lpnmf"} {
-		var ref *Result
-		for _, name := range []string{"sparse", "dense"} {
-			for _, th := range []int{1, 3} {
-				res, err := Fit(context.Background(), all[name], Options{Method: m, K: 5, MaxIter: 10, Tol: -1, Seed: 4, Lambda: 3, Graph: g, Threads: th})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ref == nil {
-					ref = res
-					continue
-				}
-				if !mat.EqualApprox(ref.V, res.V, 1e-8) || !relClose(ref.Final(), res.Final(), 1e-10) {
-					t.Fatalf("%s %s threads %d differs", m, name, th)
-				}
-			}
-		}
-		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 10, Tol: -1, Seed: 4, Lambda: 3, Graph: g, Threads: 1})
-		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 10, Tol: -1, Seed: 4, Lambda: 3, Graph: g, Threads: 8})
-		if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
-			t.Fatalf("%s: threads 1 and 8 differ", m)
-		}
-	}
-}
-
 func TestKLBadInput(t *testing.T) {
 	all, _ := datas(t, 141, 20, 15, 0.3)
 	d := all["sparse"]

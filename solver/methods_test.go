@@ -334,7 +334,7 @@ func TestLinearKernelImplicitEqualsExplicit(t *testing.T) {
 func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 	all, _ := datas(t, 61, 1300, 60, 0.08)
 	g := randomGraph(62, 1300, 4)
-	for _, m := range []string{"gnmf", "lccf", "gnmf-ncw", "lccf-ncw"} {
+	for _, m := range []string{"gnmf", "lccf", "gnmf-ncw", "lccf-ncw", "nmf-kl", "lpnmf"} {
 		var ref *Result
 		for _, name := range []string{"sparse", "dense"} {
 			for _, threads := range []int{1, 3} {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -36,6 +37,27 @@ func topics(seed uint64, n int) (*sparse.CSR, []int) {
 		panic(err)
 	}
 	return a, truth
+}
+
+// knnGraph returns the symmetric 0/1 graph joining each row of a to its p
+// most similar other rows (OR rule).
+func knnGraph(t *testing.T, a *sparse.CSR, p int) *graph.Graph {
+	t.Helper()
+	l := links(a, a, p+1) // includes each row itself
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < l.Rows; i++ {
+		for q := l.Indptr[i]; q < l.Indptr[i+1]; q++ {
+			if j := l.Ind[q]; j != i {
+				ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
+			}
+		}
+	}
+	w, _ := sparse.FromTriplets(l.Rows, l.Rows, ri, ci, v)
+	for q := range w.Val {
+		w.Val[q] = 1 // duplicates summed to 2 by the OR rule become 1
+	}
+	return mustGraph(t, w)
 }
 
 // links returns, for each row of q, weights 1 to its p most similar rows
@@ -95,25 +117,7 @@ func TestTransformNewSamples(t *testing.T) {
 	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
 	dTrain, _ := NewSparseData(train)
 	dTest, _ := NewSparseData(test)
-	// Training graph: symmetric 5-NN by cosine, for gnmf and lccf.
-	g := randomGraph(1, len(trainIdx), 0)
-	{
-		l := links(train, train, 6) // includes each sample itself
-		var ri, ci []int
-		var v []float64
-		for i := 0; i < l.Rows; i++ {
-			for q := l.Indptr[i]; q < l.Indptr[i+1]; q++ {
-				if j := l.Ind[q]; j != i {
-					ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
-				}
-			}
-		}
-		w, _ := sparse.FromTriplets(l.Rows, l.Rows, ri, ci, v)
-		for q := range w.Val {
-			w.Val[q] = 1 // OR rule: duplicates summed to 2 become 1
-		}
-		g = mustGraph(t, w)
-	}
+	g := knnGraph(t, train, 5)
 	lk := links(test, train, 5)
 	testTruth := make([]int, len(testIdx))
 	for i, j := range testIdx {
@@ -234,21 +238,7 @@ func TestTransformKL(t *testing.T) {
 	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
 	dTrain, _ := NewSparseData(train)
 	dTest, _ := NewSparseData(test)
-	l := links(train, train, 6)
-	var ri, ci []int
-	var v []float64
-	for i := 0; i < l.Rows; i++ {
-		for q := l.Indptr[i]; q < l.Indptr[i+1]; q++ {
-			if j := l.Ind[q]; j != i {
-				ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, 1, 1)
-			}
-		}
-	}
-	w, _ := sparse.FromTriplets(l.Rows, l.Rows, ri, ci, v)
-	for q := range w.Val {
-		w.Val[q] = 1
-	}
-	g := mustGraph(t, w)
+	g := knnGraph(t, train, 5)
 	lk := links(test, train, 5)
 	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
 		lambda := 0.5
