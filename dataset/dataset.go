@@ -39,6 +39,9 @@ type Dataset struct {
 	// IDs identifies each sample in its source (e.g. Reuters NEWID); nil
 	// when the source has none.
 	IDs []string
+	// Notes are what a reader decided on its own and a user should hear,
+	// such as whether SVMlight indices were read as 0- or 1-based.
+	Notes []string
 }
 
 // LoadOptions says how to read a data file. The zero value reads the
@@ -54,47 +57,73 @@ type LoadOptions struct {
 	// columns.
 	Transpose bool
 	// Labels is the path of a text file with one integer label per line,
-	// one line per sample (blank lines are ignored). It is how a .mtx file
-	// gets labels, and overrides labels stored in a .mat file.
+	// one line per sample (blank lines are ignored). It is how a .mtx or
+	// .npy file gets labels, and overrides labels stored in the file.
 	Labels string
+	// CSV says how to read .csv and .tsv files (for .tsv the separator is
+	// always a tab).
+	CSV CSVOptions
 }
 
-// Load reads a data set from path, choosing the reader by extension: .mat
-// (MATLAB level 5, see ReadMAT), .mtx or .mtx.gz (Matrix Market, see
-// ReadMatrixMarket; the matrix is samples x features unless Transpose).
-// The result is valid and non-empty.
+// Load reads a data set from path, choosing the reader by extension, each
+// also gzip-compressed with a further ".gz": .mat (MATLAB level 5, see
+// ReadMAT), .mtx (Matrix Market, see ReadMatrixMarket), .svm, .svmlight or
+// .libsvm (see ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see
+// ReadNPY). Files store one sample per row unless opt.Transpose. The
+// result is valid and non-empty.
 func Load(path string, opt LoadOptions) (*Dataset, error) {
 	lower := strings.ToLower(path)
-	var format string
-	switch {
-	case strings.HasSuffix(lower, ".mat"):
-		format = "mat"
-	case strings.HasSuffix(lower, ".mtx"):
-		format = "mtx"
-	case strings.HasSuffix(lower, ".mtx.gz"):
-		format = "mtx.gz"
+	gz := strings.HasSuffix(lower, ".gz")
+	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
+	switch ext {
+	case ".mat", ".mtx", ".svm", ".svmlight", ".libsvm", ".csv", ".tsv", ".npy":
 	default:
-		return nil, fmt.Errorf("%s: unknown data format %q (want .mat, .mtx or .mtx.gz)", path, filepath.Ext(path))
+		return nil, fmt.Errorf("%s: unknown data format %q (want .mat, .mtx, .svm, .libsvm, .csv, .tsv or .npy, optionally .gz)", path, filepath.Ext(path))
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	var r io.Reader = f
 	size := sizeOf(f)
-	var d *Dataset
-	switch format {
-	case "mat":
-		d, err = readMATDataset(f, path, size, opt)
-	case "mtx":
-		d, err = readMTXDataset(f, path, size, opt)
-	case "mtx.gz":
-		var zr *gzip.Reader
-		zr, err = gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+	if gz {
+		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
 		}
-		d, err = readMTXDataset(zr, path, -1, opt)
+		r, size = zr, -1
+	}
+	var d *Dataset
+	switch ext {
+	case ".mat":
+		d, err = readMATDataset(r, path, size, opt)
+	case ".mtx":
+		d, err = readMTXDataset(r, path, size, opt)
+	case ".npy":
+		var m *mat.Dense
+		if m, err = readNPY(r, path, size); err == nil {
+			d, err = transposed(&Dataset{Source: path, Dense: m}, opt.Transpose)
+		}
+	case ".csv", ".tsv":
+		o := opt.CSV
+		if ext == ".tsv" {
+			o.Comma = '\t'
+		}
+		if opt.Transpose && o.LabelColumn != "" {
+			return nil, fmt.Errorf("%s: a label column gives one label per row, so the file cannot be transposed", path)
+		}
+		if d, err = ReadCSV(r, path, o); err == nil {
+			d, err = transposed(d, opt.Transpose)
+		}
+	default: // SVMlight
+		if opt.Transpose {
+			return nil, fmt.Errorf("%s: an SVMlight file holds one labelled sample per line and cannot be transposed", path)
+		}
+		var notes SVMLightNotes
+		if d, notes, err = ReadSVMLight(r, path); err == nil {
+			d.Notes = append(d.Notes, path+": "+notes.String())
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -106,6 +135,23 @@ func Load(path string, opt LoadOptions) (*Dataset, error) {
 		}
 	}
 	return d, nil
+}
+
+// transposed swaps samples and features of a data set read with one
+// feature per row, when asked; feature names do not survive it.
+func transposed(d *Dataset, transpose bool) (*Dataset, error) {
+	if !transpose {
+		return d, nil
+	}
+	out := &Dataset{Source: d.Source}
+	if d.Sparse != nil {
+		out.Sparse = d.Sparse.T()
+	} else {
+		r, c := d.Dense.Dims()
+		out.Dense = mat.NewDense(c, r, nil)
+		transposeInto(out.Dense.RawMatrix().Data, d.Dense.RawMatrix().Data, r, c)
+	}
+	return out, nil
 }
 
 // readMATDataset reads the data and label variables of a MAT-file.
@@ -214,19 +260,7 @@ func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Source: name}
-	switch {
-	case a != nil && opt.Transpose:
-		d.Sparse = a.T()
-	case a != nil:
-		d.Sparse = a
-	case opt.Transpose:
-		r, c := dense.Dims()
-		d.Dense = mat.NewDense(c, r, nil)
-		transposeInto(d.Dense.RawMatrix().Data, dense.RawMatrix().Data, r, c)
-	default:
-		d.Dense = dense
-	}
+	d, _ := transposed(&Dataset{Source: name, Sparse: a, Dense: dense}, opt.Transpose)
 	if n, m := d.Dims(); n == 0 || m == 0 {
 		return nil, fmt.Errorf("%s: empty data set (%d samples x %d features)", name, n, m)
 	}

@@ -313,7 +313,7 @@ func TestLoadFiles(t *testing.T) {
 		opt  LoadOptions
 		want []string
 	}{
-		{filepath.Join(dir, "x.csv"), LoadOptions{}, []string{"x.csv", "unknown data format"}},
+		{filepath.Join(dir, "x.xlsx"), LoadOptions{}, []string{"x.xlsx", "unknown data format"}},
 		{filepath.Join(dir, "missing.mat"), LoadOptions{}, []string{"missing.mat"}},
 		{mtxPath, LoadOptions{Labels: writeFile(t, dir, "short.txt", []byte("1\n2\n"))}, []string{"short.txt", "2 labels for 3 samples"}},
 		{mtxPath, LoadOptions{Labels: writeFile(t, dir, "long.txt", []byte("1\n2\n3\n4\n"))}, []string{"long.txt:4:", "more labels"}},

@@ -95,9 +95,12 @@ type dataFlags struct {
 	normalize string
 	keepZero  bool
 	classes   string
+	header    string
+	stderr    io.Writer // where readers' notes go; nil for none
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
+	d.stderr = fs.Output()
 	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd), .mtx or .mtx.gz (with --labels)")
 	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea)")
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd)")
@@ -107,6 +110,8 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none")
 	fs.BoolVar(&d.keepZero, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
 	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (before weighting)")
+	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position")
+	fs.StringVar(&d.header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
 }
 
 // prepared is a data set after the data options have been applied.
@@ -122,9 +127,24 @@ func (d *dataFlags) load() (*prepared, error) {
 	if d.path == "" {
 		return nil, errors.New("--data is required")
 	}
+	switch d.header {
+	case "auto", "":
+		d.opts.CSV.Header = dataset.CSVHeaderAuto
+	case "yes":
+		d.opts.CSV.Header = dataset.CSVHeaderYes
+	case "no":
+		d.opts.CSV.Header = dataset.CSVHeaderNo
+	default:
+		return nil, fmt.Errorf("--header %q: want auto, yes or no", d.header)
+	}
 	ds, err := dataset.Load(d.path, d.opts)
 	if err != nil {
 		return nil, err
+	}
+	if d.stderr != nil {
+		for _, n := range ds.Notes {
+			fmt.Fprintln(d.stderr, n)
+		}
 	}
 	return d.prepare(ds)
 }

@@ -1,0 +1,267 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// CSVHeader says whether the first row of a CSV file names the columns.
+type CSVHeader int
+
+const (
+	// CSVHeaderAuto takes the first row as a header when some field of it
+	// is not a number.
+	CSVHeaderAuto CSVHeader = iota
+	// CSVHeaderYes takes the first row as a header.
+	CSVHeaderYes
+	// CSVHeaderNo takes the first row as data.
+	CSVHeaderNo
+)
+
+// CSVOptions says how to read a CSV file. The zero value reads
+// comma-separated numbers, detects a header and takes no label column.
+type CSVOptions struct {
+	// Comma is the field separator; 0 means ','. Use '\t' for
+	// tab-separated files.
+	Comma rune
+	// Header says whether the first row names the columns.
+	Header CSVHeader
+	// LabelColumn is the column of integer labels: its name in the header
+	// or its 1-based position as decimal text ("1" is the first column);
+	// "" means the file has no label column. A name takes precedence over
+	// a position.
+	LabelColumn string
+}
+
+// ReadCSV reads a dense data set from CSV text: one sample per record,
+// one feature per field, fields parsed as finite numbers (spaces around a
+// number are ignored), quoted as encoding/csv allows. Every record must
+// have as many fields as the first. A header row gives the feature names
+// (Vocabulary); the label column, if any, gives integer labels and is not
+// a feature. A UTF-8 byte order mark at the start is skipped.
+//
+// name is used in error messages, which have the form "name:LINE: ..." and
+// give the column (1-based, with its header name) and the offending text.
+// The result is valid (see Dataset.Validate) with at least one sample and
+// one feature.
+func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	if opt.Comma != 0 {
+		cr.Comma = opt.Comma
+	}
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file", name)
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	ncol := len(rec)
+	firstLine, _ := cr.FieldPos(0)
+	header := opt.Header == CSVHeaderYes
+	if opt.Header == CSVHeaderAuto {
+		for _, f := range rec {
+			if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
+				header = true
+				break
+			}
+		}
+	}
+	var names []string
+	if header {
+		names = make([]string, ncol)
+		for j, f := range rec {
+			names[j] = strings.TrimSpace(f)
+		}
+	}
+	labelCol, err := csvLabelColumn(name, opt.LabelColumn, names, ncol)
+	if err != nil {
+		return nil, err
+	}
+	nfeat := ncol
+	if labelCol >= 0 {
+		nfeat--
+	}
+	if nfeat == 0 {
+		return nil, fmt.Errorf("%s:%d: no feature columns: the only column holds the labels", name, firstLine)
+	}
+	d := &Dataset{Source: name}
+	if names != nil {
+		d.Vocabulary = make([]string, 0, nfeat)
+		for j, s := range names {
+			if j != labelCol {
+				d.Vocabulary = append(d.Vocabulary, s)
+			}
+		}
+	}
+	if labelCol >= 0 {
+		d.Labels = []int{}
+	}
+	colName := func(j int) string {
+		if names == nil {
+			return fmt.Sprintf("column %d", j+1)
+		}
+		return fmt.Sprintf("column %d (%q)", j+1, truncate([]byte(names[j])))
+	}
+	var vals []float64
+	rows := 0
+	addRow := func(rec []string) error {
+		line, _ := cr.FieldPos(0)
+		if len(rec) != ncol {
+			return fmt.Errorf("%s:%d: %d fields, want %d as on line %d", name, line, len(rec), ncol, firstLine)
+		}
+		if int64(rows+1)*int64(nfeat) > maxDenseElements {
+			return fmt.Errorf("%s:%d: more than the limit of %d values", name, line, maxDenseElements)
+		}
+		for j, f := range rec {
+			line, _ := cr.FieldPos(j)
+			s := strings.TrimSpace(f)
+			if j == labelCol {
+				l, err := parseLabel([]byte(s))
+				if err != nil {
+					return fmt.Errorf("%s:%d: %s: %v", name, line, colName(j), err)
+				}
+				d.Labels = append(d.Labels, l)
+				continue
+			}
+			if s == "" {
+				return fmt.Errorf("%s:%d: %s: empty value", name, line, colName(j))
+			}
+			x, err := parseValue([]byte(s), "real")
+			if err != nil {
+				return fmt.Errorf("%s:%d: %s: %v", name, line, colName(j), err)
+			}
+			vals = append(vals, x)
+		}
+		rows++
+		return nil
+	}
+	if !header {
+		if err := addRow(rec); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		rec, err = cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		if err := addRow(rec); err != nil {
+			return nil, err
+		}
+	}
+	if rows == 0 {
+		return nil, fmt.Errorf("%s: no data rows after the header", name)
+	}
+	d.Dense = mat.NewDense(rows, nfeat, vals)
+	return d, nil
+}
+
+// csvLabelColumn finds the 0-based label column named by spec (a header
+// name or a 1-based position); -1 when spec is "".
+func csvLabelColumn(name, spec string, names []string, ncol int) (int, error) {
+	if spec == "" {
+		return -1, nil
+	}
+	found := -1
+	for j, s := range names {
+		if s == spec {
+			if found >= 0 {
+				return -1, fmt.Errorf("%s: label column %q: the header has it twice (columns %d and %d)", name, spec, found+1, j+1)
+			}
+			found = j
+		}
+	}
+	if found >= 0 {
+		return found, nil
+	}
+	if k, err := strconv.Atoi(spec); err == nil && k >= 1 && k <= ncol {
+		return k - 1, nil
+	}
+	if names != nil {
+		return -1, fmt.Errorf("%s: label column %q: no column has that name and it is not a position in [1,%d] (the header has %s)", name, spec, ncol, strings.Join(quoteAll(names, 20), ", "))
+	}
+	return -1, fmt.Errorf("%s: label column %q: the file has no header and %d columns, want a position in [1,%d]", name, spec, ncol, ncol)
+}
+
+// quoteAll quotes the first max strings of s for an error message.
+func quoteAll(s []string, max int) []string {
+	out := make([]string, 0, min(len(s), max)+1)
+	for k, x := range s {
+		if k == max {
+			out = append(out, fmt.Sprintf("... (%d in all)", len(s)))
+			break
+		}
+		out = append(out, strconv.Quote(truncate([]byte(x))))
+	}
+	return out
+}
+
+// csvError formats an error of encoding/csv with the file name first.
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s:%d: byte %d of the line: %v", name, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+// WriteCSV writes a as comma-separated text, one row per line, preceded by
+// a header row when header is not nil (it must name every column). Values
+// are written in the shortest form that reads back to the same float64, so
+// ReadCSV returns a exactly; read with Header: CSVHeaderYes when every
+// header name looks like a number. Values must be finite.
+func WriteCSV(w io.Writer, a mat.Matrix, header []string) error {
+	r, c := a.Dims()
+	if header != nil && len(header) != c {
+		return fmt.Errorf("dataset: WriteCSV: %d header names for %d columns", len(header), c)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if header != nil {
+		cw := csv.NewWriter(bw)
+		if err := cw.Write(header); err != nil {
+			return fmt.Errorf("dataset: WriteCSV: header: %v", err)
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	}
+	buf := make([]byte, 0, 32*c)
+	for i := 0; i < r; i++ {
+		buf = buf[:0]
+		for j := 0; j < c; j++ {
+			x := a.At(i, j)
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("dataset: WriteCSV: value %v at row %d, column %d (1-based) is not finite", x, i+1, j+1)
+			}
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,105 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestLoadDispatch writes the same 3 x 2 data set in every format Load
+// reads, plain and gzipped, and checks each reads back equal (and
+// transposed with Transpose where that applies).
+func TestLoadDispatch(t *testing.T) {
+	dir := t.TempDir()
+	want := mat.NewDense(3, 2, []float64{1, 0, 0, 2.5, 3, 4})
+	write := func(name string, body []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(body)
+		zw.Close()
+		if err := os.WriteFile(p+".gz", z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var npy, csv, mtx bytes.Buffer
+	if err := WriteNPY(&npy, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, want, []string{"a", "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMatrixMarketDense(&mtx, want); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{
+		write("x.npy", npy.Bytes()),
+		write("x.csv", csv.Bytes()),
+		write("x.tsv", []byte("a\tb\n1\t0\n0\t2.5\n3\t4\n")),
+		write("x.mtx", mtx.Bytes()),
+		write("x.svm", []byte("7 1:1\n8 2:2.5\n7 1:3 2:4\n")),
+	}
+	for _, f := range files {
+		for _, name := range []string{f, f + ".gz"} {
+			d, err := Load(name, LoadOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if n, m := d.Dims(); n != 3 || m != 2 {
+				t.Fatalf("%s: %d x %d", name, n, m)
+			}
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 2; j++ {
+					if got := at(d, i, j); got != want.At(i, j) {
+						t.Fatalf("%s: (%d,%d) = %v, want %v", name, i, j, got, want.At(i, j))
+					}
+				}
+			}
+			if strings.Contains(name, ".svm") && (len(d.Labels) != 3 || len(d.Notes) != 1) {
+				t.Fatalf("%s: labels %v notes %v", name, d.Labels, d.Notes)
+			}
+			if strings.Contains(name, ".csv") && strings.Join(d.Vocabulary, ",") != "a,b" {
+				t.Fatalf("%s: vocabulary %v", name, d.Vocabulary)
+			}
+			if strings.Contains(name, ".svm") {
+				if _, err := Load(name, LoadOptions{Transpose: true}); err == nil {
+					t.Fatalf("%s: transposed an SVMlight file", name)
+				}
+				continue
+			}
+			tr, err := Load(name, LoadOptions{Transpose: true})
+			if err != nil {
+				t.Fatalf("%s transposed: %v", name, err)
+			}
+			if n, m := tr.Dims(); n != 2 || m != 3 || at(tr, 1, 2) != want.At(2, 1) {
+				t.Fatalf("%s transposed: %d x %d", name, n, m)
+			}
+		}
+	}
+	if _, err := Load(filepath.Join(dir, "x.parquet"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown data format") {
+		t.Errorf("unknown extension: %v", err)
+	}
+	if _, err := Load(files[1], LoadOptions{Transpose: true, CSV: CSVOptions{LabelColumn: "a"}}); err == nil {
+		t.Error("transposed a CSV with a label column")
+	}
+	notGzip := write("notgz.csv.gz", []byte("not gzip")) // raw text under a .gz name
+	if _, err := Load(notGzip, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bad gzip stream") {
+		t.Errorf("a file that is not gzip under a .gz name: %v", err)
+	}
+}
+
+func at(d *Dataset, i, j int) float64 {
+	if d.Sparse != nil {
+		return d.Sparse.At(i, j)
+	}
+	return d.Dense.At(i, j)
+}
