@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -37,7 +39,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	mf.register(fs, solver.DefaultMaxIter)
 	var out *string
 	if name == "fit" {
-		out = fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt and summary.json (created if missing)")
+		out = fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt, vocabulary.txt, factors.mat (all of them for MATLAB) and summary.json (created if missing)")
 	}
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if err := parse(fs, args); err != nil {
@@ -93,6 +95,37 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 			}
 		}
 		return nil
+	}})
+	if voc := p.ds.Vocabulary; voc != nil {
+		// The names of U's rows, so its columns read as words.
+		outputs = append(outputs, output{"vocabulary.txt", func(w io.Writer) error {
+			for _, v := range voc {
+				if _, err := fmt.Fprintln(w, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
+	}
+	// Everything again in one file for MATLAB users (labels 1-based there,
+	// 0 for an unassigned sample).
+	outputs = append(outputs, output{"factors.mat", func(w io.Writer) error {
+		n := len(res.Labels)
+		lab := mat.NewDense(n, 1, nil)
+		for i, l := range res.Labels {
+			lab.Set(i, 0, float64(l+1))
+		}
+		vars := []dataset.MATWriteVar{{Name: "V", Dense: res.V}, {Name: "labels", Dense: lab}}
+		if res.U != nil {
+			vars = append(vars, dataset.MATWriteVar{Name: "U", Dense: res.U})
+		}
+		if res.W != nil {
+			vars = append(vars, dataset.MATWriteVar{Name: "W", Dense: res.W})
+		}
+		if p.ds.Vocabulary != nil {
+			vars = append(vars, dataset.MATWriteVar{Name: "vocabulary", Strings: p.ds.Vocabulary})
+		}
+		return dataset.WriteMAT(w, vars...)
 	}})
 	for _, o := range outputs {
 		sum.Files = append(sum.Files, filepath.Join(*out, o.name))

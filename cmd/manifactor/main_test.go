@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/dataset"
 )
 
 // TestMain lets the tests run this binary as the real command: with
@@ -189,7 +190,7 @@ func TestFitWritesResults(t *testing.T) {
 	if m["accuracy"].(float64) < 0.99 || m["nmi"].(float64) < 0.95 {
 		t.Errorf("three disjoint-vocabulary groups not separated: accuracy %v, NMI %v", m["accuracy"], m["nmi"])
 	}
-	for _, f := range []string{"U.mtx", "V.mtx", "labels.txt", "summary.json"} {
+	for _, f := range []string{"U.mtx", "V.mtx", "labels.txt", "vocabulary.txt", "factors.mat", "summary.json"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("fit did not write %s: %v", f, err)
 		}
@@ -201,6 +202,16 @@ func TestFitWritesResults(t *testing.T) {
 	lab, _ := os.ReadFile(filepath.Join(out, "labels.txt"))
 	if n := strings.Count(string(lab), "\n"); n != 60 {
 		t.Errorf("labels.txt has %d lines, want 60", n)
+	}
+	// factors.mat reads back with the package's own MAT reader.
+	mf, err := os.Open(filepath.Join(out, "factors.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := dataset.ReadMAT(mf, "factors.mat", "U", "V", "labels")
+	mf.Close()
+	if err != nil || vars["U"].Rows != 45 || vars["V"].Rows != 60 || vars["labels"].Rows != 60 {
+		t.Errorf("factors.mat: %v", err)
 	}
 	sum, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if s := decode(t, string(sum)); s["iterations"].(float64) < 1 || s["k"] != 3.0 {
