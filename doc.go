@@ -12,15 +12,12 @@ package manifactor
 
 import "embed"
 
-// DemoFS holds the embedded demo data set, a sample of TDT2 (see
-// testdata/demo/README.md): tdt2-demo.mtx.gz, the documents x terms counts
-// in Matrix Market form, and tdt2-demo.labels, one topic label per line.
+// DemoFS holds the embedded demo data set, a seeded sample of
+// Reuters-21578 articles as raw, gzip-compressed SGML (see
+// testdata/demo/README.md).
 //
-//go:embed testdata/demo/tdt2-demo.mtx.gz testdata/demo/tdt2-demo.labels
+//go:embed testdata/demo/reuters-demo.sgm.gz
 var DemoFS embed.FS
 
-// Paths of the demo data set inside DemoFS.
-const (
-	DemoMatrix = "testdata/demo/tdt2-demo.mtx.gz"
-	DemoLabels = "testdata/demo/tdt2-demo.labels"
-)
+// DemoCorpus is the path of the demo corpus inside DemoFS.
+const DemoCorpus = "testdata/demo/reuters-demo.sgm.gz"

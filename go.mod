@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/klauspost/cpuid/v2 v2.4.2
+	github.com/kljensen/snowball v0.10.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/netlib v0.0.0-20190313105609-8cb42192e0e0
 )

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -63,15 +64,27 @@ type LoadOptions struct {
 	// CSV says how to read .csv and .tsv files (for .tsv the separator is
 	// always a tab).
 	CSV CSVOptions
+	// Reuters selects articles of a Reuters-21578 directory or .sgm files
+	// (its Text field is ignored: Text below applies).
+	Reuters ReutersOptions
+	// Text is the text pipeline of Reuters and plain-text directories:
+	// tokens, stop words, stemming, pruning, tf-idf and unit length.
+	Text TextOptions
 }
 
-// Load reads a data set from path, choosing the reader by extension, each
-// also gzip-compressed with a further ".gz": .mat (MATLAB level 5, see
-// ReadMAT), .mtx (Matrix Market, see ReadMatrixMarket), .svm, .svmlight or
-// .libsvm (see ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see
-// ReadNPY). Files store one sample per row unless opt.Transpose. The
-// result is valid and non-empty.
+// Load reads a data set from path. A directory or .sgm / .sgm.gz file is
+// a text corpus (see IsTextSource): Reuters-21578 SGML (LoadReuters) or a
+// directory of .txt files (LoadTextDir), turned into tf-idf vectors by
+// opt.Text. Other files are chosen by extension, each also gzip-compressed
+// with a further ".gz": .mat (MATLAB level 5, see ReadMAT), .mtx (Matrix
+// Market, see ReadMatrixMarket), .svm, .svmlight or .libsvm (see
+// ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). Files
+// store one sample per row unless opt.Transpose. The result is valid and
+// non-empty.
 func Load(path string, opt LoadOptions) (*Dataset, error) {
+	if IsTextSource(path) {
+		return loadText(path, opt)
+	}
 	lower := strings.ToLower(path)
 	gz := strings.HasSuffix(lower, ".gz")
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
@@ -124,6 +137,44 @@ func Load(path string, opt LoadOptions) (*Dataset, error) {
 		if d, notes, err = ReadSVMLight(r, path); err == nil {
 			d.Notes = append(d.Notes, path+": "+notes.String())
 		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Labels != "" {
+		n, _ := d.Dims()
+		if d.Labels, err = readLabelFile(opt.Labels, n); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// IsTextSource reports whether Load treats path as a text corpus: a
+// directory, or a Reuters .sgm or .sgm.gz file.
+func IsTextSource(path string) bool {
+	lower := strings.ToLower(path)
+	if strings.HasSuffix(lower, ".sgm") || strings.HasSuffix(lower, ".sgm.gz") {
+		return true
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// loadText reads a Reuters corpus (a directory holding .sgm files, or the
+// files themselves) or a directory of plain-text documents.
+func loadText(path string, opt LoadOptions) (*Dataset, error) {
+	if opt.Transpose {
+		return nil, fmt.Errorf("%s: a text corpus has one document per sample and cannot be transposed", path)
+	}
+	var d *Dataset
+	var err error
+	if _, ferr := ReutersFiles(path); ferr == nil {
+		ro := opt.Reuters
+		ro.Text = opt.Text
+		d, _, err = LoadReuters(context.Background(), []string{path}, ro)
+	} else {
+		d, _, err = LoadTextDir(context.Background(), path, opt.Text)
 	}
 	if err != nil {
 		return nil, err

@@ -1,7 +1,13 @@
 // Package dataset reads data sets into memory and prepares them for
-// factorization: MATLAB level-5 MAT-files (ReadMAT), Matrix Market files
-// (ReadMatrixMarket, WriteMatrixMarket), and the usual preparation of term
-// counts (TFIDF, NormalizeL2, DropZeroFeatures).
+// factorization: MATLAB level-5 MAT-files (ReadMAT, WriteMAT), Matrix
+// Market (ReadMatrixMarket, WriteMatrixMarket), SVMlight (ReadSVMLight),
+// CSV (ReadCSV, WriteCSV) and NumPy .npy files (ReadNPY, WriteNPY), all
+// dispatched by Load; raw text, from Reuters-21578 SGML (ReadReuters,
+// LoadReuters) or a directory of documents (LoadTextDir), through a text
+// pipeline (Tokenize, English stop words, Snowball stemming, document
+// frequency pruning, tf-idf, unit length: Vectorize); and the usual
+// preparation of counts (TFIDF, NormalizeL2, DropZeroFeatures). The
+// vocabulary, class names and sample IDs travel with a Dataset.
 //
 // A Dataset keeps samples as rows, the layout of the field's files (fea is
 // samples x features); the papers' X (features x samples) is its transpose.
@@ -20,6 +26,6 @@
 // bytes that can back it before anything is allocated, and decompression
 // is bounded.
 //
-// This package uses sparse and gonum; it must not import solver, graph,
-// cluster, experiment or cmd.
+// This package uses sparse, gonum and github.com/kljensen/snowball (the
+// stemmer); it must not import solver, graph, cluster, experiment or cmd.
 package dataset

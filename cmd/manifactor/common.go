@@ -97,20 +97,35 @@ type dataFlags struct {
 	classes   string
 	header    string
 	stderr    io.Writer // where readers' notes go; nil for none
+	fs        *flag.FlagSet
+	tfidfSet  bool // --tfidf was given explicitly
+	weighted  bool // the loader already weighted and normalized
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	d.stderr = fs.Output()
+	d.stderr, d.fs = fs.Output(), fs
 	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd), .mtx or .mtx.gz (with --labels)")
 	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea)")
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
 	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
-	fs.BoolVar(&d.tfidf, "tfidf", false, "weight term counts by tf-idf: x = tf * log(n / df)")
-	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none")
+	fs.BoolVar(&d.tfidf, "tfidf", false, "weight term counts by tf-idf: x = tf * log(n / df) (default on for text corpora)")
+	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none (default l2 for text corpora)")
 	fs.BoolVar(&d.keepZero, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
 	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (before weighting)")
 	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position")
+	// Text corpora: a Reuters-21578 directory or .sgm files, or a directory
+	// of .txt documents with one sub-folder per class.
+	fs.BoolVar(&d.opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
+	fs.IntVar(&d.opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
+	fs.IntVar(&d.opts.Reuters.Largest, "largest", 0, "Reuters: keep the N largest topics")
+	fs.StringVar(&d.opts.Reuters.LewisSplit, "split", "", "Reuters: keep one LEWISSPLIT subset: TRAIN, TEST or NOT-USED")
+	fs.IntVar(&d.opts.Text.MinDF, "min-df", 0, "text: drop terms in fewer documents (default 1)")
+	fs.Float64Var(&d.opts.Text.MaxDF, "max-df", 0, "text: drop terms in more than this fraction of the documents (default no limit)")
+	fs.BoolVar(&d.opts.Text.KeepNumbers, "keep-numbers", false, "text: keep tokens with digits")
+	fs.BoolVar(&d.opts.Text.NoStem, "no-stem", false, "text: do not stem (Snowball English otherwise)")
+	fs.BoolVar(&d.opts.Text.NoStopWords, "no-stopwords", false, "text: keep English stop words")
+	fs.BoolVar(&d.opts.Text.DropEmpty, "drop-empty", false, "text: drop documents the pipeline leaves empty (kept as all-zero rows and reported otherwise)")
 	fs.StringVar(&d.header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
 }
 
@@ -137,9 +152,23 @@ func (d *dataFlags) load() (*prepared, error) {
 	default:
 		return nil, fmt.Errorf("--header %q: want auto, yes or no", d.header)
 	}
+	if d.fs != nil {
+		d.fs.Visit(func(f *flag.Flag) { d.tfidfSet = d.tfidfSet || f.Name == "tfidf" })
+	}
+	text := dataset.IsTextSource(d.path)
+	if text {
+		// The text pipeline weighs and normalizes by default (the papers'
+		// preparation); --tfidf=false and --normalize none turn it off,
+		// and prepare must not apply either again.
+		d.opts.Text.NoTFIDF = d.tfidfSet && !d.tfidf
+		d.opts.Text.NoNormalize = d.normalize == "none"
+	}
 	ds, err := dataset.Load(d.path, d.opts)
 	if err != nil {
 		return nil, err
+	}
+	if text {
+		d.tfidf, d.normalize, d.weighted = false, "none", true
 	}
 	if d.stderr != nil {
 		for _, n := range ds.Notes {

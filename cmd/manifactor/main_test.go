@@ -248,13 +248,14 @@ func TestBenchJSON(t *testing.T) {
 	}
 }
 
-// TestDemo runs the main job on the embedded sample: its ten TDT2 topics
-// are well separated, and NMF and GNMF recover them (about 97 % accuracy
-// at the time of writing); a broken solver, graph, loader or weighting
-// falls far below 85 %.
+// TestDemo runs the main job on the embedded Reuters sample, from raw
+// SGML: 800 single-label articles of the 8 largest topics. NMF reaches
+// about 70 % accuracy and GNMF 57 % at the time of writing (kernel paths
+// round differently, so the bars leave room); chance is about 25 %, so a
+// broken reader, pipeline or solver falls far below them.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
-		t.Skip("demo takes a few seconds")
+		t.Skip("demo takes a second")
 	}
 	out, _, err := runCLI(t, "demo", "--json")
 	if err != nil {
@@ -264,24 +265,21 @@ func TestDemo(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sums); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{"nmf", "gnmf"} {
+	for m, bar := range map[string]float64{"nmf": 0.55, "gnmf": 0.45} {
 		s, ok := sums[m]
 		if !ok {
 			t.Fatalf("demo --json lacks %s", m)
 		}
-		if s.Samples != 1500 || s.K != 10 {
+		if s.Samples != 800 || s.K != 8 {
 			t.Fatalf("%s ran on %d samples with k %d", m, s.Samples, s.K)
 		}
-		if s.Accuracy == nil || *s.Accuracy < 0.85 {
-			t.Errorf("%s demo accuracy %v, want at least 0.85", m, s.Accuracy)
+		if s.Accuracy == nil || *s.Accuracy < bar {
+			t.Errorf("%s demo accuracy %v, want at least %v", m, s.Accuracy, bar)
 		}
 	}
-	if sums["gnmf"].Neighbors != 5 || sums["gnmf"].Weight != "binary" {
-		t.Errorf("gnmf demo graph: %d-NN %s", sums["gnmf"].Neighbors, sums["gnmf"].Weight)
-	}
 	text, _, err := runCLI(t, "demo")
-	if err != nil || !strings.Contains(text, "dominant topic") || !strings.Contains(text, "gnmf") {
-		t.Errorf("demo text output: %v\n%s", err, text)
+	if err != nil || !strings.Contains(text, "top terms") || !strings.Contains(text, "opec") {
+		t.Errorf("demo text output (want the crude oil topic's terms): %v\n%s", err, text)
 	}
 }
 

@@ -115,6 +115,8 @@ func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int) [
 			t.DominantClass = strconv.Itoa(best)
 			if name, ok := ds.ClassNames[best]; ok {
 				t.DominantClass = name
+			} else if best == 0 && ds.ClassNames != nil {
+				t.DominantClass = "(no topic)" // Reuters articles without TOPICS
 			}
 			t.DominantShare = float64(bestN) / float64(t.Size)
 		}
