@@ -55,11 +55,14 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2x -tags '$(TAGS)' ./kernels/ ./sparse/ ./solver/
 	bench/compare.sh
 
-# Each reader's fuzz target for FUZZTIME (default 60s).
+# Each reader's fuzz target for FUZZTIME (default 60s), one at a time.
 FUZZTIME ?= 60s
+FUZZ_TARGETS := FuzzReadMAT FuzzReadMatrixMarket FuzzReadSVMLight FuzzReadCSV FuzzReadNPY \
+	FuzzReadReuters FuzzTokenize FuzzVectorize FuzzLoadTextDir
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzReadMAT$$' -fuzztime $(FUZZTIME) ./dataset/
-	$(GO) test -run '^$$' -fuzz '^FuzzReadMatrixMarket$$' -fuzztime $(FUZZTIME) ./dataset/
+	for t in $(FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./dataset/ || exit 1; \
+	done
 
 clean:
 	rm -rf bin

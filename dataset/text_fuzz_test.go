@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -217,3 +220,46 @@ func FuzzVectorize(f *testing.F) {
 
 // idIndex returns the position of document ID "1", "2" or "3".
 func idIndex(id string) int { return int(id[0] - '1') }
+
+// FuzzLoadTextDir writes the fuzzed bytes as documents of a small labelled
+// directory tree (and as a file name's worth of text) and loads it: never
+// a panic; a loaded corpus is valid, labelled from its folders, with one
+// row per file.
+func FuzzLoadTextDir(f *testing.F) {
+	f.Add([]byte("Oil prices rose sharply.\nOPEC met in Vienna."), []byte("Wheat and corn exports."))
+	f.Add([]byte(""), []byte("\x00\xff\xfe not utf-8 \xc3"))
+	f.Add([]byte("1987 123 45.6"), []byte("the and of"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		dir := t.TempDir()
+		for _, c := range []struct {
+			class string
+			body  []byte
+		}{{"oil", a}, {"grain", b}, {"grain", append(append([]byte{}, a...), b...)}} {
+			sub := filepath.Join(dir, c.class)
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(sub, fmt.Sprintf("doc%d.txt", len(c.body)))
+			if _, err := os.Stat(name); err == nil {
+				name = filepath.Join(sub, fmt.Sprintf("doc%d-b.txt", len(c.body)))
+			}
+			if err := os.WriteFile(name, c.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, _, err := LoadTextDir(context.Background(), dir, TextOptions{})
+		if err != nil {
+			if !strings.Contains(err.Error(), dir) {
+				t.Fatalf("error does not name the directory: %v", err)
+			}
+			return
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatalf("invalid corpus: %v", err)
+		}
+		n, m := d.Dims()
+		if n != 3 || len(d.Labels) != 3 || len(d.Vocabulary) != m {
+			t.Fatalf("%d samples, %d labels, %d terms for %d features", n, len(d.Labels), len(d.Vocabulary), m)
+		}
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 type describeOutput struct {
@@ -15,6 +17,7 @@ type describeOutput struct {
 	Sparse       bool           `json:"sparse"`
 	ZeroFeatures int            `json:"zero_features_dropped"`
 	ZeroSamples  int            `json:"zero_samples"`
+	EmptyIDs     []string       `json:"empty_ids,omitempty"`
 	Classes      int            `json:"classes"`
 	ClassSizes   map[string]int `json:"class_sizes"`
 }
@@ -40,6 +43,18 @@ func runDescribe(_ context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	out.Density = float64(out.NNZ) / (float64(n) * float64(m))
 	out.ZeroFeatures = countZeroFeatures(p)
+	// Flag the samples with no non-zero feature (documents the text
+	// pipeline left empty), by ID where the source has IDs; --drop-empty
+	// removes them for text corpora.
+	for i := 0; i < n && out.ZeroSamples > 0; i++ {
+		if p.ds.Sparse != nil && p.ds.Sparse.Indptr[i] == p.ds.Sparse.Indptr[i+1] {
+			id := strconv.Itoa(i + 1)
+			if p.ds.IDs != nil {
+				id = p.ds.IDs[i]
+			}
+			out.EmptyIDs = append(out.EmptyIDs, id)
+		}
+	}
 	out.Classes = len(out.ClassSizes)
 	if *asJSON {
 		return writeJSON(stdout, out)
@@ -49,7 +64,11 @@ func runDescribe(_ context.Context, args []string, stdout, stderr io.Writer) err
 		kind = "sparse"
 	}
 	fmt.Fprintf(stdout, "%s: %d samples x %d features, %s, %d non-zeros (density %.4g)\n", df.path, n, m, kind, out.NNZ, out.Density)
-	fmt.Fprintf(stdout, "all-zero features: %d, all-zero samples: %d\n", out.ZeroFeatures, out.ZeroSamples)
+	fmt.Fprintf(stdout, "all-zero features: %d, all-zero samples: %d", out.ZeroFeatures, out.ZeroSamples)
+	if len(out.EmptyIDs) > 0 {
+		fmt.Fprintf(stdout, " (IDs %s; --drop-empty removes them from text corpora)", strings.Join(out.EmptyIDs[:min(len(out.EmptyIDs), 20)], ", "))
+	}
+	fmt.Fprintln(stdout)
 	if out.ClassSizes == nil {
 		fmt.Fprintln(stdout, "no labels")
 		return nil
