@@ -104,21 +104,40 @@ func links(q, base *sparse.CSR, p int) *sparse.CSR {
 	return l
 }
 
-func TestTransformNewSamples(t *testing.T) {
-	all, truth := topics(1, 160)
-	trainIdx, testIdx := []int{}, []int{}
+// topicSplit holds topics(seed, 160) split into every fourth document for
+// testing and the rest for training, with the training graph (5-NN) and
+// the test documents' links to the training ones.
+type topicSplit struct {
+	train, test       *sparse.CSR
+	dTrain, dTest     *Data
+	trainIdx, testIdx []int
+	truth             []int
+	g                 *graph.Graph
+	links             *sparse.CSR
+}
+
+func newSplit(t *testing.T, seed uint64) topicSplit {
+	t.Helper()
+	all, truth := topics(seed, 160)
+	s := topicSplit{truth: truth}
 	for i := 0; i < 160; i++ {
 		if i%4 == 0 {
-			testIdx = append(testIdx, i)
+			s.testIdx = append(s.testIdx, i)
 		} else {
-			trainIdx = append(trainIdx, i)
+			s.trainIdx = append(s.trainIdx, i)
 		}
 	}
-	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
-	dTrain, _ := NewSparseData(train)
-	dTest, _ := NewSparseData(test)
-	g := knnGraph(t, train, 5)
-	lk := links(test, train, 5)
+	s.train, s.test = all.SelectRows(s.trainIdx), all.SelectRows(s.testIdx)
+	s.dTrain, _ = NewSparseData(s.train)
+	s.dTest, _ = NewSparseData(s.test)
+	s.g = knnGraph(t, s.train, 5)
+	s.links = links(s.test, s.train, 5)
+	return s
+}
+
+func TestTransformNewSamples(t *testing.T) {
+	sp := newSplit(t, 1)
+	dTrain, dTest, g, lk, truth, trainIdx, testIdx := sp.dTrain, sp.dTest, sp.g, sp.links, sp.truth, sp.trainIdx, sp.testIdx
 	testTruth := make([]int, len(testIdx))
 	for i, j := range testIdx {
 		testTruth[i] = truth[j]
@@ -226,20 +245,8 @@ func TestTransformBadInput(t *testing.T) {
 // cluster under nmf-kl and lpnmf (with links), and the fit's own samples,
 // transformed with U fixed, fit at least as well as the fit's V.
 func TestTransformKL(t *testing.T) {
-	all, truth := topics(3, 160)
-	var trainIdx, testIdx []int
-	for i := 0; i < 160; i++ {
-		if i%4 == 0 {
-			testIdx = append(testIdx, i)
-		} else {
-			trainIdx = append(trainIdx, i)
-		}
-	}
-	train, test := all.SelectRows(trainIdx), all.SelectRows(testIdx)
-	dTrain, _ := NewSparseData(train)
-	dTest, _ := NewSparseData(test)
-	g := knnGraph(t, train, 5)
-	lk := links(test, train, 5)
+	sp := newSplit(t, 3)
+	dTrain, dTest, g, lk, truth, trainIdx, testIdx := sp.dTrain, sp.dTest, sp.g, sp.links, sp.truth, sp.trainIdx, sp.testIdx
 	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
 		lambda := 0.5
 		if m == "lpnmf-ncw" {

@@ -23,12 +23,20 @@ func runCluster(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return runFactorization(ctx, "cluster", args, stdout, stderr)
 }
 
-// runFactorization is fit (which writes the factors to --out) and cluster
-// (which only reports, with every label in its JSON).
+func runTopics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runFactorization(ctx, "topics", args, stdout, stderr)
+}
+
+// runFactorization is fit (which writes the factors to --out), cluster
+// (which only reports, with every label in its JSON) and topics (which
+// reads each factor as words).
 func runFactorization(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
 	synopsis := "--data D --method M --k K [--classes 3,7,12] [--lambda L] [--neighbors P] [--weight W] [--kernel K] [--assign argmax|kmeans] [--seed S] [--json]"
-	if name == "fit" {
+	switch name {
+	case "fit":
 		synopsis += " --out DIR"
+	case "topics":
+		synopsis += " [--top 10]"
 	}
 	fs := newFlagSet(name, synopsis, stderr)
 	var df dataFlags
@@ -38,8 +46,12 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	rt.register(fs)
 	mf.register(fs, solver.DefaultMaxIter)
 	var out *string
-	if name == "fit" {
+	top := 10
+	switch name {
+	case "fit":
 		out = fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt, vocabulary.txt, factors.mat (all of them for MATLAB) and summary.json (created if missing)")
+	case "topics":
+		fs.IntVar(&top, "top", 10, "terms shown for each factor")
 	}
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	if err := parse(fs, args); err != nil {
@@ -50,6 +62,9 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	}
 	if _, err := mf.options(rt.threads); err != nil {
 		return err
+	}
+	if top < 1 {
+		return fmt.Errorf("--top %d: must be at least 1", top)
 	}
 	if out != nil {
 		if *out == "" {
@@ -69,7 +84,10 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	if out == nil {
+	switch name {
+	case "topics":
+		return printTopics(stdout, p.ds, res, sum, top, *asJSON)
+	case "cluster":
 		if *asJSON {
 			sum.Labels = res.Labels
 			return writeJSON(stdout, sum)

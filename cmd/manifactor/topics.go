@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,43 +27,13 @@ type topicsOutput struct {
 	Topics []topic `json:"topics"`
 }
 
-func runTopics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("topics", "--data D --method M --k K [--top 10] [data and method options] [--json]", stderr)
-	var df dataFlags
-	var rt runtimeFlags
-	var mf methodFlags
-	df.register(fs)
-	rt.register(fs)
-	mf.register(fs, solver.DefaultMaxIter)
-	top := fs.Int("top", 10, "terms shown for each factor")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := rt.apply(); err != nil {
-		return err
-	}
-	if *top < 1 {
-		return fmt.Errorf("--top %d: must be at least 1", *top)
-	}
-	if _, err := mf.options(rt.threads); err != nil {
-		return err
-	}
-	p, err := df.load()
-	if err != nil {
-		return err
-	}
-	progress, done := progressPrinter(stderr, mf.iters)
-	sum, res, err := factorize(ctx, p, &mf, rt, progress, stderr)
-	done()
-	if err != nil {
-		return err
-	}
+// printTopics prints each factor as words, after the fit's summary.
+func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum *fitSummary, top int, asJSON bool) error {
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	topics := readTopics(p.ds, res, sum.ClusterSizes, *top)
-	if *asJSON {
+	topics := readTopics(ds, res, sum.ClusterSizes, top)
+	if asJSON {
 		return writeJSON(stdout, topicsOutput{sum, topics})
 	}
 	printSummary(stdout, sum)
