@@ -488,3 +488,12 @@ func TestMethodBadInput(t *testing.T) {
 		t.Error("ParseKernel accepted sigmoid")
 	}
 }
+
+func TestTakesGraph(t *testing.T) {
+	for m, want := range map[string]bool{"nmf": false, "gnmf": true, "gnmf-ncw": true, "cf": false, "lccf": true,
+		"nmf-kl": false, "lpnmf": true, "lpnmf-ncw": true, "nmf-kl-ncw": false, "bogus": false, "gnmf-ncw-ncw": false} {
+		if got := TakesGraph(m); got != want {
+			t.Errorf("TakesGraph(%q) = %v, want %v", m, got, want)
+		}
+	}
+}

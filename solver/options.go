@@ -287,6 +287,13 @@ type methodSpec struct {
 	ncw  bool
 }
 
+// TakesGraph reports whether the method named (as Options.Method) is
+// graph-regularized: gnmf, lccf, lpnmf and their -ncw forms.
+func TakesGraph(method string) bool {
+	spec, err := parseMethod(method)
+	return err == nil && spec.regular()
+}
+
 func parseMethod(name string) (methodSpec, error) {
 	s := methodSpec{base: name}
 	if b, ok := strings.CutSuffix(name, "-ncw"); ok {

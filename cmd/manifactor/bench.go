@@ -71,7 +71,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s: %w", p.ds.Source, err)
 	}
 	mf.defaults(p.ds.Sparse != nil)
-	if regularized(mf.method) {
+	if solver.TakesGraph(mf.method) {
 		opts.Lambda = mf.graph.lambda
 		if opts.Graph, err = mf.graph.buildGraph(ctx, p, mf.seed, rt.threads, stderr); err != nil {
 			return fmt.Errorf("%s: %w", p.ds.Source, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/solver"
 )
 
 // TestMain lets the tests run this binary as the real command: with
@@ -386,7 +387,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 			if *s.Accuracy < 0.99 || len(s.Labels) != 60 {
 				t.Errorf("%s/%s: accuracy %v with %d labels", m, assign, *s.Accuracy, len(s.Labels))
 			}
-			if regularized(m) && (s.Lambda == nil || s.Neighbors != 5) {
+			if solver.TakesGraph(m) && (s.Lambda == nil || s.Neighbors != 5) {
 				t.Errorf("%s: summary lacks the graph settings", m)
 			}
 		}

@@ -166,12 +166,6 @@ func (f *methodFlags) options(threads int) (solver.Options, error) {
 	}, nil
 }
 
-// regularized reports whether the method takes a graph.
-func regularized(method string) bool {
-	base, _ := strings.CutSuffix(method, "-ncw")
-	return base == "gnmf" || base == "lccf" || base == "lpnmf"
-}
-
 // defaults fills lambda and the weighting with the papers' choices where
 // the user gave none.
 func (f *methodFlags) defaults(sparse bool) {
@@ -276,7 +270,7 @@ func factorize(ctx context.Context, p *prepared, mf *methodFlags, rt runtimeFlag
 		return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
 	}
 	sum := &fitSummary{Method: mf.method, K: mf.k, Assign: mf.assign, Init: mf.init, Seed: mf.seed, Classes: p.classes}
-	if regularized(mf.method) {
+	if solver.TakesGraph(mf.method) {
 		opts.Lambda = mf.graph.lambda
 		sum.Lambda = &opts.Lambda
 		if opts.Lambda > 0 {

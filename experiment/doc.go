@@ -1,0 +1,22 @@
+// Package experiment runs the papers' clustering evaluation protocol: for
+// each number of classes k in a range, k classes are drawn at random from a
+// labelled data set, their samples are clustered into k clusters by every
+// method under comparison, and the clusterings are scored by accuracy and
+// normalized mutual information against the true classes; this is repeated
+// a number of times per k, and the table reports the mean and standard
+// deviation per k and the average over k (the papers' "Avg." row).
+//
+// It owns the Method interface, the Factorization method (solver.Fit, with
+// the nearest-neighbour graph built on each subset when the method takes
+// one), the baseline methods (k-means, LSI, Average Association, Normalized
+// Cut, PCA), the Protocol that draws the subsets and runs the methods, and
+// the Table of scores with its Markdown, CSV and JSON forms.
+//
+// Invariants: every method sees the same subsets, drawn from the protocol's
+// Seed, k and run; each (k, run) is computed independently of the others and
+// the scores are aggregated in a fixed order, so a Table is identical for any
+// number of Workers (apart from the measured Seconds).
+//
+// This package uses dataset, graph, solver and cluster; it must not import
+// cmd.
+package experiment

@@ -1,0 +1,599 @@
+package experiment
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Method clusters one data subset into k clusters: a factorization or a
+// baseline. Cluster returns one label per sample of ds (-1 for a sample it
+// could not assign); it must not modify ds, which other methods see after
+// it, and its labels must depend only on ds, k and seed.
+type Method interface {
+	Name() string
+	Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error)
+}
+
+// validator is implemented by the methods of this package so that Run can
+// reject a misconfigured method before any work.
+type validator interface {
+	validate() error
+}
+
+// Factorization is a Method running solver.Fit with Options on each subset,
+// K and Seed set by the protocol, and labelling each sample by the arg max
+// of its row of V (solver.Result.Labels). When Options.Lambda > 0 and the
+// method takes a graph (gnmf, lccf, lpnmf and their -ncw forms), the
+// nearest-neighbour graph of the subset is built with Graph (cosine
+// neighbours for sparse data, Euclidean for dense; Graph.Seed is replaced by
+// the run's seed) and replaces Options.Graph, which could not match a
+// subset.
+type Factorization struct {
+	Options solver.Options
+	Graph   graph.Options
+}
+
+var _ Method = Factorization{}
+
+// Name returns Options.Method, "nmf" when it is empty.
+func (f Factorization) Name() string {
+	if f.Options.Method == "" {
+		return "nmf"
+	}
+	return f.Options.Method
+}
+
+func (f Factorization) validate() error {
+	base, _ := strings.CutSuffix(f.Name(), "-ncw")
+	if !slices.Contains(solver.Methods, base) {
+		return fmt.Errorf("unknown factorization %q (known: %s, each also with -ncw)", f.Name(), strings.Join(solver.Methods, ", "))
+	}
+	return nil
+}
+
+// Cluster factorizes ds with k factors and returns the arg max labels.
+func (f Factorization) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error) {
+	opt := f.Options
+	opt.K, opt.Seed = k, seed
+	var (
+		d   *solver.Data
+		err error
+	)
+	if ds.Sparse != nil {
+		d, err = solver.NewSparseData(ds.Sparse)
+	} else {
+		d, err = solver.NewDenseData(ds.Dense)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Lambda > 0 && solver.TakesGraph(opt.Method) {
+		g := f.Graph
+		g.Seed = seed
+		if ds.Sparse != nil {
+			opt.Graph, err = graph.Sparse(ctx, ds.Sparse, g)
+		} else {
+			opt.Graph, err = graph.Dense(ctx, ds.Dense, g)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	res, err := solver.Fit(ctx, d, opt)
+	if err != nil {
+		return nil, err
+	}
+	return res.Labels, nil
+}
+
+// Baseline is a Method running one of the cluster package's baselines,
+// named by Algorithm:
+//
+//	kmeans      k-means on the samples (KMeansSparse or KMeans)
+//	lsi-kmeans  k-means in the latent semantic subspace (LSIKMeans)
+//	aa          Average Association spectral clustering (SpectralAA)
+//	ncut        Normalized Cut spectral clustering (SpectralNCut)
+//	pca-kmeans  k-means on the principal components (PCAKMeans)
+//
+// lsi-kmeans, aa and ncut need sparse data; pca-kmeans densifies sparse
+// data. Dims, Replicates and Threads are those of cluster.BaselineOptions
+// (Dims is ignored by kmeans); zero means their defaults.
+type Baseline struct {
+	Algorithm  string
+	Dims       int
+	Replicates int
+	Threads    int
+}
+
+var _ Method = Baseline{}
+
+// baselineNames lists the algorithms Baseline knows, in order.
+var baselineNames = []string{"kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans"}
+
+// Baselines returns a default Baseline for each algorithm, keyed by its
+// name.
+func Baselines() map[string]Method {
+	out := make(map[string]Method, len(baselineNames))
+	for _, name := range baselineNames {
+		out[name] = Baseline{Algorithm: name}
+	}
+	return out
+}
+
+// Name returns the algorithm.
+func (b Baseline) Name() string { return b.Algorithm }
+
+func (b Baseline) validate() error {
+	if !slices.Contains(baselineNames, b.Algorithm) {
+		return fmt.Errorf("unknown baseline %q (known: %s)", b.Algorithm, strings.Join(baselineNames, ", "))
+	}
+	return nil
+}
+
+// Cluster runs the baseline on the rows of ds.
+func (b Baseline) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
+	opt := cluster.BaselineOptions{K: k, Dims: b.Dims, Seed: seed, Threads: b.Threads, Replicates: b.Replicates}
+	switch b.Algorithm {
+	case "kmeans":
+		kopt := cluster.KMeansOptions{K: k, Seed: seed, Threads: b.Threads, Replicates: b.Replicates}
+		var (
+			res *cluster.KMeansResult
+			err error
+		)
+		if ds.Sparse != nil {
+			res, err = cluster.KMeansSparse(ctx, ds.Sparse, kopt)
+		} else {
+			res, err = cluster.KMeans(ctx, ds.Dense, kopt)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res.Labels, nil
+	case "pca-kmeans":
+		x := ds.Dense
+		if ds.Sparse != nil {
+			x = densify(ds.Sparse)
+		}
+		return cluster.PCAKMeans(ctx, x, opt)
+	}
+	if ds.Sparse == nil {
+		return nil, fmt.Errorf("%s needs sparse data (documents), the data is dense", b.Algorithm)
+	}
+	switch b.Algorithm {
+	case "lsi-kmeans":
+		return cluster.LSIKMeans(ctx, ds.Sparse, opt)
+	case "aa":
+		return cluster.SpectralAA(ctx, ds.Sparse, opt)
+	default:
+		return cluster.SpectralNCut(ctx, ds.Sparse, opt)
+	}
+}
+
+// densify returns a as a dense matrix.
+func densify(a *sparse.CSR) *mat.Dense {
+	x := mat.NewDense(max(a.Rows, 1), max(a.Cols, 1), nil)
+	for i := range a.Rows {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			x.Set(i, a.Ind[p], a.Val[p])
+		}
+	}
+	return x
+}
+
+// Protocol is the papers' evaluation protocol: for each k in Classes it
+// draws k distinct classes at random, Runs times, and clusters the samples
+// of those classes with every method.
+type Protocol struct {
+	// Classes holds the values of k, distinct, each in 2..(number of
+	// classes), e.g. 2..10.
+	Classes []int
+	// Runs is the number of random draws per k, at least 1.
+	Runs int
+	// Seed seeds the draws and the methods. The draw of run r for k comes
+	// from a PCG generator seeded with (Seed, k<<32 | r), and the methods'
+	// seed for that run is the generator's next number, so every method
+	// sees the same subset with the same seed.
+	Seed uint64
+	// Workers is how many runs go in parallel; 0 means GOMAXPROCS. The
+	// scores do not depend on it.
+	Workers int
+	// Prepare, when set, transforms each subset after it is selected and
+	// before the methods see it (e.g. DropZeroFeatures, TFIDF,
+	// NormalizeL2); it may modify its argument, which is a fresh copy, and
+	// must keep the samples and their labels.
+	Prepare func(*dataset.Dataset) (*dataset.Dataset, error)
+	// Progress, when set, is called after each method's run with the number
+	// of (k, run, method) cells done, their total and the time since Run
+	// began. Calls are serialized but come from the worker goroutines.
+	Progress func(done, total int, elapsed time.Duration)
+}
+
+// Score summarizes one method at one k (or, in Table.Average, over all k).
+// Accuracy and NMI are fractions in [0, 1]; the standard deviations are
+// population ones (divided by Runs, not Runs - 1). Seconds is the mean wall
+// time of one clustering, without drawing and preparing the subset; it is
+// the only field that varies between identical runs.
+type Score struct {
+	AccuracyMean, AccuracyStd float64
+	NMIMean, NMIStd           float64
+	Runs                      int
+	Seconds                   float64
+}
+
+// Table holds the scores of a protocol run: Cells[method][k], and
+// Average[method], whose means, standard deviations and Seconds are the
+// plain means over k of the per-k values (the papers' "Avg." column) and
+// whose Runs is the total over k. Methods is sorted; K is in the order of
+// Protocol.Classes.
+type Table struct {
+	Methods []string
+	K       []int
+	Cells   map[string]map[int]Score
+	Average map[string]Score
+}
+
+// cell is the outcome of one method on one (k, run).
+type cell struct {
+	accuracy, nmi, seconds float64
+	done                   bool
+}
+
+// check validates p, ds and methods and returns the sorted method names
+// and the classes of ds.
+func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]string, []int, error) {
+	if ds == nil {
+		return nil, nil, errors.New("experiment: nil data")
+	}
+	if ds.Labels == nil {
+		return nil, nil, fmt.Errorf("experiment: %s: the data has no labels; the protocol needs the true classes", ds.Source)
+	}
+	if (ds.Sparse == nil) == (ds.Dense == nil) {
+		return nil, nil, fmt.Errorf("experiment: %s: exactly one of Sparse and Dense must be set", ds.Source)
+	}
+	if n, _ := ds.Dims(); len(ds.Labels) != n {
+		return nil, nil, fmt.Errorf("experiment: %s: %d labels for %d samples", ds.Source, len(ds.Labels), n)
+	}
+	classes, _ := ds.Classes()
+	if len(p.Classes) == 0 {
+		return nil, nil, errors.New("experiment: no values of k (Protocol.Classes is empty)")
+	}
+	seen := make(map[int]bool)
+	for _, k := range p.Classes {
+		switch {
+		case k < 2:
+			return nil, nil, fmt.Errorf("experiment: k = %d: the protocol needs at least 2 classes", k)
+		case k > len(classes):
+			return nil, nil, fmt.Errorf("experiment: k = %d but the data has %d classes", k, len(classes))
+		case seen[k]:
+			return nil, nil, fmt.Errorf("experiment: k = %d appears twice in Protocol.Classes", k)
+		}
+		seen[k] = true
+	}
+	if p.Runs < 1 {
+		return nil, nil, fmt.Errorf("experiment: %d runs per k: need at least 1", p.Runs)
+	}
+	if p.Workers < 0 {
+		return nil, nil, fmt.Errorf("experiment: %d workers: must not be negative", p.Workers)
+	}
+	if len(methods) == 0 {
+		return nil, nil, errors.New("experiment: no methods")
+	}
+	names := make([]string, 0, len(methods))
+	for name, m := range methods {
+		if m == nil {
+			return nil, nil, fmt.Errorf("experiment: method %q is nil", name)
+		}
+		if v, ok := m.(validator); ok {
+			if err := v.validate(); err != nil {
+				return nil, nil, fmt.Errorf("experiment: method %q: %w", name, err)
+			}
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names, classes, nil
+}
+
+// draw returns the sorted classes of run r for k and the methods' seed.
+func (p Protocol) draw(classes []int, k, r int) ([]int, uint64) {
+	rng := rand.New(rand.NewPCG(p.Seed, uint64(k)<<32|uint64(r)))
+	picked := make([]int, k)
+	for i, c := range rng.Perm(len(classes))[:k] {
+		picked[i] = classes[c]
+	}
+	sort.Ints(picked)
+	return picked, rng.Uint64()
+}
+
+// subset selects, in data order, the samples of the given classes and
+// prepares them.
+func (p Protocol) subset(ds *dataset.Dataset, picked []int) (*dataset.Dataset, error) {
+	var idx []int
+	for i, l := range ds.Labels {
+		if _, found := slices.BinarySearch(picked, l); found {
+			idx = append(idx, i)
+		}
+	}
+	sub := ds.SelectSamples(idx)
+	if p.Prepare == nil {
+		return sub, nil
+	}
+	sub, err := p.Prepare(sub)
+	if err != nil {
+		return nil, err
+	}
+	if sub == nil || (sub.Sparse == nil) == (sub.Dense == nil) {
+		return nil, errors.New("Prepare returned no data")
+	}
+	if n, _ := sub.Dims(); n != len(idx) || len(sub.Labels) != n {
+		return nil, fmt.Errorf("Prepare changed the samples: %d selected, %d samples and %d labels after", len(idx), n, len(sub.Labels))
+	}
+	return sub, nil
+}
+
+// Run runs the protocol on ds with every method and returns the table of
+// scores. Inputs are checked before any work. If ctx is done, it returns
+// the table of the runs completed so far (Score.Runs says how many per
+// cell; k values with none are left out) with ctx.Err(). A method's
+// failure stops the protocol and is returned, naming the method, k and run.
+func (p Protocol) Run(ctx context.Context, ds *dataset.Dataset, methods map[string]Method) (*Table, error) {
+	names, classes, err := p.check(ds, methods)
+	if err != nil {
+		return nil, err
+	}
+	jobs := len(p.Classes) * p.Runs
+	cells := make([][]cell, jobs)
+	errs := make([]error, jobs)
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	begin := time.Now()
+	var (
+		mu   sync.Mutex
+		done int
+	)
+	parallel.For(jobs, p.Workers, 1, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			if inner.Err() != nil {
+				return
+			}
+			k, r := p.Classes[j/p.Runs], j%p.Runs
+			cells[j], errs[j] = p.runOne(inner, ds, classes, names, methods, k, r, func() {
+				if p.Progress == nil {
+					return
+				}
+				mu.Lock()
+				done++
+				p.Progress(done, jobs*len(names), time.Since(begin))
+				mu.Unlock()
+			})
+			if errs[j] != nil {
+				cancel()
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return p.table(names, cells), err
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	return p.table(names, cells), nil
+}
+
+// runOne draws and prepares the subset of run r for k and clusters it with
+// every method, in name order.
+func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int, names []string, methods map[string]Method, k, r int, tick func()) ([]cell, error) {
+	picked, seed := p.draw(classes, k, r)
+	sub, err := p.subset(ds, picked)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: k = %d, run %d: %w", k, r+1, err)
+	}
+	out := make([]cell, len(names))
+	for i, name := range names {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		start := time.Now()
+		pred, err := methods[name].Cluster(ctx, sub, k, seed)
+		secs := time.Since(start).Seconds()
+		if err != nil {
+			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
+		}
+		if len(pred) != len(sub.Labels) {
+			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %d labels for %d samples", name, k, r+1, len(pred), len(sub.Labels))
+		}
+		acc, _, err := cluster.Accuracy(sub.Labels, pred)
+		if err != nil {
+			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
+		}
+		nmi, err := cluster.NMI(sub.Labels, pred)
+		if err != nil {
+			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
+		}
+		out[i] = cell{accuracy: acc, nmi: nmi, seconds: secs, done: true}
+		tick()
+	}
+	return out, nil
+}
+
+// table aggregates the completed cells, in the fixed order of k and run.
+func (p Protocol) table(names []string, cells [][]cell) *Table {
+	t := &Table{Methods: names, Cells: make(map[string]map[int]Score), Average: make(map[string]Score)}
+	for ki, k := range p.Classes {
+		ran := false
+		for r := range p.Runs {
+			for _, c := range cells[ki*p.Runs+r] {
+				ran = ran || c.done
+			}
+		}
+		if ran {
+			t.K = append(t.K, k)
+		}
+	}
+	for i, name := range names {
+		t.Cells[name] = make(map[int]Score)
+		var avg Score
+		for ki, k := range p.Classes {
+			var acc, nmi, secs []float64
+			for r := range p.Runs {
+				row := cells[ki*p.Runs+r]
+				if row != nil && row[i].done {
+					acc = append(acc, row[i].accuracy)
+					nmi = append(nmi, row[i].nmi)
+					secs = append(secs, row[i].seconds)
+				}
+			}
+			if !slices.Contains(t.K, k) {
+				continue
+			}
+			s := Score{Runs: len(acc)}
+			if len(acc) > 0 {
+				s.AccuracyMean, s.AccuracyStd = meanStd(acc)
+				s.NMIMean, s.NMIStd = meanStd(nmi)
+				s.Seconds, _ = meanStd(secs)
+			}
+			t.Cells[name][k] = s
+			avg.AccuracyMean += s.AccuracyMean
+			avg.AccuracyStd += s.AccuracyStd
+			avg.NMIMean += s.NMIMean
+			avg.NMIStd += s.NMIStd
+			avg.Seconds += s.Seconds
+			avg.Runs += s.Runs
+		}
+		if nk := float64(len(t.K)); nk > 0 {
+			avg.AccuracyMean /= nk
+			avg.AccuracyStd /= nk
+			avg.NMIMean /= nk
+			avg.NMIStd /= nk
+			avg.Seconds /= nk
+		}
+		t.Average[name] = avg
+	}
+	return t
+}
+
+// meanStd returns the mean and the population standard deviation of x,
+// summed in order.
+func meanStd(x []float64) (mean, std float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		std += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(x)))
+}
+
+// Markdown writes two Markdown tables, accuracy then NMI, with a row per k
+// and an "Avg." row, a column per method, and cells "mean ± std".
+func (t *Table) Markdown(w io.Writer) error {
+	var b strings.Builder
+	for i, metric := range []string{"Accuracy", "NMI"} {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s\n\n| k |", metric)
+		for _, m := range t.Methods {
+			fmt.Fprintf(&b, " %s |", m)
+		}
+		b.WriteString("\n|---|")
+		for range t.Methods {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		row := func(label string, score func(string) Score) {
+			fmt.Fprintf(&b, "| %s |", label)
+			for _, m := range t.Methods {
+				s := score(m)
+				mean, std := s.AccuracyMean, s.AccuracyStd
+				if metric == "NMI" {
+					mean, std = s.NMIMean, s.NMIStd
+				}
+				fmt.Fprintf(&b, " %.3f ± %.3f |", mean, std)
+			}
+			b.WriteString("\n")
+		}
+		for _, k := range t.K {
+			row(strconv.Itoa(k), func(m string) Score { return t.Cells[m][k] })
+		}
+		row("Avg.", func(m string) Score { return t.Average[m] })
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CSV writes a header and one record per method and k, then per method
+// "average": method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds.
+func (t *Table) CSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"method", "k", "accuracy_mean", "accuracy_std", "nmi_mean", "nmi_std", "runs", "seconds"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	record := func(m, k string, s Score) {
+		cw.Write([]string{m, k, f(s.AccuracyMean), f(s.AccuracyStd), f(s.NMIMean), f(s.NMIStd), strconv.Itoa(s.Runs), f(s.Seconds)})
+	}
+	for _, m := range t.Methods {
+		for _, k := range t.K {
+			record(m, strconv.Itoa(k), t.Cells[m][k])
+		}
+		record(m, "average", t.Average[m])
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// scoreJSON is the JSON form of a Score.
+type scoreJSON struct {
+	AccuracyMean float64 `json:"accuracy_mean"`
+	AccuracyStd  float64 `json:"accuracy_std"`
+	NMIMean      float64 `json:"nmi_mean"`
+	NMIStd       float64 `json:"nmi_std"`
+	Runs         int     `json:"runs"`
+	Seconds      float64 `json:"seconds"`
+}
+
+func toJSON(s Score) scoreJSON {
+	return scoreJSON{s.AccuracyMean, s.AccuracyStd, s.NMIMean, s.NMIStd, s.Runs, s.Seconds}
+}
+
+// MarshalJSON encodes t as an object keyed by method name, each mapping
+// every k (as a string) and "average" to {accuracy_mean, accuracy_std,
+// nmi_mean, nmi_std, runs, seconds}.
+func (t *Table) MarshalJSON() ([]byte, error) {
+	out := make(map[string]map[string]scoreJSON, len(t.Methods))
+	for _, m := range t.Methods {
+		row := make(map[string]scoreJSON, len(t.K)+1)
+		for _, k := range t.K {
+			row[strconv.Itoa(k)] = toJSON(t.Cells[m][k])
+		}
+		row["average"] = toJSON(t.Average[m])
+		out[m] = row
+	}
+	return json.Marshal(out)
+}

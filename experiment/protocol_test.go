@@ -1,0 +1,294 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+const (
+	topics       = 6
+	docsPerTopic = 20
+	wordsPer     = 12
+)
+
+// topicData returns documents of 6 topics with disjoint vocabularies,
+// labelled 1..6 and interleaved, so every clustering method separates them.
+func topicData(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	var ri, ci []int
+	var v []float64
+	var labels []int
+	for d := range topics * docsPerTopic {
+		c := d % topics
+		labels = append(labels, c+1)
+		for _, w := range rng.Perm(wordsPer)[:6] {
+			ri = append(ri, d)
+			ci = append(ci, c*wordsPer+w)
+			v = append(v, float64(1+rng.IntN(5)))
+		}
+	}
+	a, err := sparse.FromTriplets(topics*docsPerTopic, topics*wordsPer, ri, ci, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dataset.Dataset{Source: "topics", Sparse: a, Labels: labels}
+}
+
+func prepare(ds *dataset.Dataset) (*dataset.Dataset, error) {
+	ds.DropZeroFeatures()
+	if err := ds.TFIDF(); err != nil {
+		return nil, err
+	}
+	ds.NormalizeL2()
+	return ds, nil
+}
+
+// capture is a Method that records the subsets it is given and returns the
+// true classes as its clustering.
+type capture struct {
+	mu   sync.Mutex
+	seen map[string]int // "k seed n classes" -> count
+}
+
+func (c *capture) Name() string { return "capture" }
+
+func (c *capture) Cluster(_ context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error) {
+	classes, _ := ds.Classes()
+	n, _ := ds.Dims()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = make(map[string]int)
+	}
+	c.seen[fmt.Sprint(k, seed, n, classes)]++
+	return slices.Clone(ds.Labels), nil
+}
+
+func methods() map[string]Method {
+	return map[string]Method{
+		"nmf":    Factorization{Options: solver.Options{Method: "nmf", Restarts: 3, MaxIter: 200, Threads: 1}},
+		"kmeans": Baseline{Algorithm: "kmeans", Threads: 1},
+	}
+}
+
+func protocol(workers int) Protocol {
+	return Protocol{Classes: []int{2, 3, 4, 5, 6}, Runs: 3, Seed: 42, Workers: workers, Prepare: prepare}
+}
+
+// withoutTimes returns a copy of t with Seconds zeroed, the one field that
+// may differ between identical runs.
+func withoutTimes(t *Table) *Table {
+	out := &Table{Methods: t.Methods, K: t.K, Cells: map[string]map[int]Score{}, Average: map[string]Score{}}
+	for m, row := range t.Cells {
+		out.Cells[m] = map[int]Score{}
+		for k, s := range row {
+			s.Seconds = 0
+			out.Cells[m][k] = s
+		}
+	}
+	for m, s := range t.Average {
+		s.Seconds = 0
+		out.Average[m] = s
+	}
+	return out
+}
+
+func TestSeparableTopicsScorePerfectlyForAnyWorkers(t *testing.T) {
+	ds := topicData(t)
+	var tables []*Table
+	for _, workers := range []int{1, 3} {
+		var calls, total int
+		p := protocol(workers)
+		p.Progress = func(done, all int, _ time.Duration) { calls, total = done, all }
+		tab, err := p.Run(context.Background(), ds, methods())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != 30 || total != 30 {
+			t.Errorf("workers %d: progress ended at %d of %d, want 30 of 30", workers, calls, total)
+		}
+		tables = append(tables, tab)
+	}
+	tab := tables[0]
+	if !slices.Equal(tab.Methods, []string{"kmeans", "nmf"}) || !slices.Equal(tab.K, []int{2, 3, 4, 5, 6}) {
+		t.Fatalf("methods %v, k %v", tab.Methods, tab.K)
+	}
+	for _, m := range tab.Methods {
+		for _, k := range tab.K {
+			s := tab.Cells[m][k]
+			if s.AccuracyMean != 1 || s.NMIMean < 1-1e-12 || s.AccuracyStd != 0 || s.Runs != 3 {
+				t.Errorf("%s, k = %d: %+v, want accuracy and NMI 1 over 3 runs", m, k, s)
+			}
+		}
+		if a := tab.Average[m]; a.AccuracyMean != 1 || a.Runs != 15 {
+			t.Errorf("%s average: %+v", m, a)
+		}
+	}
+	if !reflect.DeepEqual(withoutTimes(tables[0]), withoutTimes(tables[1])) {
+		t.Errorf("tables differ between 1 and 3 workers:\n%+v\n%+v", tables[0], tables[1])
+	}
+}
+
+func TestEveryMethodSeesTheSameSubsets(t *testing.T) {
+	ds := topicData(t)
+	a, b := &capture{}, &capture{}
+	p := Protocol{Classes: []int{2, 3, 5}, Runs: 4, Seed: 3, Workers: 2}
+	tab, err := p.Run(context.Background(), ds, map[string]Method{"a": a, "b": b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.seen, b.seen) {
+		t.Fatalf("the methods saw different subsets:\n%v\n%v", a.seen, b.seen)
+	}
+	if len(a.seen) != 12 {
+		t.Errorf("%d distinct (k, seed, subset) draws, want 12: %v", len(a.seen), a.seen)
+	}
+	sets := map[string]bool{}
+	for key := range a.seen {
+		var k, n int
+		var seed uint64
+		fmt.Sscan(key, &k, &seed, &n)
+		if n != k*docsPerTopic {
+			t.Errorf("draw %q: %d samples, want all %d of its %d classes", key, n, k*docsPerTopic, k)
+		}
+		sets[key[strings.Index(key, "["):]] = true
+	}
+	if len(sets) < 6 {
+		t.Errorf("only %d distinct class sets over 12 draws", len(sets))
+	}
+	if s := tab.Cells["a"][5]; s.AccuracyMean != 1 || s.Runs != 4 {
+		t.Errorf("true labels scored %+v", s)
+	}
+	// The same seed gives the same draws.
+	c := &capture{}
+	if _, err := p.Run(context.Background(), ds, map[string]Method{"c": c}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.seen, c.seen) {
+		t.Errorf("a second run drew differently")
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	ds := topicData(t)
+	ok := Protocol{Classes: []int{2}, Runs: 1}
+	good := map[string]Method{"kmeans": Baseline{Algorithm: "kmeans"}}
+	unlabelled := *ds
+	unlabelled.Labels = nil
+	cases := []struct {
+		name    string
+		p       Protocol
+		ds      *dataset.Dataset
+		methods map[string]Method
+		want    string
+	}{
+		{"k = 1", Protocol{Classes: []int{1, 2}, Runs: 1}, ds, good, "k = 1"},
+		{"k too large", Protocol{Classes: []int{2, 7}, Runs: 1}, ds, good, "k = 7 but the data has 6 classes"},
+		{"duplicate k", Protocol{Classes: []int{2, 2}, Runs: 1}, ds, good, "twice"},
+		{"no k", Protocol{Runs: 1}, ds, good, "no values of k"},
+		{"no runs", Protocol{Classes: []int{2}}, ds, good, "0 runs"},
+		{"nil method", ok, ds, map[string]Method{"x": nil}, `method "x" is nil`},
+		{"unknown baseline", ok, ds, map[string]Method{"x": Baseline{Algorithm: "dbscan"}}, `unknown baseline "dbscan"`},
+		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: solver.Options{Method: "svd"}}}, `unknown factorization "svd"`},
+		{"no methods", ok, ds, nil, "no methods"},
+		{"no labels", ok, &unlabelled, good, "no labels"},
+		{"nil data", ok, nil, good, "nil data"},
+	}
+	for _, c := range cases {
+		tab, err := c.p.Run(context.Background(), c.ds, c.methods)
+		if err == nil || !strings.Contains(err.Error(), c.want) || tab != nil {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMethodFailureAndCancellation(t *testing.T) {
+	ds := topicData(t)
+	p := Protocol{Classes: []int{2, 3}, Runs: 2, Workers: 2}
+	// lsi-kmeans on dense data fails on the first run.
+	dense := &dataset.Dataset{Source: "dense", Dense: densify(ds.Sparse), Labels: ds.Labels}
+	_, err := p.Run(context.Background(), dense, map[string]Method{"lsi": Baseline{Algorithm: "lsi-kmeans"}})
+	if err == nil || !strings.Contains(err.Error(), "lsi") || !strings.Contains(err.Error(), "needs sparse data") {
+		t.Errorf("lsi-kmeans on dense data: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tab, err := p.Run(ctx, ds, map[string]Method{"c": &capture{}})
+	if !errors.Is(err, context.Canceled) || tab == nil || len(tab.K) != 0 {
+		t.Errorf("canceled run: table %+v, error %v", tab, err)
+	}
+}
+
+func TestOutputShapes(t *testing.T) {
+	ds := topicData(t)
+	p := Protocol{Classes: []int{2, 4}, Runs: 2, Seed: 1}
+	tab, err := p.Run(context.Background(), ds, map[string]Method{"a": &capture{}, "b": &capture{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]map[string]map[string]float64
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	for _, m := range []string{"a", "b"} {
+		if len(got[m]) != 3 {
+			t.Errorf("JSON %s has keys %v, want 2, 4 and average", m, got[m])
+		}
+		for _, key := range []string{"2", "4", "average"} {
+			s := got[m][key]
+			if len(s) != 6 || s["accuracy_mean"] != 1 || s["nmi_mean"] != 1 || s["accuracy_std"] != 0 || s["nmi_std"] != 0 || s["seconds"] < 0 {
+				t.Errorf("JSON %s[%s] = %v", m, key, s)
+			}
+		}
+		if got[m]["2"]["runs"] != 2 || got[m]["average"]["runs"] != 4 {
+			t.Errorf("JSON %s runs: %v", m, got[m])
+		}
+	}
+
+	var md bytes.Buffer
+	if err := tab.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	text := md.String()
+	for _, want := range []string{"Accuracy\n\n| k | a | b |\n|---|---|---|\n| 2 | 1.000 ± 0.000 | 1.000 ± 0.000 |\n| 4 |", "| Avg. |", "\nNMI\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "| Avg. |"); n != 2 {
+		t.Errorf("Markdown has %d Avg. rows, want 2", n)
+	}
+
+	var buf bytes.Buffer
+	if err := tab.CSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 7 || strings.Join(recs[0], ",") != "method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds" ||
+		strings.Join(recs[3][:7], ",") != "a,average,1,0,1,0,4" {
+		t.Errorf("CSV records %v", recs)
+	}
+}
