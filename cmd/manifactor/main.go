@@ -42,6 +42,7 @@ func commands() []command {
 		{"cluster", "cluster a data set and score it against its labels", runCluster},
 		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
 		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},
+		{"experiment", "the papers' protocol: k random classes, R runs, mean and deviation per k", runExperiment},
 		{"bench", "time the factorization loop on a data set", runBench},
 		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
 	}

@@ -554,3 +554,41 @@ func TestTopics(t *testing.T) {
 		t.Errorf("topics text: %v\n%s", err, text)
 	}
 }
+
+// TestExperiment runs the protocol on the fixture's three separable
+// groups: every method clusters every draw perfectly, the JSON is keyed by
+// method, then k and "average"; mistakes are errors before any work.
+func TestExperiment(t *testing.T) {
+	mtx, labels := writeFixture(t, t.TempDir())
+	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
+		"--methods", "nmf,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table map[string]map[string]map[string]float64
+	if err := json.Unmarshal([]byte(out), &table); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, m := range []string{"nmf", "gnmf", "kmeans"} {
+		for _, k := range []string{"2", "3", "average"} {
+			c := table[m][k]
+			if c["accuracy_mean"] != 1 || c["nmi_mean"] != 1 {
+				t.Errorf("%s k=%s: %v", m, k, c)
+			}
+		}
+	}
+	base := []string{"experiment", "--data", mtx, "--labels", labels, "--runs", "1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--methods", "nmf,plsa"}, "unknown method"},
+		{[]string{"--methods", "nmf", "--clusters", "2-4"}, "k = 4"},
+		{[]string{"--methods", "nmf", "--format", "xml"}, "--format"},
+		{[]string{"--clusters", "2"}, "--methods is required"},
+	} {
+		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
