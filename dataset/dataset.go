@@ -82,9 +82,27 @@ type LoadOptions struct {
 // store one sample per row unless opt.Transpose. The result is valid and
 // non-empty.
 func Load(path string, opt LoadOptions) (*Dataset, error) {
+	var d *Dataset
+	var err error
 	if IsTextSource(path) {
-		return loadText(path, opt)
+		d, err = loadText(path, opt)
+	} else {
+		d, err = loadFile(path, opt)
 	}
+	if err != nil {
+		return nil, err
+	}
+	if opt.Labels != "" {
+		n, _ := d.Dims()
+		if d.Labels, err = readLabelFile(opt.Labels, n); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// loadFile reads a data file chosen by extension (see Load).
+func loadFile(path string, opt LoadOptions) (*Dataset, error) {
 	lower := strings.ToLower(path)
 	gz := strings.HasSuffix(lower, ".gz")
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
@@ -138,16 +156,7 @@ func Load(path string, opt LoadOptions) (*Dataset, error) {
 			d.Notes = append(d.Notes, path+": "+notes.String())
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if opt.Labels != "" {
-		n, _ := d.Dims()
-		if d.Labels, err = readLabelFile(opt.Labels, n); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
+	return d, err
 }
 
 // IsTextSource reports whether Load treats path as a text corpus: a
@@ -176,16 +185,7 @@ func loadText(path string, opt LoadOptions) (*Dataset, error) {
 	} else {
 		d, _, err = LoadTextDir(context.Background(), path, opt.Text)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if opt.Labels != "" {
-		n, _ := d.Dims()
-		if d.Labels, err = readLabelFile(opt.Labels, n); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
+	return d, err
 }
 
 // transposed swaps samples and features of a data set read with one

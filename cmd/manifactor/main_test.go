@@ -89,6 +89,16 @@ func writeFixture(t *testing.T, dir string) (mtx, labels string) {
 	return mtx, labels
 }
 
+// writeTemp writes body to dir/name and returns the path.
+func writeTemp(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestUsage(t *testing.T) {
 	if _, _, err := runCLI(t); err == nil {
 		t.Error("no sub-command accepted")
@@ -289,13 +299,7 @@ func TestDemo(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTemp(t, dir, name, body) }
 	full, _ := os.ReadFile(mtx)
 	truncated := write("truncated.mtx", string(full[:len(full)/2]))
 	header := write("header.mtx", "%%MatrixMarket matrix frobnicate real general\n2 2 1\n1 1 1\n")
@@ -419,13 +423,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 func TestManifoldBadInput(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
-	write := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, body string) string { return writeTemp(t, dir, name, body) }
 	small := write("small.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 1 1\n")
 	negW := write("negw.mtx", fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n60 60 2\n1 2 -1\n2 1 -1\n"))
 	nanW := write("nanw.mtx", fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n60 60 2\n1 2 nan\n2 1 nan\n"))
