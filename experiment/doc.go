@@ -10,7 +10,10 @@
 // the nearest-neighbour graph built on each subset when the method takes
 // one), the baseline methods (k-means, LSI, Average Association, Normalized
 // Cut, PCA), the Protocol that draws the subsets and runs the methods, and
-// the Table of scores with its Markdown, CSV and JSON forms.
+// the Table of scores with its Markdown, CSV and JSON forms, Sweep (the
+// protocol's average against one parameter's values), and the published
+// tables of the five papers as data (References, LookupReference), which
+// Table.Compare prints beside a run's scores with the differences.
 //
 // Invariants: every method sees the same subsets, drawn from the protocol's
 // Seed, k and run; each (k, run) is computed independently of the others and
