@@ -312,6 +312,43 @@ func (p *problem) random(f *factors, seed, start uint64) {
 	for i := range f.v.Data {
 		f.v.Data[i] = rng.Float64()
 	}
+	if p.opts.NormalizeStart {
+		p.normalizeStart(f)
+	}
+}
+
+// normalizeStart rescales a random start as the reference code does
+// before its first update: U's columns (X W's for concept factorization)
+// to unit length and V's columns by the same factors, so U V^T is kept.
+// The objectives are scale-degenerate, so this choice is what sets the
+// graph term's weight against the fit for a given lambda.
+func (p *problem) normalizeStart(f *factors) {
+	k := f.k
+	var norms []float64
+	if p.spec.concept() {
+		norms = p.conceptNorms(f)
+	} else {
+		norms = make([]float64, k)
+		for i := 0; i < f.a.Rows; i++ {
+			for j, x := range f.a.Data[i*k : (i+1)*k] {
+				norms[j] += x * x
+			}
+		}
+		for j := range norms {
+			norms[j] = math.Sqrt(norms[j])
+		}
+	}
+	for j, nj := range norms {
+		if nj == 0 {
+			continue
+		}
+		for i := 0; i < f.a.Rows; i++ {
+			f.a.Data[i*k+j] /= nj
+		}
+		for i := 0; i < f.v.Rows; i++ {
+			f.v.Data[i*k+j] *= nj
+		}
+	}
 }
 
 // row maps an internal row of the first factor to the caller's row.

@@ -497,3 +497,52 @@ func TestTakesGraph(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeStart: the rescaled start keeps U V^T (so with lambda = 0
+// its objective is the raw start's), gives U (X W) unit columns, and the
+// updates from it never increase the objective; KL methods refuse it.
+func TestNormalizeStart(t *testing.T) {
+	all, _ := datas(t, 51, 40, 35, 0.25)
+	g := randomGraph(52, 40, 4)
+	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
+		for name, d := range all {
+			raw, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			norm, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, NormalizeStart: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, n := raw.Objective[0], norm.Objective[0]; math.Abs(r-n) > 1e-9*r {
+				t.Errorf("%s %s: start objective %v, raw start %v: the rescaling changed U V^T", m, name, n, r)
+			}
+			// Without a graph the updates are scale-equivariant, so U V^T
+			// follows the same path from either start.
+			if r, n := raw.Objective[1], norm.Objective[1]; math.Abs(r-n) > 1e-9*r {
+				t.Errorf("%s %s: after one update %v, raw start %v", m, name, n, r)
+			}
+			// With a graph the start's scale weighs the graph term.
+			if TakesGraph(m) {
+				o := Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: 3, Graph: g}
+				a, _ := Fit(context.Background(), d, o)
+				o.NormalizeStart = true
+				b, _ := Fit(context.Background(), d, o)
+				if math.Abs(a.Objective[1]-b.Objective[1]) < 1e-6*a.Objective[1] {
+					t.Errorf("%s %s: the rescaled start changed nothing with lambda > 0", m, name)
+				}
+			}
+			res, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 150, Tol: -1, Seed: 5, NormalizeStart: true, Lambda: 3, Graph: g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkMonotone(t, m+"/"+name+"/normalized start", res.Objective)
+		}
+	}
+	d := all["sparse"]
+	for _, m := range []string{"nmf-kl", "lpnmf"} {
+		if _, err := Fit(context.Background(), d, Options{Method: m, K: 3, NormalizeStart: true, Lambda: 1, Graph: g}); err == nil || !strings.Contains(err.Error(), "NormalizeStart") {
+			t.Errorf("%s with NormalizeStart: %v", m, err)
+		}
+	}
+}

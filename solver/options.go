@@ -146,6 +146,15 @@ type Options struct {
 	// When 0, every start runs to convergence and the lowest final
 	// objective wins.
 	RestartIters int
+	// NormalizeStart rescales every random start as the authors'
+	// reference code does: U's columns (for cf and lccf, X W's) to unit
+	// length and V's columns by the same factors, leaving U V^T as drawn.
+	// The objectives are scale-degenerate, so the start's scale decides
+	// how strongly a given Lambda regularizes; with it the papers' Lambda
+	// means what it meant in their code. Assign clusters by k-means on V
+	// then (arg max of V drifts to one factor from such a start). Not for
+	// the KL methods.
+	NormalizeStart bool
 	// Seed seeds the random starts. The same Seed gives the same result
 	// whatever Threads is.
 	Seed uint64
@@ -355,6 +364,9 @@ func (o Options) check(d *Data) (methodSpec, error) {
 	}
 	if o.StopRule != RelativeDecrease && o.StopRule != MeanFit {
 		return spec, fmt.Errorf("solver: unknown stopping rule %d", o.StopRule)
+	}
+	if o.NormalizeStart && spec.kl() {
+		return spec, fmt.Errorf("solver: NormalizeStart is for the Frobenius methods, not %s", spec)
 	}
 	if !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0) {
 		return spec, fmt.Errorf("solver: lambda = %v: must be finite and not negative", o.Lambda)
