@@ -357,3 +357,60 @@ func TestSparseBaselinesTDT2(t *testing.T) {
 		}
 	}
 }
+
+// TestLSIKMeansMatchesDenseReference: LSIKMeans is k-means on the unit-
+// length rows of U S from the leading singular triplets; a dense SVD of
+// the same matrix, written out plainly, gives the same partition (signs of
+// singular vectors do not change distances). The default dimension is
+// DefaultLSIDims, capped by the data.
+func TestLSIKMeansMatchesDenseReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, _ := blockDocs(rng, 4, 30, 25, 0.3, 5) // noisy: not every partition is right
+	// Documents of very different lengths: only the unit-length latent
+	// vectors cluster by topic rather than by length.
+	scales := make([]float64, x.Rows)
+	for i := range scales {
+		scales[i] = float64(1 + 6*(i%3))
+	}
+	x.ScaleRows(scales)
+	for _, dims := range []int{4, 6} {
+		got, err := LSIKMeans(context.Background(), x, BaselineOptions{K: 4, Dims: dims, Seed: 3, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var svd mat.SVD
+		if !svd.Factorize(densify(x), mat.SVDThin) {
+			t.Fatal("SVD failed")
+		}
+		var u mat.Dense
+		svd.UTo(&u)
+		s := svd.Values(nil)
+		e := mat.NewDense(x.Rows, dims, nil)
+		for i := range x.Rows {
+			var norm float64
+			for j := range dims {
+				norm += u.At(i, j) * s[j] * u.At(i, j) * s[j]
+			}
+			for j := range dims {
+				e.Set(i, j, u.At(i, j)*s[j]/math.Sqrt(norm))
+			}
+		}
+		ref, err := KMeans(context.Background(), e, KMeansOptions{K: 4, Seed: 3, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc, _, _ := Accuracy(ref.Labels, got); acc != 1 {
+			t.Errorf("Dims %d: LSIKMeans agrees with the dense reference on %.3f of the documents", dims, acc)
+		}
+	}
+	// The default: DefaultLSIDims, or the data's smaller dimension.
+	small, _ := blockDocs(rng, 3, 5, 4, 0.5, 0) // 15 x 12
+	a, err := LSIKMeans(context.Background(), small, BaselineOptions{K: 3, Seed: 1})
+	if err != nil {
+		t.Fatalf("default Dims on 15 x 12 data: %v", err)
+	}
+	b, _ := LSIKMeans(context.Background(), small, BaselineOptions{K: 3, Dims: 12, Seed: 1})
+	if acc, _, _ := Accuracy(a, b); acc != 1 {
+		t.Errorf("default Dims on 15 x 12 data is not 12")
+	}
+}
