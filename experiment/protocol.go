@@ -52,6 +52,11 @@ type validator interface {
 type Factorization struct {
 	Options solver.Options
 	Graph   graph.Options
+	// Assign is how samples get their cluster: "" or "argmax", the
+	// largest entry of the sample's row of V (paper 004, with U's columns
+	// at unit length), or "kmeans", k-means on the rows of V (the authors'
+	// reference code for GNMF and LCCF; 10 replicates, seeded by the run).
+	Assign string
 }
 
 var _ Method = Factorization{}
@@ -69,11 +74,36 @@ func (f Factorization) validate() error {
 	if !slices.Contains(solver.Methods, base) {
 		return fmt.Errorf("unknown factorization %q (known: %s, each also with -ncw)", f.Name(), strings.Join(solver.Methods, ", "))
 	}
+	switch f.Assign {
+	case "", "argmax", "kmeans":
+	default:
+		return fmt.Errorf("unknown assignment %q (known: argmax, kmeans)", f.Assign)
+	}
 	return nil
 }
 
-// Cluster factorizes ds with k factors and returns the arg max labels.
+// Cluster factorizes ds with k factors and returns the labels Assign
+// asks for.
 func (f Factorization) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error) {
+	res, err := f.Fit(ctx, ds, k, seed)
+	if err != nil {
+		return nil, err
+	}
+	if f.Assign != "kmeans" {
+		return res.Labels, nil
+	}
+	// The seed differs from the factorization's so that the k-means
+	// starts are not the random start's draws.
+	km, err := cluster.KMeans(ctx, res.V, cluster.KMeansOptions{K: k, Seed: seed ^ 0x9e3779b97f4a7c15, Threads: f.Options.Threads})
+	if err != nil {
+		return nil, err
+	}
+	return km.Labels, nil
+}
+
+// Fit builds the subset's graph when the method takes one and returns the
+// factorization Cluster assigns from.
+func (f Factorization) Fit(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) (*solver.Result, error) {
 	opt := f.Options
 	opt.K, opt.Seed = k, seed
 	var (
@@ -100,11 +130,7 @@ func (f Factorization) Cluster(ctx context.Context, ds *dataset.Dataset, k int, 
 			return nil, err
 		}
 	}
-	res, err := solver.Fit(ctx, d, opt)
-	if err != nil {
-		return nil, err
-	}
-	return res.Labels, nil
+	return solver.Fit(ctx, d, opt)
 }
 
 // Baseline is a Method running one of the cluster package's baselines,
@@ -116,8 +142,8 @@ func (f Factorization) Cluster(ctx context.Context, ds *dataset.Dataset, k int, 
 //	ncut        Normalized Cut spectral clustering (SpectralNCut)
 //	pca-kmeans  k-means on the principal components (PCAKMeans)
 //
-// lsi-kmeans, aa and ncut need sparse data; pca-kmeans densifies sparse
-// data. Dims, Replicates and Threads are those of cluster.BaselineOptions
+// lsi-kmeans, aa and ncut work on the rows as sparse vectors (dense data
+// is converted); pca-kmeans densifies sparse data. Dims, Replicates and Threads are those of cluster.BaselineOptions
 // (Dims is ignored by kmeans); zero means their defaults.
 type Baseline struct {
 	Algorithm  string
@@ -180,17 +206,36 @@ func (b Baseline) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed 
 		}
 		return cluster.PCAKMeans(ctx, x, opt)
 	}
-	if ds.Sparse == nil {
-		return nil, fmt.Errorf("%s needs sparse data (documents), the data is dense", b.Algorithm)
+	// The operator methods take the rows as sparse vectors; dense images
+	// go through the same code (their W = X X^T is small anyway).
+	x := ds.Sparse
+	if x == nil {
+		x = sparsify(ds.Dense)
 	}
 	switch b.Algorithm {
 	case "lsi-kmeans":
-		return cluster.LSIKMeans(ctx, ds.Sparse, opt)
+		return cluster.LSIKMeans(ctx, x, opt)
 	case "aa":
-		return cluster.SpectralAA(ctx, ds.Sparse, opt)
+		return cluster.SpectralAA(ctx, x, opt)
 	default:
-		return cluster.SpectralNCut(ctx, ds.Sparse, opt)
+		return cluster.SpectralNCut(ctx, x, opt)
 	}
+}
+
+// sparsify returns the non-zeros of x as a CSR matrix.
+func sparsify(x *mat.Dense) *sparse.CSR {
+	r, c := x.Dims()
+	a := &sparse.CSR{Rows: r, Cols: c, Indptr: make([]int, r+1)}
+	for i := range r {
+		for j := range c {
+			if v := x.At(i, j); v != 0 {
+				a.Ind = append(a.Ind, j)
+				a.Val = append(a.Val, v)
+			}
+		}
+		a.Indptr[i+1] = len(a.Val)
+	}
+	return a
 }
 
 // densify returns a as a dense matrix.
@@ -353,6 +398,25 @@ func (p Protocol) subset(ds *dataset.Dataset, picked []int) (*dataset.Dataset, e
 		return nil, fmt.Errorf("Prepare changed the samples: %d selected, %d samples and %d labels after", len(idx), n, len(sub.Labels))
 	}
 	return sub, nil
+}
+
+// Subset returns the prepared subset that run r (0-based) for k draws from
+// ds and the methods' seed for it: what Run gives every method in that
+// cell, e.g. to trace one factorization's objective.
+func (p Protocol) Subset(ds *dataset.Dataset, k, r int) (*dataset.Dataset, uint64, error) {
+	if ds == nil || ds.Labels == nil {
+		return nil, 0, errors.New("experiment: Subset needs labelled data")
+	}
+	classes, _ := ds.Classes()
+	if k < 1 || k > len(classes) || r < 0 {
+		return nil, 0, fmt.Errorf("experiment: no run %d for k = %d with %d classes", r, k, len(classes))
+	}
+	picked, seed := p.draw(classes, k, r)
+	sub, err := p.subset(ds, picked)
+	if err != nil {
+		return nil, 0, fmt.Errorf("experiment: k = %d, run %d: %w", k, r+1, err)
+	}
+	return sub, seed, nil
 }
 
 // Run runs the protocol on ds with every method and returns the table of
@@ -596,4 +660,43 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 		out[m] = row
 	}
 	return json.Marshal(out)
+}
+
+// SweepPoint is the outcome of one parameter value in Sweep: the method's
+// table and its average over k.
+type SweepPoint struct {
+	Value   float64
+	Average Score
+	Table   *Table
+}
+
+// Sweep runs the protocol once per value with the method that method
+// builds for it (named name in the tables), every value on the same draws
+// and seeds, so the points differ only by the parameter. It stops at the
+// first error, returning the points done.
+func (p Protocol) Sweep(ctx context.Context, ds *dataset.Dataset, name string, values []float64, method func(v float64) (Method, error)) ([]SweepPoint, error) {
+	if len(values) == 0 {
+		return nil, errors.New("experiment: Sweep needs at least one value")
+	}
+	// Every method is built, and so checked, before any work.
+	ms := make([]Method, len(values))
+	for i, v := range values {
+		m, err := method(v)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: value %g: %w", v, err)
+		}
+		if _, _, err := p.check(ds, map[string]Method{name: m}); err != nil {
+			return nil, err
+		}
+		ms[i] = m
+	}
+	var out []SweepPoint
+	for i, v := range values {
+		t, err := p.Run(ctx, ds, map[string]Method{name: ms[i]})
+		if err != nil {
+			return out, fmt.Errorf("experiment: value %g: %w", v, err)
+		}
+		out = append(out, SweepPoint{Value: v, Average: t.Average[name], Table: t})
+	}
+	return out, nil
 }

@@ -221,11 +221,27 @@ func TestBadInputs(t *testing.T) {
 func TestMethodFailureAndCancellation(t *testing.T) {
 	ds := topicData(t)
 	p := Protocol{Classes: []int{2, 3}, Runs: 2, Workers: 2}
-	// lsi-kmeans on dense data fails on the first run.
+	// A failing method stops the protocol, named with k and run.
+	_, err := p.Run(context.Background(), ds, map[string]Method{"broken": failing{}})
+	if err == nil || !strings.Contains(err.Error(), "broken") || !strings.Contains(err.Error(), "out of paper") {
+		t.Errorf("failing method: %v", err)
+	}
+	// The operator baselines take dense data as its non-zeros: the same
+	// table as the sparse form.
 	dense := &dataset.Dataset{Source: "dense", Dense: densify(ds.Sparse), Labels: ds.Labels}
-	_, err := p.Run(context.Background(), dense, map[string]Method{"lsi": Baseline{Algorithm: "lsi-kmeans"}})
-	if err == nil || !strings.Contains(err.Error(), "lsi") || !strings.Contains(err.Error(), "needs sparse data") {
-		t.Errorf("lsi-kmeans on dense data: %v", err)
+	for _, name := range []string{"lsi-kmeans", "aa", "ncut"} {
+		m := map[string]Method{name: Baseline{Algorithm: name, Threads: 1}}
+		a, err := p.Run(context.Background(), ds, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := p.Run(context.Background(), dense, m)
+		if err != nil {
+			t.Fatalf("%s on dense data: %v", name, err)
+		}
+		if !reflect.DeepEqual(withoutTimes(a), withoutTimes(b)) {
+			t.Errorf("%s: dense and sparse tables differ", name)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -291,4 +307,78 @@ func TestOutputShapes(t *testing.T) {
 		strings.Join(recs[3][:7], ",") != "a,average,1,0,1,0,4" {
 		t.Errorf("CSV records %v", recs)
 	}
+}
+
+// TestSubsetIsWhatRunDraws: Subset returns the very subsets and seeds the
+// methods see in Run.
+func TestSubsetIsWhatRunDraws(t *testing.T) {
+	ds := topicData(t)
+	a := &capture{}
+	p := Protocol{Classes: []int{3}, Runs: 3, Seed: 8, Workers: 1}
+	if _, err := p.Run(context.Background(), ds, map[string]Method{"a": a}); err != nil {
+		t.Fatal(err)
+	}
+	for r := range 3 {
+		sub, seed, err := p.Subset(ds, 3, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		classes, _ := sub.Classes()
+		n, _ := sub.Dims()
+		if key := fmt.Sprint(3, seed, n, classes); a.seen[key] != 1 {
+			t.Errorf("run %d: Subset gave %q, Run drew %v", r, key, a.seen)
+		}
+	}
+	if _, _, err := p.Subset(ds, 7, 0); err == nil {
+		t.Error("Subset with k above the class count")
+	}
+}
+
+// TestAssignKMeansAndSweep: k-means on V (with the authors' rescaled
+// start) separates the disjoint topics like arg max; Sweep gives, per
+// value, the table Run gives for that method; bad settings fail first.
+func TestAssignKMeansAndSweep(t *testing.T) {
+	ds := topicData(t)
+	p := Protocol{Classes: []int{2, 4}, Runs: 2, Seed: 5, Workers: 2, Prepare: prepare}
+	gnmf := func(lambda float64) (Method, error) {
+		return Factorization{Options: solver.Options{Method: "gnmf", Lambda: lambda, NormalizeStart: true, MaxIter: 100, Threads: 1}, Assign: "kmeans"}, nil
+	}
+	points, err := p.Sweep(context.Background(), ds, "gnmf", []float64{0, 10}, gnmf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(points) != 2 {
+		t.Fatalf("%d points", len(points))
+	}
+	for _, pt := range points {
+		if pt.Average.AccuracyMean != 1 || pt.Average.Runs != 4 {
+			t.Errorf("lambda %v: %+v", pt.Value, pt.Average)
+		}
+		m, _ := gnmf(pt.Value)
+		direct, err := p.Run(context.Background(), ds, map[string]Method{"gnmf": m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(withoutTimes(direct), withoutTimes(pt.Table)) {
+			t.Errorf("lambda %v: Sweep's table differs from Run's", pt.Value)
+		}
+	}
+	bad := func(v float64) (Method, error) {
+		return Factorization{Options: solver.Options{Method: "gnmf"}, Assign: "vote"}, nil
+	}
+	if _, err := p.Sweep(context.Background(), ds, "gnmf", []float64{1}, bad); err == nil || !strings.Contains(err.Error(), "vote") {
+		t.Errorf("unknown assignment: %v", err)
+	}
+	if _, err := p.Sweep(context.Background(), ds, "gnmf", nil, gnmf); err == nil {
+		t.Error("no values accepted")
+	}
+}
+
+// failing is a Method that always fails.
+type failing struct{}
+
+func (failing) Name() string { return "failing" }
+
+func (failing) Cluster(context.Context, *dataset.Dataset, int, uint64) ([]int, error) {
+	return nil, errors.New("out of paper")
 }

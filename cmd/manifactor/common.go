@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"sort"
 	"strconv"
@@ -100,6 +101,11 @@ type dataFlags struct {
 	fs        *flag.FlagSet
 	tfidfSet  bool // --tfidf was given explicitly
 	weighted  bool // the loader already weighted and normalized
+	// countsDefault makes a sparse matrix of whole numbers (term counts,
+	// e.g. TDT2.mat) weighted by tf-idf and normalized to unit length
+	// unless --tfidf or --normalize says otherwise: the papers' document
+	// vectors, which the evaluation commands default to.
+	countsDefault bool
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -175,6 +181,12 @@ func (d *dataFlags) load() (*prepared, error) {
 			fmt.Fprintln(d.stderr, n)
 		}
 	}
+	if d.countsDefault && !text && !d.tfidfSet && d.normalize == "" && ds.Sparse != nil && wholeNumbers(ds.Sparse.Val) {
+		d.tfidf, d.normalize = true, "l2"
+		if d.stderr != nil {
+			fmt.Fprintf(d.stderr, "%s: term counts: weighting the corpus by tf-idf and normalizing each document to unit length, as the papers do (--tfidf=false --normalize none to turn off)\n", d.path)
+		}
+	}
 	return d.prepare(ds)
 }
 
@@ -223,6 +235,17 @@ func (d *dataFlags) prepare(ds *dataset.Dataset) (*prepared, error) {
 		p.zeroSamples = countZeroSamples(ds)
 	}
 	return p, nil
+}
+
+// wholeNumbers reports whether every value is a whole number, as term
+// counts are.
+func wholeNumbers(v []float64) bool {
+	for _, x := range v {
+		if x != math.Trunc(x) {
+			return false
+		}
+	}
+	return len(v) > 0
 }
 
 func countZeroFeatures(p *prepared) int {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,29 +13,178 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/experiment"
+	"github.com/manifactor/manifactor/figure"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/solver"
 )
 
+// protocolFlags are the options experiment and sweep share: the data, the
+// protocol and the methods' settings.
+type protocolFlags struct {
+	df        dataFlags
+	rt        runtimeFlags
+	clusters  string
+	runs      int
+	seed      uint64
+	lambda    float64
+	neighbors int
+	iters     int
+	assign    string
+	start     string
+	plot      string
+}
+
+func (f *protocolFlags) register(fs *flag.FlagSet) {
+	f.df.register(fs)
+	f.rt.register(fs)
+	f.df.countsDefault = true
+	fs.StringVar(&f.clusters, "clusters", "2-10", "the numbers of classes k drawn, e.g. 2-10 or 2,5,10")
+	fs.IntVar(&f.runs, "runs", 50, "random draws of k classes per k")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the draws and the methods; the same seed gives the same table")
+	fs.Float64Var(&f.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
+	fs.IntVar(&f.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
+	// 100 iterations, as the authors' code runs its experiments (paper
+	// 002: the updates converge within about 100); GNMF's clusters blur
+	// when its updates run much longer from the normalized start.
+	fs.IntVar(&f.iters, "iters", 100, "maximum iterations of each factorization")
+	fs.StringVar(&f.assign, "assign", "auto", "how a factorization labels samples: argmax (largest entry of the row of V), kmeans (k-means on the rows of V), or auto: kmeans for gnmf and lccf as the authors' code does, argmax otherwise (paper 004)")
+	fs.StringVar(&f.start, "start", "auto", "random start: raw (uniform in [0,1)), normalized (U's columns rescaled to unit length, V by the same factors, as the authors' code does), or auto: normalized for gnmf and lccf, raw otherwise")
+	fs.StringVar(&f.plot, "plot", "", "write figures (PNG and SVG) into this directory")
+}
+
+// check validates everything that does not need the data, so that a
+// mistake fails before the data is read.
+func (f *protocolFlags) check() ([]int, error) {
+	ks, err := parseList(f.clusters)
+	if err != nil {
+		return nil, fmt.Errorf("--clusters: %w", err)
+	}
+	switch {
+	case f.runs < 1:
+		return nil, fmt.Errorf("--runs %d: must be at least 1", f.runs)
+	case f.neighbors < 1:
+		return nil, fmt.Errorf("--neighbors %d: must be at least 1", f.neighbors)
+	case f.iters < 1:
+		return nil, fmt.Errorf("--iters %d: must be at least 1", f.iters)
+	case f.lambda < 0 && f.lambda != -1:
+		return nil, fmt.Errorf("--lambda %g: must not be negative", f.lambda)
+	}
+	switch f.assign {
+	case "auto", "argmax", "kmeans":
+	default:
+		return nil, fmt.Errorf("--assign %q: want auto, argmax or kmeans", f.assign)
+	}
+	switch f.start {
+	case "auto", "raw", "normalized":
+	default:
+		return nil, fmt.Errorf("--start %q: want auto, raw or normalized", f.start)
+	}
+	if f.plot != "" {
+		if err := figure.CheckDir(f.plot); err != nil {
+			return nil, fmt.Errorf("--plot: %w", err)
+		}
+	}
+	return ks, nil
+}
+
+// knownNames lists every method the protocol can run.
+func knownNames() []string {
+	return append(methodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans")
+}
+
+// method builds one method with the papers' settings where f leaves them
+// to the defaults; lambda and neighbors, when not negative, override f's.
+func (f *protocolFlags) method(name string, sparse bool, lambda float64, neighbors int) (experiment.Method, error) {
+	if m, ok := experiment.Baselines()[name]; ok {
+		return m, nil
+	}
+	if !knownMethod(name) {
+		return nil, fmt.Errorf("unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
+	}
+	if lambda < 0 {
+		lambda = f.lambda
+	}
+	if neighbors < 1 {
+		neighbors = f.neighbors
+	}
+	mf := methodFlags{method: name, graph: graphFlags{lambda: lambda}}
+	mf.defaults(sparse)
+	w, err := graph.ParseWeight(mf.graph.weight)
+	if err != nil {
+		return nil, err
+	}
+	o := solver.Options{Method: name, MaxIter: f.iters, Threads: 1}
+	base, _ := strings.CutSuffix(name, "-ncw")
+	// The authors' GNMF and LCCF code rescales its random start and
+	// clusters V by k-means; with that start the arg max of V drifts to
+	// one factor, and without it the papers' lambda means much less
+	// (see solver.Options.NormalizeStart).
+	reference := base == "gnmf" || base == "lccf"
+	o.NormalizeStart = f.start == "normalized" || (f.start == "auto" && reference)
+	if o.NormalizeStart && (base == "nmf-kl" || base == "lpnmf") {
+		return nil, fmt.Errorf("--start normalized: not for the KL method %s", name)
+	}
+	assign := f.assign
+	if assign == "auto" {
+		assign = "argmax"
+		if reference {
+			assign = "kmeans"
+		}
+	}
+	if solver.TakesGraph(name) {
+		o.Lambda = mf.graph.lambda
+	}
+	return experiment.Factorization{Options: o, Graph: graph.Options{Neighbors: neighbors, Weight: w, Threads: 1}, Assign: assign}, nil
+}
+
+// protocol returns the protocol over the prepared corpus: the corpus is
+// weighted once, as the papers' document vectors are, and each subset
+// only loses the features none of its samples has.
+func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol {
+	prot := experiment.Protocol{Classes: ks, Runs: f.runs, Seed: f.seed, Workers: f.rt.threads,
+		Prepare: func(d *dataset.Dataset) (*dataset.Dataset, error) {
+			if !f.df.keepZero {
+				d.DropZeroFeatures()
+			}
+			return d, nil
+		}}
+	if st, ok := stderr.(*os.File); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			prot.Progress = progressLine(stderr)
+		}
+	}
+	return prot
+}
+
+// progressLine reports runs done and the time left on one terminal line.
+func progressLine(w io.Writer) func(done, total int, elapsed time.Duration) {
+	return func(done, total int, elapsed time.Duration) {
+		left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
+		fmt.Fprintf(w, "\r%d of %d runs, about %s left   ", done, total, left.Round(time.Second))
+		if done == total {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
 func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("experiment", "--data D --methods M1,M2,... --clusters 2-10 --runs 50 [--seed S] [--format markdown|csv|json]", stderr)
-	var df dataFlags
-	var rt runtimeFlags
-	df.register(fs)
-	rt.register(fs)
-	methods := fs.String("methods", "", "methods to compare: any of "+strings.Join(append(methodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans"), ", "))
-	clusters := fs.String("clusters", "2-10", "the numbers of classes k drawn, e.g. 2-10 or 2,5,10")
-	runs := fs.Int("runs", 50, "random draws of k classes per k")
-	seed := fs.Uint64("seed", 1, "seed of the draws and the methods; the same seed gives the same table")
+	fs := newFlagSet("experiment", "--data D --methods M1,M2,... --clusters 2-10 --runs 50 [--seed S] [--compare PAPER-TABLE] [--format markdown|csv|json] [--plot DIR]", stderr)
+	var pf protocolFlags
+	pf.register(fs)
+	methods := fs.String("methods", "", "methods to compare: any of "+strings.Join(knownNames(), ", "))
 	format := fs.String("format", "markdown", "output: markdown, csv or json")
-	lambda := fs.Float64("lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
-	neighbors := fs.Int("neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
-	iters := fs.Int("iters", solver.DefaultMaxIter, "maximum iterations of each factorization")
+	compare := fs.String("compare", "", "print the paper's table beside ours: a table ID such as 000-table2, or list to show them")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := rt.apply(); err != nil {
+	if err := pf.rt.apply(); err != nil {
 		return err
+	}
+	if *compare == "list" {
+		for _, r := range experiment.References() {
+			fmt.Fprintf(stdout, "%-12s %-14s %s\n", r.ID, r.Data, strings.Join(r.Methods, ","))
+		}
+		return nil
 	}
 	// Everything a user can get wrong is checked before any work starts.
 	switch *format {
@@ -42,18 +192,28 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	default:
 		return fmt.Errorf("--format %q: want markdown, csv or json", *format)
 	}
-	ks, err := parseList(*clusters)
-	if err != nil {
-		return fmt.Errorf("--clusters: %w", err)
+	var ref *experiment.Reference
+	if *compare != "" {
+		r, err := experiment.LookupReference(*compare)
+		if err != nil {
+			return fmt.Errorf("--compare: %w", err)
+		}
+		ref = &r
 	}
-	if *runs < 1 || *neighbors < 1 || *iters < 1 || (*lambda < 0 && *lambda != -1) {
-		return errors.New("--runs, --neighbors and --iters must be at least 1, --lambda not negative")
-	}
-	names := strings.Split(*methods, ",")
 	if *methods == "" {
 		return errors.New("--methods is required")
 	}
-	p, err := df.load()
+	names := strings.Split(*methods, ",")
+	for _, name := range names {
+		if _, ok := experiment.Baselines()[name]; !ok && !knownMethod(name) {
+			return fmt.Errorf("--methods: unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
+		}
+	}
+	ks, err := pf.check()
+	if err != nil {
+		return err
+	}
+	p, err := pf.df.load()
 	if err != nil {
 		return err
 	}
@@ -61,49 +221,12 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("%s: the protocol needs class labels", p.ds.Source)
 	}
 	ms := map[string]experiment.Method{}
-	base := experiment.Baselines()
 	for _, name := range names {
-		if m, ok := base[name]; ok {
-			ms[name] = m
-			continue
-		}
-		if !knownMethod(name) {
-			return fmt.Errorf("--methods: unknown method %q", name)
-		}
-		mf := methodFlags{method: name, graph: graphFlags{lambda: *lambda, neighbors: *neighbors}}
-		mf.defaults(p.ds.Sparse != nil)
-		w, err := graph.ParseWeight(mf.graph.weight)
-		if err != nil {
-			return err
-		}
-		o := solver.Options{Method: name, MaxIter: *iters, Threads: 1}
-		if solver.TakesGraph(name) {
-			o.Lambda = mf.graph.lambda
-		}
-		ms[name] = experiment.Factorization{Options: o, Graph: graph.Options{Neighbors: *neighbors, Weight: w, Threads: 1}}
-	}
-	// Each subset is prepared as the whole data set would be: the papers
-	// draw classes from the raw corpus, then weigh the subset.
-	prep := df
-	prot := experiment.Protocol{Classes: ks, Runs: *runs, Seed: *seed, Workers: rt.threads,
-		Prepare: func(d *dataset.Dataset) (*dataset.Dataset, error) {
-			q, err := prep.prepare(d)
-			if err != nil {
-				return nil, err
-			}
-			return q.ds, nil
-		}}
-	if f, ok := stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			prot.Progress = func(done, total int, elapsed time.Duration) {
-				left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-				fmt.Fprintf(stderr, "\r%d of %d runs, about %s left   ", done, total, left.Round(time.Second))
-				if done == total {
-					fmt.Fprintln(stderr)
-				}
-			}
+		if ms[name], err = pf.method(name, p.ds.Sparse != nil, -1, -1); err != nil {
+			return fmt.Errorf("--methods: %w", err)
 		}
 	}
+	prot := pf.protocol(ks, stderr)
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
 	table, err := prot.Run(ctx, p.ds, ms)
 	if err != nil {
@@ -111,11 +234,123 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	switch *format {
 	case "csv":
-		return table.CSV(stdout)
+		err = table.CSV(stdout)
 	case "json":
-		return writeJSON(stdout, table)
+		err = writeJSON(stdout, table)
+	default:
+		err = table.Markdown(stdout)
 	}
-	return table.Markdown(stdout)
+	if err != nil {
+		return err
+	}
+	if ref != nil {
+		// Markdown goes beside Markdown; with CSV or JSON on stdout the
+		// comparison goes to stderr so the output stays machine-readable.
+		w := stdout
+		if *format != "markdown" {
+			w = stderr
+		} else {
+			fmt.Fprintln(w)
+		}
+		if err := table.Compare(w, *ref); err != nil {
+			return err
+		}
+	}
+	if pf.plot == "" {
+		return nil
+	}
+	if err := plotTable(pf.plot, p.ds.Source, table, ref); err != nil {
+		return err
+	}
+	return plotObjectives(ctx, pf.plot, prot, p.ds, ks[len(ks)-1], ms)
+}
+
+// plotTable draws accuracy and NMI against k, the paper's curves dashed.
+func plotTable(dir, source string, t *experiment.Table, ref *experiment.Reference) error {
+	for _, metric := range []string{"accuracy", "nmi"} {
+		fig := figure.Figure{Title: fmt.Sprintf("%s: %s", baseName(source), map[string]string{"accuracy": "accuracy", "nmi": "normalized mutual information"}[metric]),
+			XLabel: "number of classes k", YLabel: metric, IntegerX: true}
+		for _, name := range t.Methods {
+			s := figure.Series{Name: name}
+			for _, k := range t.K {
+				c, ok := t.Cells[name][k]
+				if !ok {
+					continue
+				}
+				mean, std := c.AccuracyMean, c.AccuracyStd
+				if metric == "nmi" {
+					mean, std = c.NMIMean, c.NMIStd
+				}
+				s.X, s.Y, s.Err = append(s.X, float64(k)), append(s.Y, mean), append(s.Err, std)
+			}
+			fig.Series = append(fig.Series, s)
+		}
+		if ref != nil {
+			values := ref.Accuracy
+			if metric == "nmi" {
+				values = ref.NMI
+			}
+			for _, name := range ref.Methods {
+				if _, ours := t.Cells[name]; !ours || values[name] == nil {
+					continue
+				}
+				s := figure.Series{Name: name + " (paper " + ref.ID + ")", Reference: true}
+				for i, k := range ref.K {
+					s.X, s.Y = append(s.X, float64(k)), append(s.Y, values[name][i])
+				}
+				fig.Series = append(fig.Series, s)
+			}
+		}
+		if err := figure.Save(fig, dir, metric+"-vs-k"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plotObjectives fits each factorization once more on the first draw of k
+// classes, evaluating the objective every iteration, and draws it against
+// the iterations (paper 002, Figure 3).
+func plotObjectives(ctx context.Context, dir string, prot experiment.Protocol, ds *dataset.Dataset, k int, ms map[string]experiment.Method) error {
+	sub, seed, err := prot.Subset(ds, k, 0)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(ms))
+	for name := range ms {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f, ok := ms[name].(experiment.Factorization)
+		if !ok {
+			continue
+		}
+		f.Options.Evaluate, f.Options.Threads = 1, 0
+		res, err := f.Fit(ctx, sub, k, seed)
+		if err != nil {
+			return fmt.Errorf("objective of %s: %w", name, err)
+		}
+		s := figure.Series{Name: name}
+		for i, v := range res.Objective {
+			s.X, s.Y = append(s.X, float64(i)), append(s.Y, v)
+		}
+		fig := figure.Figure{Title: fmt.Sprintf("%s on %s, k = %d (first draw)", name, baseName(ds.Source), k),
+			XLabel: "iteration", YLabel: "objective", LogY: true, Series: []figure.Series{s}}
+		if err := figure.Save(fig, dir, "objective-"+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// baseName is the last element of a path, for titles.
+func baseName(path string) string {
+	path = strings.TrimRight(path, "/")
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 func knownMethod(name string) bool {

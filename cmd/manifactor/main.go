@@ -43,6 +43,7 @@ func commands() []command {
 		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
 		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},
 		{"experiment", "the papers' protocol: k random classes, R runs, mean and deviation per k", runExperiment},
+		{"sweep", "the protocol's average score against lambda or p (the papers' sensitivity figures)", runSweep},
 		{"bench", "time the factorization loop on a data set", runBench},
 		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
 	}
