@@ -43,10 +43,12 @@ func (f *protocolFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the draws and the methods; the same seed gives the same table")
 	fs.Float64Var(&f.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
 	fs.IntVar(&f.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
-	// 100 iterations, as the authors' code runs its experiments (paper
-	// 002: the updates converge within about 100); GNMF's clusters blur
-	// when its updates run much longer from the normalized start.
-	fs.IntVar(&f.iters, "iters", 100, "maximum iterations of each factorization")
+	// The papers do not say how long they ran; measured on their data
+	// (docs/REPRODUCTION.md): on sparse text 100 iterations score best
+	// (paper 002: the updates converge within about 100) and GNMF's
+	// clusters blur when run much longer from the rescaled start, while
+	// on dense images GNMF keeps improving up to about 300.
+	fs.IntVar(&f.iters, "iters", 0, "maximum iterations of each factorization (default 100 on sparse text, 300 on dense images)")
 	fs.StringVar(&f.assign, "assign", "auto", "how a factorization labels samples: argmax (largest entry of the row of V), kmeans (k-means on the rows of V), or auto: kmeans for gnmf and lccf as the authors' code does, argmax otherwise (paper 004)")
 	fs.StringVar(&f.start, "start", "auto", "random start: raw (uniform in [0,1)), normalized (U's columns rescaled to unit length, V by the same factors, as the authors' code does), or auto: normalized for gnmf and lccf, raw otherwise")
 	fs.StringVar(&f.plot, "plot", "", "write figures (PNG and SVG) into this directory")
@@ -64,7 +66,7 @@ func (f *protocolFlags) check() ([]int, error) {
 		return nil, fmt.Errorf("--runs %d: must be at least 1", f.runs)
 	case f.neighbors < 1:
 		return nil, fmt.Errorf("--neighbors %d: must be at least 1", f.neighbors)
-	case f.iters < 1:
+	case f.iters < 0:
 		return nil, fmt.Errorf("--iters %d: must be at least 1", f.iters)
 	case f.lambda < 0 && f.lambda != -1:
 		return nil, fmt.Errorf("--lambda %g: must not be negative", f.lambda)
@@ -113,7 +115,14 @@ func (f *protocolFlags) method(name string, sparse bool, lambda float64, neighbo
 	if err != nil {
 		return nil, err
 	}
-	o := solver.Options{Method: name, MaxIter: f.iters, Threads: 1}
+	iters := f.iters
+	if iters == 0 {
+		iters = 300
+		if sparse {
+			iters = 100
+		}
+	}
+	o := solver.Options{Method: name, MaxIter: iters, Threads: 1}
 	base, _ := strings.CutSuffix(name, "-ncw")
 	// The authors' GNMF and LCCF code rescales its random start and
 	// clusters V by k-means; with that start the arg max of V drifts to
