@@ -38,6 +38,10 @@ type Series struct {
 	// or a baseline. It is drawn dashed and without error bars (Err is
 	// still checked), so that it stands apart from measured curves.
 	Reference bool
+	// Like, when set, names another series whose colour and marker this
+	// one takes, so that a published curve is drawn (dashed) in its own
+	// method's colour.
+	Like string
 }
 
 // Figure describes one chart.
@@ -60,6 +64,11 @@ type Figure struct {
 	// than 12 distinct integers are present, the usual ticks are kept
 	// where they fall on integers instead, so that labels do not overlap.
 	IntegerX bool
+
+	// Fraction says the values are fractions in [0, 1], such as accuracy
+	// or NMI: error bars are clipped to that range rather than drawn
+	// beyond what a score can reach.
+	Fraction bool
 
 	// Series are the lines, drawn and listed in the legend in this order.
 	Series []Series
@@ -199,8 +208,17 @@ func (f *Figure) validate() error {
 		return errors.New("no series")
 	}
 	seen := make(map[string]bool, len(f.Series))
+	models := make(map[string]bool)
+	for _, s := range f.Series {
+		if s.Like == "" {
+			models[s.Name] = true
+		}
+	}
 	points := 0
 	for i, s := range f.Series {
+		if s.Like != "" && !models[s.Like] {
+			return fmt.Errorf("series %q is drawn like %q, which is not a series of its own style", s.Name, s.Like)
+		}
 		if s.Name == "" {
 			return fmt.Errorf("series %d has no name", i)
 		}
@@ -272,9 +290,10 @@ func (f *Figure) draw(c vg.CanvasSizer) error {
 		p.X.Tick.Marker = integerTicks(f.Series, p.X.Tick.Marker)
 	}
 
+	styles := styleIndexes(f.Series)
 	var entries []legendEntry
 	for i, s := range f.Series {
-		col, shape := seriesStyle(i)
+		col, shape := seriesStyle(styles[i])
 		line := draw.LineStyle{Color: col, Width: vg.Points(1.2)}
 		if s.Reference {
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
@@ -302,7 +321,7 @@ func (f *Figure) draw(c vg.CanvasSizer) error {
 		}
 
 		if s.Err != nil && !s.Reference {
-			bars, err := plotter.NewYErrorBars(errorPoints{xys: xys, err: s.Err})
+			bars, err := plotter.NewYErrorBars(errorPoints{xys: xys, err: s.Err, fraction: f.Fraction})
 			if err != nil {
 				return fmt.Errorf("series %q: %w", s.Name, err)
 			}
@@ -388,16 +407,44 @@ func drawLegend(c draw.Canvas, entries []legendEntry) vg.Length {
 	return h
 }
 
-// errorPoints gives plotter.NewYErrorBars the points with their symmetric
-// half-heights.
-type errorPoints struct {
-	xys plotter.XYs
-	err []float64
+// styleIndexes gives each series its style number: the series without
+// Like are numbered in order, and a series with Like shares its model's.
+func styleIndexes(series []Series) []int {
+	of := make(map[string]int)
+	for _, s := range series {
+		if s.Like == "" {
+			of[s.Name] = len(of)
+		}
+	}
+	out := make([]int, len(series))
+	for i, s := range series {
+		if s.Like != "" {
+			out[i] = of[s.Like]
+		} else {
+			out[i] = of[s.Name]
+		}
+	}
+	return out
 }
 
-func (e errorPoints) Len() int                      { return len(e.xys) }
-func (e errorPoints) XY(i int) (x, y float64)       { return e.xys[i].X, e.xys[i].Y }
-func (e errorPoints) YError(i int) (lo, hi float64) { return e.err[i], e.err[i] }
+// errorPoints gives plotter.NewYErrorBars the points with their
+// half-heights, clipped to [0, 1] for fractions.
+type errorPoints struct {
+	xys      plotter.XYs
+	err      []float64
+	fraction bool
+}
+
+func (e errorPoints) Len() int                { return len(e.xys) }
+func (e errorPoints) XY(i int) (x, y float64) { return e.xys[i].X, e.xys[i].Y }
+func (e errorPoints) YError(i int) (lo, hi float64) {
+	lo, hi = e.err[i], e.err[i]
+	if e.fraction {
+		y := e.xys[i].Y
+		lo, hi = min(lo, max(y, 0)), min(hi, max(1-y, 0))
+	}
+	return lo, hi
+}
 
 // integerTicks returns a tick at every distinct integer x of series, or,
 // when there are more than maxIntegerTicks of them, the ticks of fallback

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -331,5 +332,34 @@ func TestSeriesStyleDistinct(t *testing.T) {
 	}
 	if len(colours) != 8 || len(shapes) != 8 {
 		t.Errorf("the first 8 series have %d colours and %d shapes, want 8 each", len(colours), len(shapes))
+	}
+}
+
+// TestLikeAndFraction: a series drawn Like another shares its colour in
+// the SVG; Like must name a series of its own style; fraction error bars
+// stay inside [0, 1].
+func TestLikeAndFraction(t *testing.T) {
+	dir := t.TempDir()
+	f := Figure{Title: "scores", Fraction: true, Series: []Series{
+		{Name: "ours", X: []float64{2, 3}, Y: []float64{0.95, 0.5}, Err: []float64{0.2, 0.1}},
+		{Name: "other", X: []float64{2, 3}, Y: []float64{0.4, 0.3}},
+		{Name: "paper", X: []float64{2, 3}, Y: []float64{0.9, 0.6}, Reference: true, Like: "ours"},
+	}}
+	if err := Save(f, dir, "like"); err != nil {
+		t.Fatal(err)
+	}
+	e := errorPoints{xys: plotter.XYs{{X: 2, Y: 0.95}, {X: 3, Y: 0.05}}, err: []float64{0.2, 0.1}, fraction: true}
+	if lo, hi := e.YError(0); lo != 0.2 || math.Abs(hi-0.05) > 1e-15 {
+		t.Errorf("bar at 0.95 ± 0.2: %v, %v; want 0.2 below and 0.05 above", lo, hi)
+	}
+	if lo, hi := e.YError(1); math.Abs(lo-0.05) > 1e-15 || hi != 0.1 {
+		t.Errorf("bar at 0.05 ± 0.1: %v, %v", lo, hi)
+	}
+	if got := styleIndexes(f.Series); !slices.Equal(got, []int{0, 1, 0}) {
+		t.Errorf("styles %v, want [0 1 0]: the paper's curve in ours' style", got)
+	}
+	f.Series[2].Like = "missing"
+	if err := Save(f, dir, "bad"); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("Like naming no series: %v", err)
 	}
 }
