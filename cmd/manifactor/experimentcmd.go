@@ -32,6 +32,7 @@ type protocolFlags struct {
 	assign    string
 	start     string
 	plot      string
+	terminal  bool // stderr is a terminal (set by protocol)
 }
 
 func (f *protocolFlags) register(fs *flag.FlagSet) {
@@ -157,21 +158,31 @@ func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol
 			}
 			return d, nil
 		}}
+	terminal := false
 	if st, ok := stderr.(*os.File); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			prot.Progress = progressLine(stderr)
+			terminal = true
 		}
 	}
+	f.terminal = terminal
+	prot.Progress = progressLine(stderr, terminal, "")
 	return prot
 }
 
-// progressLine reports runs done and the time left on one terminal line.
-func progressLine(w io.Writer) func(done, total int, elapsed time.Duration) {
+// progressLine reports runs done and the time left: on one rewritten line
+// on a terminal, else (a log file) a line at every tenth of the runs.
+func progressLine(w io.Writer, terminal bool, prefix string) func(done, total int, elapsed time.Duration) {
 	return func(done, total int, elapsed time.Duration) {
 		left := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-		fmt.Fprintf(w, "\r%d of %d runs, about %s left   ", done, total, left.Round(time.Second))
-		if done == total {
-			fmt.Fprintln(w)
+		if terminal {
+			fmt.Fprintf(w, "\r%s%d of %d runs, about %s left   ", prefix, done, total, left.Round(time.Second))
+			if done == total {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		if done == total || done*10/total != (done-1)*10/total {
+			fmt.Fprintf(w, "%s%d of %d runs, %s elapsed, about %s left\n", prefix, done, total, elapsed.Round(time.Second), left.Round(time.Second))
 		}
 	}
 }
@@ -278,7 +289,7 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 func plotTable(dir, source string, t *experiment.Table, ref *experiment.Reference) error {
 	for _, metric := range []string{"accuracy", "nmi"} {
 		fig := figure.Figure{Title: fmt.Sprintf("%s: %s", baseName(source), map[string]string{"accuracy": "accuracy", "nmi": "normalized mutual information"}[metric]),
-			XLabel: "number of classes k", YLabel: metric, IntegerX: true}
+			XLabel: "number of classes k", YLabel: metric, IntegerX: true, Fraction: true}
 		for _, name := range t.Methods {
 			s := figure.Series{Name: name}
 			for _, k := range t.K {
@@ -303,7 +314,7 @@ func plotTable(dir, source string, t *experiment.Table, ref *experiment.Referenc
 				if _, ours := t.Cells[name]; !ours || values[name] == nil {
 					continue
 				}
-				s := figure.Series{Name: name + " (paper " + ref.ID + ")", Reference: true}
+				s := figure.Series{Name: name + " (paper " + ref.ID + ")", Reference: true, Like: name}
 				for i, k := range ref.K {
 					s.X, s.Y = append(s.X, float64(k)), append(s.Y, values[name][i])
 				}

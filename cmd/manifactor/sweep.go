@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/figure"
@@ -159,27 +158,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	prot := pf.protocol(ks, stderr)
-	progress := prot.Progress
 	var btable *experiment.Table
 	if len(bms) > 0 {
-		if progress != nil {
-			prot.Progress = func(done, total int, elapsed time.Duration) {
-				fmt.Fprint(stderr, "baselines: ")
-				progress(done, total, elapsed)
-			}
-		}
+		prot.Progress = progressLine(stderr, pf.terminal, "baselines: ")
 		if btable, err = prot.Run(ctx, p.ds, bms); err != nil {
 			return err
 		}
 	}
 	points := make([]experiment.SweepPoint, 0, len(sp.values))
 	for i, v := range sp.values {
-		if progress != nil {
-			prot.Progress = func(done, total int, elapsed time.Duration) {
-				fmt.Fprintf(stderr, "%s = %g (%d of %d): ", sp.name, v, i+1, len(sp.values))
-				progress(done, total, elapsed)
-			}
-		}
+		prot.Progress = progressLine(stderr, pf.terminal, fmt.Sprintf("%s = %g (%d of %d): ", sp.name, v, i+1, len(sp.values)))
 		pt, err := prot.Sweep(ctx, p.ds, *method, []float64{v}, build)
 		if err != nil {
 			return err
@@ -260,7 +248,7 @@ func plotSweep(dir, data, method, param string, points []experiment.SweepPoint, 
 			return s.AccuracyMean, s.AccuracyStd
 		}
 		fig := figure.Figure{Title: fmt.Sprintf("%s on %s: %s against %s", method, data, metric, param),
-			XLabel: xlabel, YLabel: metric + " (average over k)", LogX: logX, IntegerX: param == "neighbors"}
+			XLabel: xlabel, YLabel: metric + " (average over k)", LogX: logX, IntegerX: param == "neighbors", Fraction: true}
 		s := figure.Series{Name: method}
 		for _, pt := range points {
 			m, sd := get(pt.Average)
