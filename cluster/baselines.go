@@ -219,6 +219,25 @@ func ncutEmbedding(ctx context.Context, x *sparse.CSR, dims int, opt BaselineOpt
 	return u, err
 }
 
+// PCAKMeansSparse is PCAKMeans for sparse samples: the principal axes come
+// from sparse.TruncatedSVD with Center, which subtracts the column means
+// inside its products, so x is never densified (a text corpus would take
+// gigabytes). K-means clusters the rows of U S, as in PCAKMeans; the
+// randomized SVD agrees with the dense one to rounding when the spectrum
+// separates the Dims leading values.
+func PCAKMeansSparse(ctx context.Context, x *sparse.CSR, opt BaselineOptions) ([]int, error) {
+	dims, err := checkSparseBaseline("PCAKMeansSparse", x, opt)
+	if err != nil {
+		return nil, err
+	}
+	u, s, _, err := sparse.TruncatedSVD(ctx, x, dims, sparse.SVDOptions{Seed: opt.Seed, Threads: opt.Threads, Center: true})
+	if err != nil {
+		return nil, wrapErr(ctx, "PCAKMeansSparse", err)
+	}
+	scaleColumns(u, s)
+	return finalKMeans(ctx, "PCAKMeansSparse", u, opt)
+}
+
 // truncatedSVD is sparse.TruncatedSVD with the seed and threads of opt.
 func truncatedSVD(ctx context.Context, x *sparse.CSR, dims int, opt BaselineOptions) (*mat.Dense, []float64, *mat.Dense, error) {
 	return sparse.TruncatedSVD(ctx, x, dims, sparse.SVDOptions{Seed: opt.Seed, Threads: opt.Threads})

@@ -414,3 +414,27 @@ func TestLSIKMeansMatchesDenseReference(t *testing.T) {
 		t.Errorf("default Dims on 15 x 12 data is not 12")
 	}
 }
+
+// TestPCAKMeansSparseMatchesDense: the sparse form, centering inside the
+// randomized SVD, partitions noisy blobs as the dense PCAKMeans does.
+func TestPCAKMeansSparseMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	x, truth := blockDocs(rng, 3, 30, 20, 0.3, 4)
+	dense := densify(x)
+	for _, dims := range []int{3, 5} {
+		a, err := PCAKMeansSparse(context.Background(), x, BaselineOptions{K: 3, Dims: dims, Seed: 2, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := PCAKMeans(context.Background(), dense, BaselineOptions{K: 3, Dims: dims, Seed: 2, Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if acc, _, _ := Accuracy(b, a); acc != 1 {
+			t.Errorf("Dims %d: sparse and dense PCA+k-means agree on %.3f of the samples", dims, acc)
+		}
+		if acc, _, _ := Accuracy(truth, a); acc < 0.9 {
+			t.Errorf("Dims %d: accuracy %.3f against the blocks", dims, acc)
+		}
+	}
+}

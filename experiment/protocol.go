@@ -143,7 +143,7 @@ func (f Factorization) Fit(ctx context.Context, ds *dataset.Dataset, k int, seed
 //	pca-kmeans  k-means on the principal components (PCAKMeans)
 //
 // lsi-kmeans, aa and ncut work on the rows as sparse vectors (dense data
-// is converted); pca-kmeans densifies sparse data. Dims, Replicates and Threads are those of cluster.BaselineOptions
+// is converted); pca-kmeans takes sparse data through PCAKMeansSparse. Dims, Replicates and Threads are those of cluster.BaselineOptions
 // (Dims is ignored by kmeans); zero means their defaults.
 type Baseline struct {
 	Algorithm  string
@@ -200,11 +200,10 @@ func (b Baseline) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed 
 		}
 		return res.Labels, nil
 	case "pca-kmeans":
-		x := ds.Dense
 		if ds.Sparse != nil {
-			x = densify(ds.Sparse)
+			return cluster.PCAKMeansSparse(ctx, ds.Sparse, opt)
 		}
-		return cluster.PCAKMeans(ctx, x, opt)
+		return cluster.PCAKMeans(ctx, ds.Dense, opt)
 	}
 	// The operator methods take the rows as sparse vectors; dense images
 	// go through the same code (their W = X X^T is small anyway).
@@ -236,17 +235,6 @@ func sparsify(x *mat.Dense) *sparse.CSR {
 		a.Indptr[i+1] = len(a.Val)
 	}
 	return a
-}
-
-// densify returns a as a dense matrix.
-func densify(a *sparse.CSR) *mat.Dense {
-	x := mat.NewDense(max(a.Rows, 1), max(a.Cols, 1), nil)
-	for i := range a.Rows {
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			x.Set(i, a.Ind[p], a.Val[p])
-		}
-	}
-	return x
 }
 
 // Protocol is the papers' evaluation protocol: for each k in Classes it

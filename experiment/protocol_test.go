@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -381,4 +383,15 @@ func (failing) Name() string { return "failing" }
 
 func (failing) Cluster(context.Context, *dataset.Dataset, int, uint64) ([]int, error) {
 	return nil, errors.New("out of paper")
+}
+
+// densify returns a as a dense matrix.
+func densify(a *sparse.CSR) *mat.Dense {
+	x := mat.NewDense(max(a.Rows, 1), max(a.Cols, 1), nil)
+	for i := range a.Rows {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			x.Set(i, a.Ind[p], a.Val[p])
+		}
+	}
+	return x
 }

@@ -40,6 +40,10 @@ type SVDOptions struct {
 	// Threads is the number of goroutines for the sparse products; 0 means
 	// GOMAXPROCS. The result does not depend on it.
 	Threads int
+	// Center decomposes a - e mu^T, a with its column means mu
+	// subtracted (principal component analysis), without forming it: each
+	// product with a is corrected by a rank-one term, so a stays sparse.
+	Center bool
 }
 
 // TruncatedSVD returns the k leading singular triplets of a (r x c): u
@@ -98,6 +102,51 @@ func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.De
 	}
 
 	at := a.T()
+	// With Center, a G becomes a G - e (mu^T G) and a^T Q becomes
+	// a^T Q - mu (e^T Q).
+	var mu []float64
+	if opt.Center {
+		mu = a.ColSums()
+		for j := range mu {
+			mu[j] /= float64(r)
+		}
+	}
+	mulA := func(dst, b blas64.General) {
+		a.MulDenseTo(dst, b, opt.Threads)
+		if mu == nil {
+			return
+		}
+		corr := make([]float64, b.Cols) // mu^T b
+		for j, m := range mu {
+			for t, x := range b.Data[j*b.Stride : j*b.Stride+b.Cols] {
+				corr[t] += m * x
+			}
+		}
+		for i := range dst.Rows {
+			row := dst.Data[i*dst.Stride : i*dst.Stride+dst.Cols]
+			for t := range row {
+				row[t] -= corr[t]
+			}
+		}
+	}
+	mulAT := func(dst, b blas64.General) {
+		at.MulDenseTo(dst, b, opt.Threads)
+		if mu == nil {
+			return
+		}
+		colSum := make([]float64, b.Cols) // e^T b
+		for i := range b.Rows {
+			for t, x := range b.Data[i*b.Stride : i*b.Stride+b.Cols] {
+				colSum[t] += x
+			}
+		}
+		for j, m := range mu {
+			row := dst.Data[j*dst.Stride : j*dst.Stride+dst.Cols]
+			for t := range row {
+				row[t] -= m * colSum[t]
+			}
+		}
+	}
 	g := newGeneral(c, l) // the test matrix, then a^T Q
 	rng := rand.New(rand.NewPCG(opt.Seed, svdStream))
 	for i := range g.Data {
@@ -105,15 +154,15 @@ func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.De
 	}
 	q := newGeneral(r, l)
 	var qr householder
-	a.MulDenseTo(q, g, opt.Threads)
+	mulA(q, g)
 	qr.orthonormalize(q)
 	for range max(iters, 0) {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, nil, err
 		}
-		at.MulDenseTo(g, q, opt.Threads)
+		mulAT(g, q)
 		qr.orthonormalize(g)
-		a.MulDenseTo(q, g, opt.Threads)
+		mulA(q, g)
 		qr.orthonormalize(q)
 	}
 	if err := ctx.Err(); err != nil {
@@ -122,7 +171,7 @@ func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.De
 	// B = Q^T a is l x c; its transpose a^T Q is the tall matrix that gonum's
 	// SVD takes directly: a^T Q = W S Z^T, so Q^T a = Z S W^T and
 	// a ~ Q Q^T a = (Q Z) S W^T.
-	at.MulDenseTo(g, q, opt.Threads)
+	mulAT(g, q)
 	var svd mat.SVD
 	if !svd.Factorize(mat.NewDense(c, l, g.Data), mat.SVDThin) {
 		return nil, nil, nil, fmt.Errorf("sparse: TruncatedSVD: the %d x %d projected SVD did not converge", c, l)

@@ -335,3 +335,56 @@ func BenchmarkTruncatedSVD(b *testing.B) {
 		})
 	}
 }
+
+// TestTruncatedSVDCentered: with Center the singular values and u s are
+// those of the explicitly centered dense matrix (column means removed), so
+// the principal components come out of the sparse matrix as it is.
+func TestTruncatedSVDCentered(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	for _, sh := range [][3]int{{30, 20, 5}, {20, 45, 12}, {50, 8, 3}} {
+		r, c, k := sh[0], sh[1], sh[2]
+		a := randomCSR(rng, r, c, 0.3)
+		u, s, v, err := TruncatedSVD(context.Background(), a, k, SVDOptions{Oversample: min(r, c), Seed: 5, Center: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := mat.DenseCopyOf(denseOf(a).Slice(0, r, 0, c))
+		for j := range c {
+			var m float64
+			for i := range r {
+				m += x.At(i, j)
+			}
+			m /= float64(r)
+			for i := range r {
+				x.Set(i, j, x.At(i, j)-m)
+			}
+		}
+		var svd mat.SVD
+		if !svd.Factorize(x, mat.SVDThin) {
+			t.Fatal("dense SVD failed")
+		}
+		want := svd.Values(nil)
+		for j := range k {
+			if math.Abs(s[j]-want[j]) > 1e-10*want[0] {
+				t.Errorf("%dx%d: s[%d] = %v, centered dense %v", r, c, j, s[j], want[j])
+			}
+		}
+		// u s v^T reconstructs the centered matrix's best rank-k part.
+		var us, rec mat.Dense
+		us.CloneFrom(u)
+		for j, sj := range s {
+			for i := range r {
+				us.Set(i, j, us.At(i, j)*sj)
+			}
+		}
+		rec.Mul(&us, v.T())
+		rec.Sub(x, &rec)
+		var tail float64
+		for _, w := range want[k:] {
+			tail += w * w
+		}
+		if e := mat.Norm(&rec, 2); math.Abs(e-math.Sqrt(tail)) > 1e-9*want[0] {
+			t.Errorf("%dx%d: ||xc - u s v^T|| = %v, want %v", r, c, e, math.Sqrt(tail))
+		}
+	}
+}
