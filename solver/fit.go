@@ -211,15 +211,30 @@ func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem
 		if spec.ncw {
 			// The reference code weighs each sample's divergence by
 			// 1/(x_j^T X e) rather than rescaling the data.
+			// The weights are scaled to average 1 over the samples
+			// that have any: a common factor leaves nmf-kl-ncw's
+			// updates and minimizer unchanged, but without it lpnmf-ncw's
+			// lambda would be measured in the data's units (raw 8-bit
+			// pixels make 1/d about 1e-10, and the linear solves then
+			// stall on a near-singular lambda L).
 			deg := d.ncwDegrees()
 			p.gamma = make([]float64, d.n)
+			var sum float64
+			var count int
 			for j, dj := range deg {
 				switch {
 				case dj < 0 || math.IsNaN(dj):
 					return nil, errNegativeDegree(j, dj)
 				case dj > 0:
 					p.gamma[j] = 1 / dj
-				default:
+					sum += p.gamma[j]
+					count++
+				}
+			}
+			for j, dj := range deg {
+				if dj > 0 {
+					p.gamma[j] *= float64(count) / sum
+				} else {
 					// An all-zero sample's divergence is sum_i y_ij
 					// whatever its weight; 1 keeps the solves positive
 					// definite.

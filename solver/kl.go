@@ -19,7 +19,8 @@ import (
 //	sum_j g_j sum_i (x_ij log(x_ij / y_ij) - x_ij + y_ij) + lambda R,  Y = U V^T,
 //	R = 1/2 sum_{j,s} W_js sum_c (v_jc - v_sc)(log v_jc - log v_sc),
 //
-// with sample weights g (all 1, or 1/(x_j^T X e) for -ncw), V first:
+// with sample weights g (all 1, or 1/(x_j^T X e) scaled to average 1 for
+// -ncw), V first:
 //
 //	V: each column v_c solves (s_c G + lambda L) v_c = G b_c,
 //	   b_jc = v_jc sum_i x_ij u_ic / y_ij,  s_c = sum_i u_ic    (eq. 9)

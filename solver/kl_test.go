@@ -3,9 +3,12 @@ package solver
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // klObjective evaluates sum_ij g_j (x log(x/y) - x + y) + lambda R directly
@@ -182,12 +185,18 @@ func TestKLMatchesReference(t *testing.T) {
 					sum[i] += xt[j][i]
 				}
 			}
+			var total float64
 			for j := range xt {
 				var d float64
 				for i := range xt[j] {
 					d += xt[j][i] * sum[i]
 				}
 				gamma[j] = 1 / d
+				total += gamma[j]
+			}
+			// The weights average 1 (no sample here is all zero).
+			for j := range gamma {
+				gamma[j] *= float64(n) / total
 			}
 		}
 		ref := referenceKL(xt, rows(init.U, false), rows(init.V, false), gamma, c.lambda, w, deg, iters)
@@ -329,6 +338,41 @@ func TestEvaluateEvery(t *testing.T) {
 		}
 		if !mat.Equal(full.V, some.V) {
 			t.Fatalf("%s: evaluating less often changed the factors", m)
+		}
+	}
+}
+
+// TestKLNCWUnitFree: the NC weights average 1, so lpnmf-ncw on the data
+// in other units (x 255, as raw 8-bit pixels against [0, 1]) reaches the
+// same factorization with V scaled by 255 and the same labels, and its
+// linear solves converge; with raw 1/d weights the scaled data would meet
+// a 255^2 times stronger lambda and near-singular solves.
+func TestKLNCWUnitFree(t *testing.T) {
+	x, _ := topics(61, 90)
+	big := x.Clone()
+	for i := range big.Val {
+		big.Val[i] *= 255
+	}
+	g := randomGraph(62, 90, 4)
+	fit := func(a *sparse.CSR) *Result {
+		d, err := NewSparseData(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Fit(context.Background(), d, Options{Method: "lpnmf-ncw", K: 3, MaxIter: 60, Tol: -1, Seed: 4, Lambda: 10, Graph: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := fit(x), fit(big)
+	if !slices.Equal(a.Labels, b.Labels) {
+		t.Errorf("labels differ with the data in other units")
+	}
+	for i := range a.V.RawMatrix().Data {
+		va, vb := a.V.RawMatrix().Data[i], b.V.RawMatrix().Data[i]
+		if math.Abs(vb-255*va) > 1e-6*(255*math.Abs(va)+1) {
+			t.Fatalf("V[%d]: %v at 255 x the data, %v x 255 = %v", i, vb, va, 255*va)
 		}
 	}
 }

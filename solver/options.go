@@ -95,7 +95,8 @@ type Options struct {
 	// "lccf", "nmf-kl", "lpnmf", each optionally with the suffix "-ncw" for
 	// the normalized-cut weighted form (paper 004 appendix B, paper 002
 	// appendix B; for the KL methods, per-sample weights 1/(x_j^T X e) on
-	// the divergence, as the reference code does).
+	// the divergence, as the reference code does, scaled to average 1 so
+	// that lpnmf-ncw's Lambda does not depend on the data's units).
 	Method string
 
 	// K is the number of factors, 1 <= K <= min(m, n). Required.
