@@ -90,6 +90,29 @@ func (f *protocolFlags) check() ([]int, error) {
 	return ks, nil
 }
 
+// begin checks the method names (flag is the option that gave them) and
+// the protocol flags, then loads the labelled data: the order in which
+// mistakes surface, cheapest first.
+func (f *protocolFlags) begin(flag string, names []string) ([]int, *prepared, error) {
+	for _, name := range names {
+		if _, ok := experiment.Baselines()[name]; !ok && !knownMethod(name) {
+			return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
+		}
+	}
+	ks, err := f.check()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := f.df.load()
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.ds.Labels == nil {
+		return nil, nil, fmt.Errorf("%s: the protocol needs class labels", p.ds.Source)
+	}
+	return ks, p, nil
+}
+
 // knownNames lists every method the protocol can run.
 func knownNames() []string {
 	return append(methodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans")
@@ -224,21 +247,9 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return errors.New("--methods is required")
 	}
 	names := strings.Split(*methods, ",")
-	for _, name := range names {
-		if _, ok := experiment.Baselines()[name]; !ok && !knownMethod(name) {
-			return fmt.Errorf("--methods: unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
-		}
-	}
-	ks, err := pf.check()
+	ks, p, err := pf.begin("--methods", names)
 	if err != nil {
 		return err
-	}
-	p, err := pf.df.load()
-	if err != nil {
-		return err
-	}
-	if p.ds.Labels == nil {
-		return fmt.Errorf("%s: the protocol needs class labels", p.ds.Source)
 	}
 	ms := map[string]experiment.Method{}
 	for _, name := range names {

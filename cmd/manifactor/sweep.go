@@ -121,22 +121,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var base []string
 	if *baselines != "" {
 		base = strings.Split(*baselines, ",")
-		for _, name := range base {
-			if _, ok := experiment.Baselines()[name]; !ok && !knownMethod(name) {
-				return fmt.Errorf("--baselines: unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
-			}
-		}
 	}
-	ks, err := pf.check()
+	ks, p, err := pf.begin("--baselines", base)
 	if err != nil {
 		return err
-	}
-	p, err := pf.df.load()
-	if err != nil {
-		return err
-	}
-	if p.ds.Labels == nil {
-		return fmt.Errorf("%s: the protocol needs class labels", p.ds.Source)
 	}
 	sparse := p.ds.Sparse != nil
 	build := func(v float64) (experiment.Method, error) {
