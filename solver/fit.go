@@ -332,6 +332,33 @@ func (p *problem) random(f *factors, seed, start uint64) {
 	}
 }
 
+// columnNorms returns the length of each of the k factor columns the
+// result is normalized by: of X W (w^T K w) for concept factorization,
+// Euclidean for the Frobenius methods (paper 004), and the sum for the KL
+// methods, so that U's columns become distributions over the features.
+func (p *problem) columnNorms(f *factors) []float64 {
+	if p.spec.concept() {
+		return p.conceptNorms(f)
+	}
+	k := f.k
+	norms := make([]float64, k)
+	for i := 0; i < f.a.Rows; i++ {
+		for j, x := range f.a.Data[i*k : (i+1)*k] {
+			if p.spec.kl() {
+				norms[j] += x
+			} else {
+				norms[j] += x * x
+			}
+		}
+	}
+	if !p.spec.kl() {
+		for j := range norms {
+			norms[j] = math.Sqrt(norms[j])
+		}
+	}
+	return norms
+}
+
 // normalizeStart rescales a random start as the reference code does
 // before its first update: U's columns (X W's for concept factorization)
 // to unit length and V's columns by the same factors, so U V^T is kept.
@@ -339,20 +366,7 @@ func (p *problem) random(f *factors, seed, start uint64) {
 // graph term's weight against the fit for a given lambda.
 func (p *problem) normalizeStart(f *factors) {
 	k := f.k
-	var norms []float64
-	if p.spec.concept() {
-		norms = p.conceptNorms(f)
-	} else {
-		norms = make([]float64, k)
-		for i := 0; i < f.a.Rows; i++ {
-			for j, x := range f.a.Data[i*k : (i+1)*k] {
-				norms[j] += x * x
-			}
-		}
-		for j := range norms {
-			norms[j] = math.Sqrt(norms[j])
-		}
-	}
+	norms := p.columnNorms(f)
 	for j, nj := range norms {
 		if nj == 0 {
 			continue
@@ -421,29 +435,7 @@ func (p *problem) result(f *factors) *Result {
 	res := &Result{Method: p.spec.String(), General: p.kern != nil && p.kern.neg.Data != nil}
 	// The norms are the same in the weighted and the caller's domain
 	// (W^T K W = W'^T K' W'), so take them before undoing the weighting.
-	var norms []float64
-	if p.spec.concept() {
-		norms = p.conceptNorms(f)
-	} else {
-		// Unit L2 columns for the Frobenius methods (paper 004); for the
-		// KL methods unit L1 columns, so U's columns are distributions
-		// over the features.
-		norms = make([]float64, k)
-		for i := 0; i < f.a.Rows; i++ {
-			for j, x := range f.a.Data[i*k : (i+1)*k] {
-				if p.spec.kl() {
-					norms[j] += x
-				} else {
-					norms[j] += x * x
-				}
-			}
-		}
-		if !p.spec.kl() {
-			for j := range norms {
-				norms[j] = math.Sqrt(norms[j])
-			}
-		}
-	}
+	norms := p.columnNorms(f)
 	if p.ncw != nil {
 		for i := 0; i < n; i++ {
 			for j := 0; j < k; j++ {
