@@ -469,10 +469,15 @@ func (d *Dataset) CheckNonNegative() error {
 }
 
 func (d *Dataset) firstNegative() (i, j int, x float64, found bool) {
+	return d.first(func(x float64) bool { return x < 0 })
+}
+
+// first returns the first stored entry, in row order, for which bad holds.
+func (d *Dataset) first(bad func(float64) bool) (i, j int, x float64, found bool) {
 	if a := d.Sparse; a != nil {
 		for i := 0; i < a.Rows; i++ {
 			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				if a.Val[p] < 0 {
+				if bad(a.Val[p]) {
 					return i, a.Ind[p], a.Val[p], true
 				}
 			}
@@ -482,7 +487,7 @@ func (d *Dataset) firstNegative() (i, j int, x float64, found bool) {
 	raw := d.Dense.RawMatrix()
 	for i := 0; i < raw.Rows; i++ {
 		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {
-			if x < 0 {
+			if bad(x) {
 				return i, j, x, true
 			}
 		}
@@ -522,6 +527,35 @@ func (d *Dataset) TFIDF() error {
 	if err := d.CheckNonNegative(); err != nil {
 		return fmt.Errorf("tf-idf needs term counts: %w", err)
 	}
+	d.weighTerms(func(tf float64) float64 { return tf })
+	return nil
+}
+
+// LogTFIDF weights term counts in place with a sublinear term frequency:
+// x_ij = (1 + ln tf_ij) log(n / df_j) where tf_ij > 0, zero elsewhere, n and
+// df_j as in TFIDF. It is the weighting of the authors' reference code for
+// papers 000-003, which made their TDT2 and Reuters tables from counts; a
+// word repeated ten times weighs about three times one said once, not ten.
+// Every non-zero count must be at least 1 (1 + ln tf turns negative below
+// 1/e); the error names the first that is not.
+func (d *Dataset) LogTFIDF() error {
+	if err := d.CheckNonNegative(); err != nil {
+		return fmt.Errorf("tf-idf needs term counts: %w", err)
+	}
+	if i, j, x, found := d.first(func(x float64) bool { return x != 0 && !(x >= 1) }); found {
+		return fmt.Errorf("%s: value %v at sample %d, feature %d: log tf-idf needs term counts, every non-zero at least 1", d.Source, x, i+1, j+1)
+	}
+	d.weighTerms(func(tf float64) float64 {
+		if tf == 0 {
+			return 0
+		}
+		return 1 + math.Log(tf)
+	})
+	return nil
+}
+
+// weighTerms replaces each entry tf by f(tf) log(n / df_j).
+func (d *Dataset) weighTerms(f func(tf float64) float64) {
 	n, _ := d.Dims()
 	df := d.documentFrequency()
 	w := make([]float64, len(df))
@@ -530,12 +564,17 @@ func (d *Dataset) TFIDF() error {
 			w[j] = math.Log(float64(n) / float64(c))
 		}
 	}
-	if d.Sparse != nil {
-		d.Sparse.ScaleCols(w)
-		return nil
+	if a := d.Sparse; a != nil {
+		for p, j := range a.Ind {
+			a.Val[p] = f(a.Val[p]) * w[j]
+		}
+		return
 	}
-	d.eachDenseRow(func(_ int, row []float64) { floats.Mul(row, w) })
-	return nil
+	d.eachDenseRow(func(_ int, row []float64) {
+		for j, x := range row {
+			row[j] = f(x) * w[j]
+		}
+	})
 }
 
 // NormalizeL2 scales each sample to unit Euclidean length in place and

@@ -71,6 +71,52 @@ func TestTFIDF(t *testing.T) {
 	}
 }
 
+func TestLogTFIDF(t *testing.T) {
+	ln2, ln43 := math.Log(2), math.Log(4.0/3)
+	l := func(tf float64) float64 { return 1 + math.Log(tf) }
+	// Hand computation: n = 4, df = (2, 0, 2, 2, 3), tf -> 1 + ln tf.
+	want := []float64{
+		1 * ln2, 0, l(2) * ln2, 0, 1 * ln43,
+		0, 0, l(3) * ln2, l(4) * ln2, l(2) * ln43,
+		l(5) * ln2, 0, 0, l(6) * ln2, l(3) * ln43,
+		0, 0, 0, 0, 0,
+	}
+	for _, d := range both(t, 4, 5, counts, nil) {
+		if err := d.LogTFIDF(); err != nil {
+			t.Fatal(err)
+		}
+		if got := denseOf(d); !floats.EqualApprox(got, want, 1e-15) {
+			t.Errorf("%s: got %v, want %v", d.Source, got, want)
+		}
+	}
+	// Counts of one are weighted as TFIDF weights them.
+	ones := []float64{1, 0, 1, 1, 1, 0}
+	for i, d := range both(t, 2, 3, ones, nil) {
+		e := both(t, 2, 3, ones, nil)[i]
+		if err := d.LogTFIDF(); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.TFIDF(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := denseOf(d), denseOf(e); !floats.Equal(got, want) {
+			t.Errorf("%s: got %v, want %v", d.Source, got, want)
+		}
+	}
+	// A non-zero below 1 is no count (1 + ln tf would be negative or
+	// small), and a negative value is named as for TFIDF.
+	for _, bad := range []struct {
+		v    float64
+		want string
+	}{{0.25, "0.25"}, {-3, "-3"}} {
+		data := append([]float64(nil), counts...)
+		data[1*5+3] = bad.v
+		for _, d := range both(t, 4, 5, data, nil) {
+			wantErr(t, d.LogTFIDF(), d.Source, "sample 2, feature 4", bad.want)
+		}
+	}
+}
+
 func TestNormalizeL2(t *testing.T) {
 	for _, d := range both(t, 4, 5, counts, nil) {
 		if zero := d.NormalizeL2(); zero != 1 {

@@ -6,7 +6,8 @@
 // LoadReuters) or a directory of documents (LoadTextDir), through a text
 // pipeline (Tokenize, English stop words, Snowball stemming, document
 // frequency pruning, tf-idf, unit length: Vectorize); and the usual
-// preparation of counts (TFIDF, NormalizeL2, DropZeroFeatures). The
+// preparation of counts (TFIDF, or LogTFIDF with the authors' 1 + ln tf;
+// NormalizeL2, DropZeroFeatures). The
 // vocabulary, class names and sample IDs travel with a Dataset.
 //
 // A Dataset keeps samples as rows, the layout of the field's files (fea is

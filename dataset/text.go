@@ -68,6 +68,9 @@ type TextOptions struct {
 	MaxDF float64
 	// NoTFIDF keeps raw term counts instead of x = tf log(n/df).
 	NoTFIDF bool
+	// LogTF weighs by LogTFIDF, x = (1 + ln tf) log(n/df), the authors'
+	// reference code's weighting, instead of TFIDF (paper 004's).
+	LogTF bool
 	// NoNormalize leaves documents at their length instead of scaling
 	// them to unit Euclidean length.
 	NoNormalize bool
@@ -203,7 +206,8 @@ const maxStemBytes = 64
 // (unless opt.NoStopWords); stem with Snowball English (Porter2, unless
 // opt.NoStem), each distinct word once; count terms; drop the terms
 // outside [MinDF, MaxDF]; drop the documents left empty (opt.DropEmpty);
-// weight x = tf log(n/df) over the n remaining documents (Dataset.TFIDF);
+// weight x = tf log(n/df) over the n remaining documents (Dataset.TFIDF;
+// Dataset.LogTFIDF with opt.LogTF);
 // scale each document to unit length (Dataset.NormalizeL2).
 //
 // The Vocabulary is sorted. Notes say how many documents were left
@@ -470,7 +474,11 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d documents have no term left after the text pipeline, %s%s", name, stats.Empty, len(docs), what, idSample(stats.EmptyIDs)))
 	}
 	if !opt.NoTFIDF {
-		if err := d.TFIDF(); err != nil {
+		weigh := d.TFIDF
+		if opt.LogTF {
+			weigh = d.LogTFIDF
+		}
+		if err := weigh(); err != nil {
 			return nil, err
 		}
 	}

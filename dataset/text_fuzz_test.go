@@ -157,7 +157,7 @@ func FuzzVectorize(f *testing.F) {
 		opt := TextOptions{
 			KeepNumbers: flags&1 != 0, NoStopWords: flags&2 != 0, NoStem: flags&4 != 0,
 			NoTFIDF: flags&8 != 0, NoNormalize: flags&16 != 0, DropEmpty: flags&32 != 0,
-			MinDF: 2 * int(flags>>6&1), MaxDF: float64(flags>>7) * 0.7,
+			MinDF: 2 * int(flags>>6&1), MaxDF: float64(flags>>7) * 0.7, LogTF: flags&0xc0 == 0xc0,
 		}
 		d, st, err := Vectorize(context.Background(), "fuzz", docs, opt)
 		if err != nil {

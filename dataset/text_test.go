@@ -145,7 +145,7 @@ func TestVectorizeTFIDF(t *testing.T) {
 	counts := [][]float64{{1, 0, 2}, {1, 1, 0}, {0, 3, 1}, {0, 0, 1}}
 	df := []float64{2, 2, 3}
 	n := 4.0
-	for _, opt := range []TextOptions{{}, {NoTFIDF: true}, {NoNormalize: true}, {NoTFIDF: true, NoNormalize: true}} {
+	for _, opt := range []TextOptions{{}, {NoTFIDF: true}, {NoNormalize: true}, {NoTFIDF: true, NoNormalize: true}, {LogTF: true}, {LogTF: true, NoNormalize: true}} {
 		d, st, err := Vectorize(context.Background(), "colours", textDocs(texts...), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -161,7 +161,11 @@ func TestVectorizeTFIDF(t *testing.T) {
 			var norm float64
 			for j, tf := range row {
 				want[j] = tf
-				if !opt.NoTFIDF {
+				switch {
+				case opt.NoTFIDF:
+				case opt.LogTF && tf > 0:
+					want[j] = (1 + math.Log(tf)) * math.Log(n/df[j]) // x = (1 + ln tf) log(n/df)
+				case !opt.LogTF:
 					want[j] = tf * math.Log(n/df[j]) // x = tf log(n/df)
 				}
 				norm += want[j] * want[j]
