@@ -446,6 +446,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--assign", "spectral"}, []string{"--assign"}},
 		{[]string{"--method", "nmf", "--classes", "1,9"}, []string{"label 9 does not occur"}},
 		{[]string{"--method", "nmf", "--classes", "x"}, []string{"--classes"}},
+		{[]string{"--method", "nmf", "--tfidf", "--tf", "sqrt"}, []string{"--tf \"sqrt\""}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
 	}
 	for _, c := range cases {
