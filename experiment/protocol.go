@@ -270,11 +270,16 @@ type Protocol struct {
 // population ones (divided by Runs, not Runs - 1). Seconds is the mean wall
 // time of one clustering, without drawing and preparing the subset; it is
 // the only field that varies between identical runs.
+//
+// Its JSON form, used by Table's and by the sweep command's, names the
+// fields accuracy_mean, accuracy_std, nmi_mean, nmi_std, runs and seconds.
 type Score struct {
-	AccuracyMean, AccuracyStd float64
-	NMIMean, NMIStd           float64
-	Runs                      int
-	Seconds                   float64
+	AccuracyMean float64 `json:"accuracy_mean"`
+	AccuracyStd  float64 `json:"accuracy_std"`
+	NMIMean      float64 `json:"nmi_mean"`
+	NMIStd       float64 `json:"nmi_std"`
+	Runs         int     `json:"runs"`
+	Seconds      float64 `json:"seconds"`
 }
 
 // Table holds the scores of a protocol run: Cells[method][k], and
@@ -620,31 +625,17 @@ func (t *Table) CSV(w io.Writer) error {
 	return cw.Error()
 }
 
-// scoreJSON is the JSON form of a Score.
-type scoreJSON struct {
-	AccuracyMean float64 `json:"accuracy_mean"`
-	AccuracyStd  float64 `json:"accuracy_std"`
-	NMIMean      float64 `json:"nmi_mean"`
-	NMIStd       float64 `json:"nmi_std"`
-	Runs         int     `json:"runs"`
-	Seconds      float64 `json:"seconds"`
-}
-
-func toJSON(s Score) scoreJSON {
-	return scoreJSON{s.AccuracyMean, s.AccuracyStd, s.NMIMean, s.NMIStd, s.Runs, s.Seconds}
-}
-
 // MarshalJSON encodes t as an object keyed by method name, each mapping
 // every k (as a string) and "average" to {accuracy_mean, accuracy_std,
 // nmi_mean, nmi_std, runs, seconds}.
 func (t *Table) MarshalJSON() ([]byte, error) {
-	out := make(map[string]map[string]scoreJSON, len(t.Methods))
+	out := make(map[string]map[string]Score, len(t.Methods))
 	for _, m := range t.Methods {
-		row := make(map[string]scoreJSON, len(t.K)+1)
+		row := make(map[string]Score, len(t.K)+1)
 		for _, k := range t.K {
-			row[strconv.Itoa(k)] = toJSON(t.Cells[m][k])
+			row[strconv.Itoa(k)] = t.Cells[m][k]
 		}
-		row["average"] = toJSON(t.Average[m])
+		row["average"] = t.Average[m]
 		out[m] = row
 	}
 	return json.Marshal(out)

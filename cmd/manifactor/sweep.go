@@ -55,28 +55,17 @@ func parseSweepParam(s string) (sweepParam, error) {
 
 // sweepOutput is sweep's JSON: the points and the baselines' averages.
 type sweepOutput struct {
-	Method    string                  `json:"method"`
-	Param     string                  `json:"param"`
-	Points    []sweepJSONPoint        `json:"points"`
-	Baselines map[string]sweepJSONAvg `json:"baselines,omitempty"`
+	Method    string                      `json:"method"`
+	Param     string                      `json:"param"`
+	Points    []sweepJSONPoint            `json:"points"`
+	Baselines map[string]experiment.Score `json:"baselines,omitempty"`
 }
 
-type sweepJSONAvg struct {
-	AccuracyMean float64 `json:"accuracy_mean"`
-	AccuracyStd  float64 `json:"accuracy_std"`
-	NMIMean      float64 `json:"nmi_mean"`
-	NMIStd       float64 `json:"nmi_std"`
-	Runs         int     `json:"runs"`
-	Seconds      float64 `json:"seconds"`
-}
-
+// sweepJSONPoint is one value's average over k: the value and the
+// Score's fields side by side.
 type sweepJSONPoint struct {
 	Value float64 `json:"value"`
-	sweepJSONAvg
-}
-
-func avgJSON(s experiment.Score) sweepJSONAvg {
-	return sweepJSONAvg{s.AccuracyMean, s.AccuracyStd, s.NMIMean, s.NMIStd, s.Runs, s.Seconds}
+	experiment.Score
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -176,13 +165,10 @@ func writeSweep(w io.Writer, format, method, param string, points []experiment.S
 	case "json":
 		out := sweepOutput{Method: method, Param: param}
 		for _, pt := range points {
-			out.Points = append(out.Points, sweepJSONPoint{pt.Value, avgJSON(pt.Average)})
+			out.Points = append(out.Points, sweepJSONPoint{pt.Value, pt.Average})
 		}
 		if base != nil {
-			out.Baselines = map[string]sweepJSONAvg{}
-			for _, name := range base.Methods {
-				out.Baselines[name] = avgJSON(base.Average[name])
-			}
+			out.Baselines = base.Average
 		}
 		return writeJSON(w, out)
 	case "csv":
