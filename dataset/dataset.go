@@ -533,9 +533,9 @@ func (d *Dataset) TFIDF() error {
 
 // LogTFIDF weights term counts in place with a sublinear term frequency:
 // x_ij = (1 + ln tf_ij) log(n / df_j) where tf_ij > 0, zero elsewhere, n and
-// df_j as in TFIDF. It is the weighting of the authors' reference code for
-// papers 000-003, which made their TDT2 and Reuters tables from counts; a
-// word repeated ten times weighs about three times one said once, not ten.
+// df_j as in TFIDF. It is the weighting of the reference code (tfidf.m) of
+// the first author of papers 000-003, whose text says only "tf-idf"; a word
+// repeated ten times weighs about three times one said once, not ten.
 // Every non-zero count must be at least 1 (1 + ln tf turns negative below
 // 1/e); the error names the first that is not.
 func (d *Dataset) LogTFIDF() error {
