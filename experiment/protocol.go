@@ -57,6 +57,12 @@ type Factorization struct {
 	// at unit length), or "kmeans", k-means on the rows of V (the authors'
 	// reference code for GNMF and LCCF; 10 replicates, seeded by the run).
 	Assign string
+	// Init is the start: "" or "random", the solver's own (random, or
+	// Options.InitMethod); or "kmeans", the clustering of k-means on the
+	// subset's samples (10 replicates, seeded by the run) given to the
+	// solver as solver.InitLabels: the default start of the authors' code
+	// for the KL methods.
+	Init string
 }
 
 var _ Method = Factorization{}
@@ -78,6 +84,11 @@ func (f Factorization) validate() error {
 	case "", "argmax", "kmeans":
 	default:
 		return fmt.Errorf("unknown assignment %q (known: argmax, kmeans)", f.Assign)
+	}
+	switch f.Init {
+	case "", "random", "kmeans":
+	default:
+		return fmt.Errorf("unknown start %q (known: random, kmeans)", f.Init)
 	}
 	return nil
 }
@@ -117,6 +128,20 @@ func (f Factorization) Fit(ctx context.Context, ds *dataset.Dataset, k int, seed
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.Init == "kmeans" {
+		// Its own seed, apart from the random start's and the assignment's.
+		km := cluster.KMeansOptions{K: k, Seed: seed ^ 0x6b6d65616e73, Threads: opt.Threads}
+		var r *cluster.KMeansResult
+		if ds.Sparse != nil {
+			r, err = cluster.KMeansSparse(ctx, ds.Sparse, km)
+		} else {
+			r, err = cluster.KMeans(ctx, ds.Dense, km)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("k-means start: %w", err)
+		}
+		opt.InitMethod, opt.InitLabels = solver.InitLabels, r.Labels
 	}
 	if opt.Lambda > 0 && solver.TakesGraph(opt.Method) {
 		g := f.Graph

@@ -17,6 +17,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -208,6 +209,7 @@ func TestBadInputs(t *testing.T) {
 		{"nil method", ok, ds, map[string]Method{"x": nil}, `method "x" is nil`},
 		{"unknown baseline", ok, ds, map[string]Method{"x": Baseline{Algorithm: "dbscan"}}, `unknown baseline "dbscan"`},
 		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: solver.Options{Method: "svd"}}}, `unknown factorization "svd"`},
+		{"unknown start", ok, ds, map[string]Method{"x": Factorization{Init: "nndsvd"}}, `unknown start "nndsvd"`},
 		{"no methods", ok, ds, nil, "no methods"},
 		{"no labels", ok, &unlabelled, good, "no labels"},
 		{"nil data", ok, nil, good, "nil data"},
@@ -373,6 +375,40 @@ func TestAssignKMeansAndSweep(t *testing.T) {
 	}
 	if _, err := p.Sweep(context.Background(), ds, "gnmf", nil, gnmf); err == nil {
 		t.Error("no values accepted")
+	}
+}
+
+// TestKMeansStart: Init "kmeans" is the solver started from the labels of
+// k-means on the subset with the seed Fit documents, and it separates the
+// disjoint topics.
+func TestKMeansStart(t *testing.T) {
+	ds, err := prepare(topicData(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k, seed = 6, 77
+	f := Factorization{Options: solver.Options{Method: "nmf-kl", MaxIter: 50, Threads: 1}, Init: "kmeans"}
+	got, err := f.Fit(context.Background(), ds, k, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	km, err := cluster.KMeansSparse(context.Background(), ds.Sparse, cluster.KMeansOptions{K: k, Seed: seed ^ 0x6b6d65616e73, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := solver.NewSparseData(ds.Sparse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := solver.Fit(context.Background(), d, solver.Options{Method: "nmf-kl", K: k, Seed: seed, MaxIter: 50, Threads: 1, InitMethod: solver.InitLabels, InitLabels: km.Labels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.V, want.V) || !mat.Equal(got.U, want.U) {
+		t.Error("the k-means start differs from the solver started from k-means' labels")
+	}
+	if acc, _, err := cluster.Accuracy(ds.Labels, got.Labels); err != nil || acc != 1 {
+		t.Errorf("accuracy %v (%v) from the k-means start on disjoint topics", acc, err)
 	}
 }
 
