@@ -92,6 +92,30 @@ func (g *Graph) Edges() int {
 	return off / 2
 }
 
+// Agreement returns the fraction of the edge weight that joins samples
+// with the same label: the graph's label purity for true classes, one
+// minus the weight a clustering cuts for predicted ones. It is 1 for a
+// graph without edges. labels must have one entry per vertex.
+func (g *Graph) Agreement(labels []int) float64 {
+	if len(labels) != g.N() {
+		panic("graph: Agreement needs one label per vertex")
+	}
+	var same, total float64
+	w := g.W
+	for i := 0; i < w.Rows; i++ {
+		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
+			total += w.Val[p]
+			if labels[w.Ind[p]] == labels[i] {
+				same += w.Val[p]
+			}
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return same / total
+}
+
 // MulTo computes dst = W v for v and dst n x k, using up to threads
 // goroutines (threads <= 0 means GOMAXPROCS); the result does not depend on
 // threads. It is the graph term of the regularized updates; the other one,

@@ -110,7 +110,13 @@ type edge struct{ i, j int }
 // candidate), the p best with ties to the lower index, the OR rule, and
 // the weights; zero weights are not edges. Keys are i < j.
 func reference(x [][]float64, sparseRule bool, p int, w Weight, t float64) map[edge]float64 {
-	n := len(x)
+	return referenceRule(x, sparseRule, Options{Neighbors: p, Weight: w, HeatT: t})
+}
+
+// referenceRule is reference with opt's symmetry rule and shared-neighbour
+// pruning.
+func referenceRule(x [][]float64, sparseRule bool, opt Options) map[edge]float64 {
+	n, p, w, t := len(x), opt.Neighbors, opt.Weight, opt.HeatT
 	dot := func(i, j int) float64 {
 		var s float64
 		for f := range x[i] {
@@ -139,7 +145,7 @@ func reference(x [][]float64, sparseRule bool, p int, w Weight, t float64) map[e
 		}
 		return 1
 	}
-	out := make(map[edge]float64)
+	chosen := make([]map[int]bool, n)
 	for i := 0; i < n; i++ {
 		type cand struct {
 			j   int
@@ -163,9 +169,28 @@ func reference(x [][]float64, sparseRule bool, p int, w Weight, t float64) map[e
 			}
 		}
 		sort.SliceStable(cs, func(a, b int) bool { return cs[a].key > cs[b].key })
+		chosen[i] = map[int]bool{}
 		for _, c := range cs[:min(p, len(cs))] {
-			if wt := weight(i, c.j); wt > 0 {
-				out[edge{min(i, c.j), max(i, c.j)}] = wt
+			chosen[i][c.j] = true
+		}
+	}
+	out := make(map[edge]float64)
+	for i := 0; i < n; i++ {
+		for j := range chosen[i] {
+			if opt.Symmetry == Mutual && !chosen[j][i] {
+				continue
+			}
+			shared := 0
+			for q := range chosen[i] {
+				if chosen[j][q] {
+					shared++
+				}
+			}
+			if shared < opt.MinShared {
+				continue
+			}
+			if wt := weight(i, j); wt > 0 {
+				out[edge{min(i, j), max(i, j)}] = wt
 			}
 		}
 	}
@@ -277,6 +302,60 @@ func TestAgainstReference(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestPruningAgainstReference: the mutual rule and shared-neighbour
+// pruning against the slow reference, sparse and dense.
+func TestPruningAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct{ n, m, p int }{{30, 12, 4}, {80, 30, 6}, {120, 20, 9}} {
+		x := randomRows(rng, c.n, c.m, 0.3, false)
+		for _, sym := range []Symmetry{Either, Mutual} {
+			for _, shared := range []int{0, 1, 2, c.p - 1} {
+				opt := Options{Neighbors: c.p, Symmetry: sym, MinShared: shared, Weight: Cosine}
+				name := fmt.Sprintf("n=%d/p=%d/%v/shared=%d", c.n, c.p, sym, shared)
+				gs, err := Sparse(context.Background(), toCSR(x), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameEdges(t, edgesOf(t, gs, c.n), referenceRule(x, true, opt), 1e-12)
+				gd, err := Dense(context.Background(), toDense(x), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameEdges(t, edgesOf(t, gd, c.n), referenceRule(x, false, opt), 1e-12)
+				if t.Failed() {
+					t.Fatal(name)
+				}
+			}
+		}
+	}
+}
+
+func TestAgreement(t *testing.T) {
+	// A path 0-1-2-3 with weights 1, 2, 3.
+	w, err := sparse.FromTriplets(4, 4, []int{0, 1, 1, 2, 2, 3}, []int{1, 0, 2, 1, 3, 2}, []float64{1, 1, 2, 2, 3, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGraph(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		labels []int
+		want   float64
+	}{
+		{[]int{0, 0, 0, 0}, 1}, {[]int{0, 0, 1, 1}, 4.0 / 6}, {[]int{0, 1, 0, 1}, 0}, {[]int{5, 5, 7, 7}, 4.0 / 6},
+	} {
+		if got := g.Agreement(c.labels); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("Agreement(%v) = %v, want %v", c.labels, got, c.want)
+		}
+	}
+	empty, _ := NewGraph(&sparse.CSR{Rows: 3, Cols: 3, Indptr: make([]int, 4)})
+	if got := empty.Agreement([]int{1, 2, 3}); got != 1 {
+		t.Errorf("no edges: %v, want 1", got)
 	}
 }
 
@@ -608,6 +687,9 @@ func TestBadInput(t *testing.T) {
 		{"negative t", func() (*Graph, error) { return Sparse(ctx, a, Options{Neighbors: 1, Weight: Heat, HeatT: -1}) }, "t = -1"},
 		{"NaN t", func() (*Graph, error) { return Dense(ctx, d, Options{Neighbors: 1, Weight: Heat, HeatT: math.NaN()}) }, "t = NaN"},
 		{"unknown weight", func() (*Graph, error) { return Sparse(ctx, a, Options{Neighbors: 1, Weight: 7}) }, "unknown weight"},
+		{"unknown symmetry", func() (*Graph, error) { return Sparse(ctx, a, Options{Neighbors: 1, Symmetry: 3}) }, "unknown symmetry"},
+		{"shared = p", func() (*Graph, error) { return Dense(ctx, d, Options{Neighbors: 2, MinShared: 2}) }, "2 shared neighbours required of p = 2"},
+		{"negative shared", func() (*Graph, error) { return Dense(ctx, d, Options{Neighbors: 2, MinShared: -1}) }, "-1 shared"},
 		{"bad CSR", func() (*Graph, error) {
 			return Sparse(ctx, &sparse.CSR{Rows: 2, Cols: 2, Indptr: []int{0, 1, 1}, Ind: []int{5}, Val: []float64{1}}, Options{Neighbors: 1})
 		}, "out of range"},

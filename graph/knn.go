@@ -119,7 +119,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 			}
 		}
 	})
-	return out.graph(w)
+	return out.graph(w, opt)
 }
 
 // sparseSquaredNorms returns the squared length of each row of a.
@@ -186,7 +186,7 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out.graph(w)
+	return out.graph(w, opt)
 }
 
 // denseSquaredNorms returns the squared length of each row of a.
@@ -257,11 +257,13 @@ func (l *lists) merge(i int, src *lists) {
 	}
 }
 
-// graph weighs the chosen neighbours with w, symmetrizes by the OR rule,
-// W_ij = max of the weights of i -> j and j -> i, drops zero weights and
+// graph weighs the chosen neighbours with w, symmetrizes by opt.Symmetry
+// (the OR rule: W_ij = max of the weights of i -> j and j -> i; the AND
+// rule: pairs chosen from both ends only), prunes the pairs that share
+// fewer than opt.MinShared chosen neighbours, drops zero weights and
 // returns the graph. A pair chosen from both ends is emitted once, from
 // its lower index, so no entries need merging.
-func (l *lists) graph(w *weigher) (*Graph, error) {
+func (l *lists) graph(w *weigher, opt Options) (*Graph, error) {
 	n, p := len(l.cnt), l.p
 	wt := make([]float64, n*p)
 	for i := 0; i < n; i++ {
@@ -278,16 +280,32 @@ func (l *lists) graph(w *weigher) (*Graph, error) {
 		}
 		return 0, false
 	}
+	// shared counts the samples both i and j chose.
+	shared := func(i, j int) int {
+		c := 0
+		for r := i * p; r < i*p+l.cnt[i]; r++ {
+			if _, ok := chose(j, l.idx[r]); ok {
+				c++
+			}
+		}
+		return c
+	}
 	var ri, ci []int
 	var v []float64
 	for i := 0; i < n; i++ {
 		for r := i * p; r < i*p+l.cnt[i]; r++ {
 			j, x := l.idx[r], wt[r]
-			if back, ok := chose(j, i); ok {
+			back, ok := chose(j, i)
+			if ok {
 				if j < i {
 					continue
 				}
 				x = max(x, back)
+			} else if opt.Symmetry == Mutual {
+				continue
+			}
+			if opt.MinShared > 0 && shared(i, j) < opt.MinShared {
+				continue
 			}
 			if x > 0 {
 				ri, ci, v = append(ri, i, j), append(ci, j, i), append(v, x, x)

@@ -42,6 +42,38 @@ func ParseWeight(s string) (Weight, error) {
 	return 0, fmt.Errorf("graph: unknown weight %q (want binary, heat or cosine)", s)
 }
 
+// Symmetry is how directed neighbour choices become undirected edges.
+type Symmetry int
+
+const (
+	// Either joins i and j when either chose the other (the OR rule,
+	// W = max(W, W^T)), as the papers do.
+	Either Symmetry = iota
+	// Mutual joins i and j only when each chose the other (the AND rule):
+	// fewer edges, more of them within a class, some samples left alone.
+	Mutual
+)
+
+var symmetryNames = [...]string{Either: "either", Mutual: "mutual"}
+
+// String returns the name ParseSymmetry accepts.
+func (s Symmetry) String() string {
+	if s < 0 || int(s) >= len(symmetryNames) {
+		return fmt.Sprintf("Symmetry(%d)", int(s))
+	}
+	return symmetryNames[s]
+}
+
+// ParseSymmetry returns the rule named s: "either" or "mutual".
+func ParseSymmetry(s string) (Symmetry, error) {
+	for v, name := range symmetryNames {
+		if s == name {
+			return Symmetry(v), nil
+		}
+	}
+	return 0, fmt.Errorf("graph: unknown symmetry %q (want either or mutual)", s)
+}
+
 // DefaultNeighbors is the p used when Options.Neighbors is zero: the value
 // the papers use throughout.
 const DefaultNeighbors = 5
@@ -64,6 +96,15 @@ type Options struct {
 	// of up to 3000 samples (all of them when there are fewer), drawn with
 	// Seed: the scale of the data, as the authors' code chooses it.
 	HeatT float64
+	// Symmetry is how the directed neighbour choices become undirected
+	// edges; the zero value is Either, the papers' rule.
+	Symmetry Symmetry
+	// MinShared, when positive, keeps an edge only when its two samples
+	// share at least this many of their p chosen neighbours (pruning by
+	// shared nearest neighbours, Jarvis and Patrick 1973): an edge between
+	// two samples whose neighbourhoods do not overlap is more likely to
+	// cross a class boundary. It must be below p.
+	MinShared int
 	// Seed draws the sample for the default HeatT.
 	Seed uint64
 	// Threads is how many goroutines run the neighbour search; 0 means
@@ -87,8 +128,38 @@ func (o *Options) neighbors(n int) (int, error) {
 	if o.Weight < 0 || int(o.Weight) >= len(weightNames) {
 		return 0, fmt.Errorf("graph: unknown weight %v (want binary, heat or cosine)", o.Weight)
 	}
+	if o.Symmetry < 0 || int(o.Symmetry) >= len(symmetryNames) {
+		return 0, fmt.Errorf("graph: unknown symmetry %v (want either or mutual)", o.Symmetry)
+	}
+	if o.MinShared < 0 || (o.MinShared > 0 && o.MinShared >= p) {
+		return 0, fmt.Errorf("graph: %d shared neighbours required of p = %d: want 0 (no pruning) up to p - 1", o.MinShared, p)
+	}
 	if t := o.HeatT; t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
 		return 0, fmt.Errorf("graph: heat kernel width t = %v: it must be a finite positive number, or 0 for the default", t)
 	}
 	return p, nil
+}
+
+// MarshalText returns the weighting's name.
+func (w Weight) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText parses a weighting's name.
+func (w *Weight) UnmarshalText(b []byte) error {
+	v, err := ParseWeight(string(b))
+	if err == nil {
+		*w = v
+	}
+	return err
+}
+
+// MarshalText returns the rule's name.
+func (s Symmetry) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a rule's name.
+func (s *Symmetry) UnmarshalText(b []byte) error {
+	v, err := ParseSymmetry(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
 }
