@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ type Dataset struct {
 	// IDs identifies each sample in its source (e.g. Reuters NEWID); nil
 	// when the source has none.
 	IDs []string
+	// Weighted reports that the values' weighting has been decided: the
+	// text pipeline sets it whatever its options were, and a preparation
+	// that weighs or normalizes sets it, so that an automatic preparation
+	// does not weigh the values again.
+	Weighted bool
 	// Notes are what a reader decided on its own and a user should hear,
 	// such as whether SVMlight indices were read as 0- or 1-based.
 	Notes []string
@@ -207,20 +213,35 @@ func transposed(d *Dataset, transpose bool) (*Dataset, error) {
 
 // readMATDataset reads the data and label variables of a MAT-file.
 func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dataset, error) {
-	dataVar, labelVar := opt.Var, opt.LabelVar
-	if dataVar == "" {
-		dataVar = "fea"
+	// Without names given, the field's layout (fea, gnd) is read, or
+	// else the CLUTO corpora's (dtm, classid).
+	dataVars, labelVars := []string{opt.Var}, []string{opt.LabelVar}
+	if opt.Var == "" {
+		dataVars = []string{"fea", "dtm"}
 	}
-	if labelVar == "" {
-		labelVar = "gnd"
+	if opt.LabelVar == "" {
+		labelVars = []string{"gnd", "classid"}
 	}
-	want := []string{dataVar}
+	want := dataVars
 	if opt.Labels == "" {
-		want = append(want, labelVar)
+		want = append(slices.Clone(dataVars), labelVars...)
 	}
 	vars, names, err := decodeMAT(r, name, size, want)
 	if err != nil {
 		return nil, err
+	}
+	dataVar, labelVar := dataVars[0], labelVars[0]
+	for _, c := range dataVars {
+		if vars[c] != nil {
+			dataVar = c
+			break
+		}
+	}
+	for _, c := range labelVars {
+		if vars[c] != nil {
+			labelVar = c
+			break
+		}
 	}
 	v := vars[dataVar]
 	if v == nil {
@@ -230,6 +251,9 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 		return nil, fmt.Errorf("%s: variable %q is empty (%d x %d)", name, dataVar, v.Rows, v.Cols)
 	}
 	d := &Dataset{Source: name}
+	if dataVar != dataVars[0] {
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: no variable %q; read %q (the CLUTO layout)", name, dataVars[0], dataVar))
+	}
 	// MATLAB's compressed columns of v are the CSR rows of v^T.
 	switch {
 	case v.Sparse && opt.Transpose:
@@ -653,7 +677,7 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		panic("dataset: SelectSamples needs at least one sample")
 	}
 	n, m := d.Dims()
-	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames}
+	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames, Weighted: d.Weighted}
 	for _, i := range idx {
 		if i < 0 || i >= n {
 			panic("dataset: SelectSamples index out of range")

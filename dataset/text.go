@@ -485,6 +485,8 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 	if !opt.NoNormalize {
 		d.NormalizeL2()
 	}
+	// The text options have decided the weighting, whatever they were.
+	d.Weighted = true
 	return d, nil
 }
 
