@@ -11,7 +11,7 @@ HAVE_OPENBLAS := $(shell (pkg-config --exists openblas 2>/dev/null || \
 	$(CC) -x c - -lopenblas -o /dev/null 2>/dev/null) && echo yes)
 TAGS    := $(if $(HAVE_OPENBLAS),openblas,)
 # Packages that start goroutines, for the race detector.
-RACE_PKGS := ./internal/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./experiment/... ./cmd/...
+RACE_PKGS := ./internal/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
 
 .PHONY: all build demo test vet fmt-check bench fuzz clean
 

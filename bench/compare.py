@@ -33,7 +33,7 @@ from sklearn.decomposition import NMF
 
 
 def prepare(path):
-    """TDT2 as the papers prepare it and as `--tfidf --normalize l2` does:
+    """TDT2 as the papers prepare it and as `--weighting tfidf --normalize l2` does:
     drop all-zero terms, x = tf * log(n / df), unit-length documents."""
     m = scipy.io.loadmat(path)
     x = sp.csr_matrix(m["fea"], dtype=np.float64)
@@ -64,7 +64,7 @@ def sklearn_ms_per_iter(x, k, iters, beta_loss):
 
 
 def manifactor(binary, data, k, iters, extra, method="nmf"):
-    cmd = [binary, "bench", "--data", data, "--tfidf", "--normalize", "l2", "--method", method,
+    cmd = [binary, "bench", "--data", data, "--weighting", "tfidf", "--normalize", "l2", "--method", method,
            "--k", str(k), "--iters", str(iters), "--json"] + extra
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)

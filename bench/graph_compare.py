@@ -48,7 +48,7 @@ def has_graph_command(binary):
 
 
 def manifactor_graph(binary, data, p, out):
-    cmd = [binary, "graph", "--data", data, "--tfidf", "--normalize", "l2", "--neighbors", str(p),
+    cmd = [binary, "graph", "--data", data, "--weighting", "tfidf", "--normalize", "l2", "--neighbors", str(p),
            "--weight", "binary", "--out", out, "--json"]
     return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
 

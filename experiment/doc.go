@@ -6,9 +6,9 @@
 // a number of times per k, and the table reports the mean and standard
 // deviation per k and the average over k (the papers' "Avg." row).
 //
-// It owns the Method interface, the Factorization method (solver.Fit, with
-// the nearest-neighbour graph built on each subset when the method takes
-// one), the baseline methods (k-means, LSI, Average Association, Normalized
+// It owns the Method interface, the Factorization method (the pipeline of
+// package model on each subset: its own graph when the method takes one,
+// the start, the factorization and the assignment), the baseline methods (k-means, LSI, Average Association, Normalized
 // Cut, PCA), the Protocol that draws the subsets and runs the methods, and
 // the Table of scores with its Markdown, CSV and JSON forms, Sweep (the
 // protocol's average against one parameter's values), and the published
@@ -20,6 +20,6 @@
 // the scores are aggregated in a fixed order, so a Table is identical for any
 // number of Workers (apart from the measured Seconds).
 //
-// This package uses dataset, graph, solver and cluster; it must not import
+// This package uses dataset, model, solver and cluster; it must not import
 // cmd.
 package experiment

@@ -20,8 +20,8 @@ import (
 
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
-	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -41,121 +41,43 @@ type validator interface {
 	validate() error
 }
 
-// Factorization is a Method running solver.Fit with Options on each subset,
-// K and Seed set by the protocol, and labelling each sample by the arg max
-// of its row of V (solver.Result.Labels). When Options.Lambda > 0 and the
-// method takes a graph (gnmf, lccf, lpnmf and their -ncw forms), the
-// nearest-neighbour graph of the subset is built with Graph (cosine
-// neighbours for sparse data, Euclidean for dense; Graph.Seed is replaced by
-// the run's seed) and replaces Options.Graph, which could not match a
-// subset.
+// Factorization is a Method running the pipeline of package model
+// (model.Fit) with Options on each subset, K and Seed set by the protocol:
+// the subset's own graph when the method takes one, the start, the
+// factorization and the assignment, exactly as the command line's fit
+// and cluster do for the same options and seed.
 type Factorization struct {
-	Options solver.Options
-	Graph   graph.Options
-	// Assign is how samples get their cluster: "" or "argmax", the
-	// largest entry of the sample's row of V (paper 004, with U's columns
-	// at unit length), or "kmeans", k-means on the rows of V (the authors'
-	// reference code for GNMF and LCCF; 10 replicates, seeded by the run).
-	Assign string
-	// Init is the start: "" or "random", the solver's own (random, or
-	// Options.InitMethod); or "kmeans", the clustering of k-means on the
-	// subset's samples (10 replicates, seeded by the run) given to the
-	// solver as solver.InitLabels: the default start of the authors' code
-	// for the KL methods.
-	Init string
+	Options model.Options
 }
 
 var _ Method = Factorization{}
 
-// Name returns Options.Method, "nmf" when it is empty.
-func (f Factorization) Name() string {
-	if f.Options.Method == "" {
-		return "nmf"
-	}
-	return f.Options.Method
-}
+// Name returns the method's name.
+func (f Factorization) Name() string { return f.Options.Method.String() }
 
 func (f Factorization) validate() error {
-	base, _ := strings.CutSuffix(f.Name(), "-ncw")
-	if !slices.Contains(solver.Methods, base) {
-		return fmt.Errorf("unknown factorization %q (known: %s, each also with -ncw)", f.Name(), strings.Join(solver.Methods, ", "))
+	o := f.Options
+	o.K = 1 // set by the protocol
+	if !o.Method.Valid() {
+		return fmt.Errorf("unknown factorization %v (known: %s)", o.Method, strings.Join(solver.MethodNames(), ", "))
 	}
-	switch f.Assign {
-	case "", "argmax", "kmeans":
-	default:
-		return fmt.Errorf("unknown assignment %q (known: argmax, kmeans)", f.Assign)
-	}
-	switch f.Init {
-	case "", "random", "kmeans":
-	default:
-		return fmt.Errorf("unknown start %q (known: random, kmeans)", f.Init)
-	}
-	return nil
+	return o.Check()
 }
 
-// Cluster factorizes ds with k factors and returns the labels Assign
-// asks for.
+// Cluster factorizes ds with k factors and returns the pipeline's labels.
 func (f Factorization) Cluster(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) ([]int, error) {
 	res, err := f.Fit(ctx, ds, k, seed)
 	if err != nil {
 		return nil, err
 	}
-	if f.Assign != "kmeans" {
-		return res.Labels, nil
-	}
-	// The seed differs from the factorization's so that the k-means
-	// starts are not the random start's draws.
-	km, err := cluster.KMeans(ctx, res.V, cluster.KMeansOptions{K: k, Seed: seed ^ 0x9e3779b97f4a7c15, Threads: f.Options.Threads})
-	if err != nil {
-		return nil, err
-	}
-	return km.Labels, nil
+	return res.Labels, nil
 }
 
-// Fit builds the subset's graph when the method takes one and returns the
-// factorization Cluster assigns from.
-func (f Factorization) Fit(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) (*solver.Result, error) {
-	opt := f.Options
-	opt.K, opt.Seed = k, seed
-	var (
-		d   *solver.Data
-		err error
-	)
-	if ds.Sparse != nil {
-		d, err = solver.NewSparseData(ds.Sparse)
-	} else {
-		d, err = solver.NewDenseData(ds.Dense)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if f.Init == "kmeans" {
-		// Its own seed, apart from the random start's and the assignment's.
-		km := cluster.KMeansOptions{K: k, Seed: seed ^ 0x6b6d65616e73, Threads: opt.Threads}
-		var r *cluster.KMeansResult
-		if ds.Sparse != nil {
-			r, err = cluster.KMeansSparse(ctx, ds.Sparse, km)
-		} else {
-			r, err = cluster.KMeans(ctx, ds.Dense, km)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("k-means start: %w", err)
-		}
-		opt.InitMethod, opt.InitLabels = solver.InitLabels, r.Labels
-	}
-	if opt.Lambda > 0 && solver.TakesGraph(opt.Method) {
-		g := f.Graph
-		g.Seed = seed
-		if ds.Sparse != nil {
-			opt.Graph, err = graph.Sparse(ctx, ds.Sparse, g)
-		} else {
-			opt.Graph, err = graph.Dense(ctx, ds.Dense, g)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return solver.Fit(ctx, d, opt)
+// Fit runs the pipeline on ds with K = k and Seed = seed.
+func (f Factorization) Fit(ctx context.Context, ds *dataset.Dataset, k int, seed uint64) (*model.Result, error) {
+	o := f.Options
+	o.K, o.Seed = k, seed
+	return model.Fit(ctx, ds, o)
 }
 
 // Baseline is a Method running one of the cluster package's baselines,

@@ -19,6 +19,7 @@ import (
 
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -85,7 +86,7 @@ func (c *capture) Cluster(_ context.Context, ds *dataset.Dataset, k int, seed ui
 
 func methods() map[string]Method {
 	return map[string]Method{
-		"nmf":    Factorization{Options: solver.Options{Method: "nmf", Restarts: 3, MaxIter: 200, Threads: 1}},
+		"nmf":    Factorization{Options: model.Options{Method: solver.NMF, Threads: 1, Solver: solver.Options{Restarts: 3, MaxIter: 200}}},
 		"kmeans": Baseline{Algorithm: "kmeans", Threads: 1},
 	}
 }
@@ -208,8 +209,8 @@ func TestBadInputs(t *testing.T) {
 		{"no runs", Protocol{Classes: []int{2}}, ds, good, "0 runs"},
 		{"nil method", ok, ds, map[string]Method{"x": nil}, `method "x" is nil`},
 		{"unknown baseline", ok, ds, map[string]Method{"x": Baseline{Algorithm: "dbscan"}}, `unknown baseline "dbscan"`},
-		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: solver.Options{Method: "svd"}}}, `unknown factorization "svd"`},
-		{"unknown start", ok, ds, map[string]Method{"x": Factorization{Init: "nndsvd"}}, `unknown start "nndsvd"`},
+		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Method: 40}}}, `unknown factorization Method(40)`},
+		{"unknown start", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Start: 9}}}, `unknown start 9`},
 		{"no methods", ok, ds, nil, "no methods"},
 		{"no labels", ok, &unlabelled, good, "no labels"},
 		{"nil data", ok, nil, good, "nil data"},
@@ -338,14 +339,16 @@ func TestSubsetIsWhatRunDraws(t *testing.T) {
 	}
 }
 
-// TestAssignKMeansAndSweep: k-means on V (with the authors' rescaled
-// start) separates the disjoint topics like arg max; Sweep gives, per
-// value, the table Run gives for that method; bad settings fail first.
+// TestAssignKMeansAndSweep: the papers' GNMF settings separate the
+// disjoint topics; Sweep gives, per value, the table Run gives for that
+// method; bad settings fail first.
 func TestAssignKMeansAndSweep(t *testing.T) {
 	ds := topicData(t)
 	p := Protocol{Classes: []int{2, 4}, Runs: 2, Seed: 5, Workers: 2, Prepare: prepare}
 	gnmf := func(lambda float64) (Method, error) {
-		return Factorization{Options: solver.Options{Method: "gnmf", Lambda: lambda, NormalizeStart: true, MaxIter: 100, Threads: 1}, Assign: "kmeans"}, nil
+		o := model.PapersOptions(solver.GNMF, true)
+		o.Lambda, o.Threads = solver.Fixed(lambda), 1
+		return Factorization{Options: o}, nil
 	}
 	points, err := p.Sweep(context.Background(), ds, "gnmf", []float64{0, 10}, gnmf)
 	if err != nil {
@@ -368,9 +371,9 @@ func TestAssignKMeansAndSweep(t *testing.T) {
 		}
 	}
 	bad := func(v float64) (Method, error) {
-		return Factorization{Options: solver.Options{Method: "gnmf"}, Assign: "vote"}, nil
+		return Factorization{Options: model.Options{Method: solver.GNMF, Assign: 7}}, nil
 	}
-	if _, err := p.Sweep(context.Background(), ds, "gnmf", []float64{1}, bad); err == nil || !strings.Contains(err.Error(), "vote") {
+	if _, err := p.Sweep(context.Background(), ds, "gnmf", []float64{1}, bad); err == nil || !strings.Contains(err.Error(), "unknown assignment 7") {
 		t.Errorf("unknown assignment: %v", err)
 	}
 	if _, err := p.Sweep(context.Background(), ds, "gnmf", nil, gnmf); err == nil {
@@ -378,36 +381,30 @@ func TestAssignKMeansAndSweep(t *testing.T) {
 	}
 }
 
-// TestKMeansStart: Init "kmeans" is the solver started from the labels of
-// k-means on the subset with the seed Fit documents, and it separates the
-// disjoint topics.
-func TestKMeansStart(t *testing.T) {
+// TestFactorizationIsThePipeline: a Factorization's clustering of a subset
+// is model.Fit's with K and Seed from the protocol, and the k-means start
+// separates the disjoint topics.
+func TestFactorizationIsThePipeline(t *testing.T) {
 	ds, err := prepare(topicData(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const k, seed = 6, 77
-	f := Factorization{Options: solver.Options{Method: "nmf-kl", MaxIter: 50, Threads: 1}, Init: "kmeans"}
-	got, err := f.Fit(context.Background(), ds, k, seed)
+	o := model.Options{Method: solver.NMFKL, Start: model.KMeansStart, Threads: 1, Solver: solver.Options{MaxIter: 50}}
+	f := Factorization{Options: o}
+	got, err := f.Cluster(context.Background(), ds, k, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	km, err := cluster.KMeansSparse(context.Background(), ds.Sparse, cluster.KMeansOptions{K: k, Seed: seed ^ 0x6b6d65616e73, Threads: 1})
+	o.K, o.Seed = k, seed
+	want, err := model.Fit(context.Background(), ds, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := solver.NewSparseData(ds.Sparse)
-	if err != nil {
-		t.Fatal(err)
+	if !slices.Equal(got, want.Labels) {
+		t.Error("the protocol's clustering differs from the pipeline's")
 	}
-	want, err := solver.Fit(context.Background(), d, solver.Options{Method: "nmf-kl", K: k, Seed: seed, MaxIter: 50, Threads: 1, InitMethod: solver.InitLabels, InitLabels: km.Labels})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !mat.Equal(got.V, want.V) || !mat.Equal(got.U, want.U) {
-		t.Error("the k-means start differs from the solver started from k-means' labels")
-	}
-	if acc, _, err := cluster.Accuracy(ds.Labels, got.Labels); err != nil || acc != 1 {
+	if acc, _, err := cluster.Accuracy(ds.Labels, got); err != nil || acc != 1 {
 		t.Errorf("accuracy %v (%v) from the k-means start on disjoint topics", acc, err)
 	}
 }

@@ -33,6 +33,16 @@ import (
 //
 // With the linear kernel on non-negative data K is never formed: K B is
 // X^T (X B) and W^T K W the Gram matrix of X W, so memory stays O((m+n)k).
+//
+// Under ScaleInvariant the graph term is sum_c (w_c^T K w_c) g_c with
+// g_c = lambda v_c^T L v_c, and X W's columns are brought to unit length
+// (w^T K w = 1, V's columns scaled to match) at the start and after every
+// iteration, which leaves the objective. The V update above is then the
+// papers'; for fixed V the graph term is a quadratic sum_c g_c w_c^T K w_c
+// with g_c >= 0, which adds g_c to the diagonal of V^T V in the W update's
+// denominator (K W (V^T V + diag(g)), and in P+ and P- for the general
+// updates): the same auxiliary-function argument as without it, so the
+// objective does not increase.
 type cfIter struct {
 	p      *problem
 	f      *factors
@@ -48,6 +58,12 @@ type cfIter struct {
 	sv         blas64.General // lambda S V with a regularizer
 	xwm, xvm   blas64.General // m x k, implicit kernel: X W, X V, and
 	pm         blas64.General // X W (V^T V)
+	// invariant: the scale-invariant graph term; gk[c] is
+	// lambda v_c^T L v_c for the current V and sm the k x k
+	// V^T V + diag(gk) of the W half.
+	invariant bool
+	gk        []float64
+	sm        blas64.General
 }
 
 func newCFIter(p *problem, f *factors) *cfIter {
@@ -56,6 +72,9 @@ func newCFIter(p *problem, f *factors) *cfIter {
 		wtkw: general(k, k), vtv: general(k, k), kw: general(n, k), kv: general(n, k), den: general(n, k)}
 	if p.reg != nil {
 		it.sv = general(n, k)
+		if p.opts.Formulation == ScaleInvariant {
+			it.invariant, it.gk, it.sm = true, make([]float64, k), general(k, k)
+		}
 	}
 	switch {
 	case p.kern == nil:
@@ -111,6 +130,11 @@ func (it *cfIter) kernelProducts() {
 
 func (it *cfIter) begin() float64 {
 	th := it.p.opts.Threads
+	if it.invariant {
+		// The objective does not depend on the scale; the updates below
+		// take X W's columns at unit length.
+		it.p.normalizeStart(it.f)
+	}
 	it.kernelProducts()
 	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	it.graphProduct()
@@ -138,26 +162,61 @@ func (it *cfIter) step(bool) (float64, error) {
 		it.vw.run(h, th)
 	}
 	it.graphProduct()
-	// W update, against the new V.
+	// W update, against the new V. Under ScaleInvariant the graph term
+	// is sum_c gk[c] w_c^T K w_c for fixed V, which adds gk[c] to the
+	// diagonal of V^T V in the denominator.
 	it.mulK(it.kv, f.v)
+	s := it.vtv
+	if it.invariant {
+		columnGraphTerms(it.gk, f.v, it.sv, reg.deg)
+		s = withDiagonal(it.sm, it.vtv, it.gk)
+	}
 	var tr float64
 	switch {
 	case it.general():
-		mulSmall(it.den, it.kpw, it.vtv, it.idx, th)
-		mulSmall(it.den2, it.knw, it.vtv, it.idx, th)
+		mulSmall(it.den, it.kpw, s, it.idx, th)
+		mulSmall(it.den2, it.knw, s, it.idx, th)
 		generalUpdate(f.a, it.kv, it.den, it.den2, th)
 		tr = frob(f.a, it.kv, th)
 	case it.p.kern == nil:
-		// K W (V^T V) = X^T ((X W) (V^T V)).
-		mulSmall(it.pm, it.xwm, it.vtv, it.idx, th)
+		// K W S = X^T ((X W) S).
+		mulSmall(it.pm, it.xwm, s, it.idx, th)
 		it.p.d.mulTU(it.den, it.pm, th)
 		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
 	default:
-		mulSmall(it.den, it.kw, it.vtv, it.idx, th)
+		mulSmall(it.den, it.kw, s, it.idx, th)
 		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
 	}
 	it.kernelProducts()
-	return it.objective(tr), nil
+	if !it.invariant {
+		return it.objective(tr), nil
+	}
+	obj := it.fit(tr) + diagDot(it.wtkw, it.gk)
+	it.rescale()
+	return obj, nil
+}
+
+// rescale sets X W's columns to unit length (w_c^T K w_c = 1) and scales
+// V's columns, and every product that depends on them, to match; X W V^T
+// and the scale-invariant objective are unchanged.
+func (it *cfIter) rescale() {
+	norms := unitScales(it.wtkw)
+	f := it.f
+	scaleColumns(f.a, norms, false)
+	scaleColumns(f.v, norms, true)
+	scaleColumns(it.kw, norms, false)
+	scaleColumns(it.sv, norms, true)
+	scaleGram(it.wtkw, norms, false)
+	scaleGram(it.vtv, norms, true)
+	switch {
+	case it.p.kern == nil:
+		scaleColumns(it.xwm, norms, false)
+	case it.general():
+		scaleColumns(it.kpw, norms, false)
+		scaleColumns(it.knw, norms, false)
+		scaleGram(it.wtkp, norms, false)
+		scaleGram(it.wtkn, norms, false)
+	}
 }
 
 func (it *cfIter) graphProduct() {
@@ -169,11 +228,16 @@ func (it *cfIter) graphProduct() {
 // objective is Tr(K) - 2 tr(W^T K V) + tr((W^T K W)(V^T V)) + the graph
 // term, given tr = tr(W^T K V).
 func (it *cfIter) objective(tr float64) float64 {
+	return it.fit(tr) + it.p.graphTerm(it.f.v, it.sv)
+}
+
+// fit is the objective's first term, ||X - X W V^T||^2 in kernel form.
+func (it *cfIter) fit(tr float64) float64 {
 	traceK := it.p.d.sqNorm
 	if it.p.kern != nil {
 		traceK = it.p.kern.trace
 	}
-	return traceK - 2*tr + kernels.Dot(it.wtkw.Data, it.vtv.Data) + it.p.graphTerm(it.f.v, it.sv)
+	return traceK - 2*tr + kernels.Dot(it.wtkw.Data, it.vtv.Data)
 }
 
 // generalUpdate applies f <- f .* (b + sqrt(b.^2 + 4 pp .* pn)) ./ (2 pp)

@@ -8,6 +8,18 @@
 // that U V^T is unchanged. Each sample is then assigned to the factor with
 // the largest entry of its row of V.
 //
+// The graph methods (GNMF, LCCF, LPNMF) take one of two formulations of
+// their graph term (Options.Formulation). The papers' lambda Tr(V^T L V)
+// is scale-degenerate: U D and V D^-1 fit X equally well but divide the
+// graph term by D^2, so its minimum lies at U -> infinity and what a given
+// lambda does depends on the start and on how long the updates run. The
+// default, ScaleInvariant, weighs each column's graph term by the scale of
+// its basis column and lambda by the graph's mean degree, so that lambda
+// means the same on any data, start and graph; its updates keep the
+// basis at unit scale and the objective non-increasing (see nmfIter,
+// cfIter, klIter). Papers keeps the papers' objective to reproduce their
+// tables.
+//
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed
 // order, and every reduction runs on one goroutine.

@@ -17,12 +17,11 @@ import (
 // context's error.
 func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	opts = opts.withDefaults()
-	spec, err := opts.check(d)
-	if err != nil {
+	if err := opts.check(d); err != nil {
 		return nil, err
 	}
 	begin := time.Now()
-	p, err := prepare(ctx, d, opts, spec)
+	p, err := prepare(ctx, d, opts, opts.Method)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +132,7 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 		switch {
 		case s == 0 && o.Init != nil:
 			p.setInit(f, o.Init)
-		case s == 0 && o.InitMethod != "" && o.InitMethod != InitRandom:
+		case s == 0 && (o.Start == NNDSVDStart || o.Start == LabelsStart):
 			if err := p.initialize(ctx, f); err != nil {
 				return nil, err
 			}
@@ -174,15 +173,22 @@ func general(r, c int) blas64.General {
 
 // problem is everything a fit shares across its starts.
 type problem struct {
-	spec methodSpec
+	spec Method
 	opts Options
 	orig *Data // as given
-	d    *Data // what the updates see: NC-weighted when spec.ncw
+	d    *Data // what the updates see: NC-weighted when spec.NCW()
 	// ncw[j] = sqrt(d_j), d = X^T X e (or K e): X' = X diag(1/ncw),
 	// V = diag(ncw) V', W = diag(1/ncw) W'. nil without NC weighting.
-	ncw  []float64
-	reg  *regularizer // lambda-folded graph, nil when lambda = 0
-	kern *kernelMatrix
+	ncw []float64
+	reg *regularizer // lambda-folded graph, nil when lambda = 0
+	// lambda is the weight folded into reg: Lambda, divided by the
+	// graph's mean degree under ScaleInvariant.
+	lambda float64
+	// ncwNorm scales the NC degrees so that their inverses average 1
+	// under ScaleInvariant (1 under Papers): a common factor of the
+	// weights would otherwise change what Lambda means.
+	ncwNorm float64
+	kern    *kernelMatrix
 	// KL methods: X and X^T in CSR (also for dense data: its non-zeros)
 	// and, for -ncw, the per-sample weights of the divergence.
 	klX, klXT *sparse.CSR
@@ -197,18 +203,18 @@ type regularizer struct {
 	deg []float64
 }
 
-func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem, error) {
-	p := &problem{spec: spec, opts: o, orig: d, d: d}
+func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, error) {
+	p := &problem{spec: spec, opts: o, orig: d, d: d, ncwNorm: 1}
 	var err error
-	if spec.concept() && (o.Kernel.Kind != Linear || d.neg != nil || o.explicitKernel) {
+	if spec.Concept() && (o.Kernel.Kind != Linear || d.neg != nil || o.explicitKernel) {
 		if p.kern, err = newKernelMatrix(ctx, d, o); err != nil {
 			return nil, err
 		}
 	}
 	switch {
-	case spec.kl():
+	case spec.KL():
 		p.klX, p.klXT = d.sparseForms()
-		if spec.ncw {
+		if spec.NCW() {
 			// The reference code weighs each sample's divergence by
 			// 1/(x_j^T X e) rather than rescaling the data.
 			// The weights are scaled to average 1 over the samples
@@ -218,22 +224,16 @@ func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem
 			// pixels make 1/d about 1e-10, and the linear solves then
 			// stall on a near-singular lambda L).
 			deg := d.ncwDegrees()
-			p.gamma = make([]float64, d.n)
-			var sum float64
-			var count int
 			for j, dj := range deg {
-				switch {
-				case dj < 0 || math.IsNaN(dj):
+				if dj < 0 || math.IsNaN(dj) {
 					return nil, errNegativeDegree(j, dj)
-				case dj > 0:
-					p.gamma[j] = 1 / dj
-					sum += p.gamma[j]
-					count++
 				}
 			}
+			p.ncwNorm = meanInverse(deg)
+			p.gamma = make([]float64, d.n)
 			for j, dj := range deg {
 				if dj > 0 {
-					p.gamma[j] *= float64(count) / sum
+					p.gamma[j] = 1 / (dj * p.ncwNorm)
 				} else {
 					// An all-zero sample's divergence is sum_i y_ij
 					// whatever its weight; 1 keeps the solves positive
@@ -242,29 +242,38 @@ func prepare(ctx context.Context, d *Data, o Options, spec methodSpec) (*problem
 				}
 			}
 		}
-	case spec.ncw:
+	case spec.NCW():
 		if err := p.weight(); err != nil {
 			return nil, err
 		}
 	}
-	if spec.regular() && o.Lambda > 0 {
+	if lambda := o.lambda(d); lambda > 0 {
 		g := o.Graph
 		r := &regularizer{w: g.W.Clone(), deg: make([]float64, d.n)}
+		if o.Formulation == ScaleInvariant {
+			var total float64
+			for _, x := range g.Degree {
+				total += x
+			}
+			if total > 0 {
+				lambda *= float64(d.n) / total
+			}
+		}
 		for i := 0; i < d.n; i++ {
 			si := 1.0
 			if p.ncw != nil {
 				si = p.ncw[i]
 			}
-			r.deg[i] = o.Lambda * g.Degree[i] * si * si
+			r.deg[i] = lambda * g.Degree[i] * si * si
 			for q := r.w.Indptr[i]; q < r.w.Indptr[i+1]; q++ {
 				sj := 1.0
 				if p.ncw != nil {
 					sj = p.ncw[r.w.Ind[q]]
 				}
-				r.w.Val[q] *= o.Lambda * si * sj
+				r.w.Val[q] *= lambda * si * sj
 			}
 		}
-		p.reg = r
+		p.reg, p.lambda = r, lambda
 	}
 	return p, nil
 }
@@ -285,12 +294,17 @@ func (p *problem) weight() error {
 	p.ncw = make([]float64, d.n)
 	scale := make([]float64, d.n)
 	for j, dj := range deg {
-		switch {
-		case dj > 0:
-			p.ncw[j] = math.Sqrt(dj)
-			scale[j] = 1 / p.ncw[j]
-		case dj < 0 || math.IsNaN(dj):
+		if dj < 0 || math.IsNaN(dj) {
 			return errNegativeDegree(j, dj)
+		}
+	}
+	if p.opts.Formulation == ScaleInvariant && p.opts.lambda(d) > 0 {
+		p.ncwNorm = meanInverse(deg)
+	}
+	for j, dj := range deg {
+		if dj > 0 {
+			p.ncw[j] = math.Sqrt(dj * p.ncwNorm)
+			scale[j] = 1 / p.ncw[j]
 		}
 	}
 	if p.kern != nil {
@@ -301,9 +315,26 @@ func (p *problem) weight() error {
 	return nil
 }
 
+// meanInverse returns the mean of 1/x over the positive entries of x, 1
+// when there are none.
+func meanInverse(x []float64) float64 {
+	var sum float64
+	var count int
+	for _, v := range x {
+		if v > 0 {
+			sum += 1 / v
+			count++
+		}
+	}
+	if count == 0 || !(sum > 0) || math.IsInf(sum, 0) {
+		return 1
+	}
+	return sum / float64(count)
+}
+
 func (p *problem) newFactors() *factors {
 	rows := p.d.m
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		rows = p.d.n
 	}
 	return &factors{k: p.opts.K, a: general(rows, p.opts.K), v: general(p.d.n, p.opts.K)}
@@ -327,7 +358,7 @@ func (p *problem) random(f *factors, seed, start uint64) {
 	for i := range f.v.Data {
 		f.v.Data[i] = rng.Float64()
 	}
-	if p.opts.NormalizeStart {
+	if p.opts.Start == NormalizedStart {
 		p.normalizeStart(f)
 	}
 }
@@ -337,21 +368,21 @@ func (p *problem) random(f *factors, seed, start uint64) {
 // Euclidean for the Frobenius methods (paper 004), and the sum for the KL
 // methods, so that U's columns become distributions over the features.
 func (p *problem) columnNorms(f *factors) []float64 {
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		return p.conceptNorms(f)
 	}
 	k := f.k
 	norms := make([]float64, k)
 	for i := 0; i < f.a.Rows; i++ {
 		for j, x := range f.a.Data[i*k : (i+1)*k] {
-			if p.spec.kl() {
+			if p.spec.KL() {
 				norms[j] += x
 			} else {
 				norms[j] += x * x
 			}
 		}
 	}
-	if !p.spec.kl() {
+	if !p.spec.KL() {
 		for j := range norms {
 			norms[j] = math.Sqrt(norms[j])
 		}
@@ -382,7 +413,7 @@ func (p *problem) normalizeStart(f *factors) {
 
 // row maps an internal row of the first factor to the caller's row.
 func (p *problem) row(r int) int {
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		return r
 	}
 	return p.d.feature(r)
@@ -407,7 +438,7 @@ func (p *problem) setInit(f *factors, init *Factors) {
 			for j := 0; j < k; j++ {
 				if p.ncw[i] > 0 {
 					f.v.Data[i*k+j] /= p.ncw[i]
-					if p.spec.concept() {
+					if p.spec.Concept() {
 						f.a.Data[i*k+j] *= p.ncw[i]
 					}
 				}
@@ -418,9 +449,9 @@ func (p *problem) setInit(f *factors, init *Factors) {
 
 func (p *problem) iterator(f *factors) iterator {
 	switch {
-	case p.spec.concept():
+	case p.spec.Concept():
 		return newCFIter(p, f)
-	case p.spec.kl():
+	case p.spec.KL():
 		return newKLIter(p, f)
 	}
 	return newNMFIter(p, f)
@@ -432,7 +463,7 @@ func (p *problem) iterator(f *factors) iterator {
 // V's rows, and returns the factors in the caller's order.
 func (p *problem) result(f *factors) *Result {
 	k, n := f.k, f.v.Rows
-	res := &Result{Method: p.spec.String(), General: p.kern != nil && p.kern.neg.Data != nil}
+	res := &Result{Method: p.spec, General: p.kern != nil && p.kern.neg.Data != nil}
 	// The norms are the same in the weighted and the caller's domain
 	// (W^T K W = W'^T K' W'), so take them before undoing the weighting.
 	norms := p.columnNorms(f)
@@ -440,7 +471,7 @@ func (p *problem) result(f *factors) *Result {
 		for i := 0; i < n; i++ {
 			for j := 0; j < k; j++ {
 				f.v.Data[i*k+j] *= p.ncw[i]
-				if p.spec.concept() {
+				if p.spec.Concept() {
 					if p.ncw[i] > 0 {
 						f.a.Data[i*k+j] /= p.ncw[i]
 					} else {
@@ -473,7 +504,7 @@ func (p *problem) result(f *factors) *Result {
 		res.Labels[i] = arg
 	}
 	res.V = mat.NewDense(n, k, f.v.Data)
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		res.W = mat.NewDense(n, k, f.a.Data)
 		if p.kern == nil {
 			res.U = p.orig.conceptBasis(f.a, p.opts.Threads)

@@ -11,39 +11,19 @@ import (
 	"github.com/manifactor/manifactor/sparse"
 )
 
-// Starting points other than uniform random factors, for Options.InitMethod.
-const (
-	// InitRandom draws U (or W) and V uniformly from [0, 1), as the
-	// reference code does.
-	InitRandom = "random"
-	// InitNNDSVD is non-negative double SVD (Boutsidis and Gallopoulos):
-	// the positive parts of the k leading singular pairs of X. Entries it
-	// leaves at zero are set to the mean of X divided by 100, because a
-	// zero never moves under multiplicative updates (the NNDSVDa variant,
-	// with a smaller fill).
-	InitNNDSVD = "nndsvd"
-	// InitLabels starts from a clustering of the samples
-	// (Options.InitLabels, e.g. k-means, the reference code's start for
-	// the KL methods): U's column c is the mean of cluster c's samples, V
-	// the least-squares coefficients clipped below at a small positive
-	// value. Concept factorization takes W's column c as 1/|c| on cluster
-	// c's samples (so X W is the centroid), plus the same small value.
-	InitLabels = "labels"
-)
-
 // nndsvdSeed seeds the randomized SVD of NNDSVD.
 const nndsvdSeed = 0x6e6e64737664
 
-// initialize sets f to the deterministic start o.InitMethod asks for.
+// initialize sets f to the deterministic start o.Start asks for.
 func (p *problem) initialize(ctx context.Context, f *factors) error {
 	o := p.opts
-	switch o.InitMethod {
-	case InitNNDSVD:
+	switch o.Start {
+	case NNDSVDStart:
 		return p.nndsvd(ctx, f)
-	case InitLabels:
+	case LabelsStart:
 		return p.fromLabels(f, o.InitLabels)
 	}
-	return fmt.Errorf("solver: unknown InitMethod %q", o.InitMethod)
+	return fmt.Errorf("solver: start %v is not deterministic", o.Start)
 }
 
 // floor is the value given to entries a deterministic start leaves at zero.
@@ -114,7 +94,7 @@ func (p *problem) nndsvd(ctx context.Context, f *factors) error {
 	}
 	fillZeros(u.Data, fill)
 	fillZeros(f.v.Data, fill)
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		p.conceptFromV(f)
 		return nil
 	}
@@ -137,7 +117,7 @@ func (p *problem) fromLabels(f *factors, labels []int) error {
 		count[l]++
 	}
 	fill := p.floor()
-	if p.spec.concept() {
+	if p.spec.Concept() {
 		for j, l := range labels {
 			for c := 0; c < k; c++ {
 				f.a.Data[j*k+c] = fill

@@ -16,30 +16,30 @@ func TestDeterministicStarts(t *testing.T) {
 	all, truth := topics(9, 120)
 	d, _ := NewSparseData(all)
 	dense, _ := NewDenseData(toDenseRows(all))
-	for _, m := range []string{"nmf", "nmf-kl", "cf", "gnmf"} {
+	for _, m := range []Method{NMF, NMFKL, CF, GNMF} {
 		for name, data := range map[string]*Data{"sparse": d, "dense": dense} {
-			random, err := Fit(context.Background(), data, Options{Method: m, K: 3, MaxIter: 1, Tol: -1, Seed: 1})
+			random, err := Fit(context.Background(), data, Options{Method: m, K: 3, MaxIter: 1, Tol: -1, Seed: 1, Lambda: Fixed(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, init := range []Options{{InitMethod: InitNNDSVD}, {InitMethod: InitLabels, InitLabels: truth}} {
+			for _, init := range []Options{{Start: NNDSVDStart}, {Start: LabelsStart, InitLabels: truth}} {
 				o := init
-				o.Method, o.K, o.MaxIter, o.Tol, o.Seed = m, 3, 1, -1, 1
+				o.Method, o.K, o.MaxIter, o.Tol, o.Seed, o.Lambda = m, 3, 1, -1, 1, Fixed(0)
 				a, err := Fit(context.Background(), data, o)
 				if err != nil {
-					t.Fatalf("%s %s %s: %v", m, name, init.InitMethod, err)
+					t.Fatalf("%s %s %s: %v", m, name, init.Start, err)
 				}
 				o.Seed = 99 // the deterministic start must not depend on it
 				b, _ := Fit(context.Background(), data, o)
 				if !mat.Equal(a.V, b.V) {
-					t.Fatalf("%s %s %s: start depends on the seed", m, name, init.InitMethod)
+					t.Fatalf("%s %s %s: start depends on the seed", m, name, init.Start)
 				}
 				if a.Objective[0] >= random.Objective[0]/2 {
-					t.Fatalf("%s %s %s: start objective %v, random start %v", m, name, init.InitMethod, a.Objective[0], random.Objective[0])
+					t.Fatalf("%s %s %s: start objective %v, random start %v", m, name, init.Start, a.Objective[0], random.Objective[0])
 				}
 				// From the true labels the first iteration already separates
 				// the disjoint topics.
-				if init.InitMethod == InitLabels {
+				if init.Start == LabelsStart {
 					if acc, _, _ := cluster.Accuracy(truth, a.Labels); acc < 1 {
 						t.Fatalf("%s %s: accuracy %v after one iteration from the true labels", m, name, acc)
 					}
@@ -47,10 +47,10 @@ func TestDeterministicStarts(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Fit(context.Background(), d, Options{K: 3, InitMethod: InitLabels, InitLabels: truth[:5]}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{K: 3, Start: LabelsStart, InitLabels: truth[:5]}); err == nil {
 		t.Error("short InitLabels accepted")
 	}
-	if _, err := Fit(context.Background(), d, Options{K: 3, InitMethod: "magic"}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{K: 3, Start: Start(42)}); err == nil {
 		t.Error("unknown InitMethod accepted")
 	}
 }

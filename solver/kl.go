@@ -27,6 +27,15 @@ import (
 //	   (with lambda = 0: v_jc <- b_jc / s_c, the NMF-KL update of eq. 2)
 //	U: u_ic <- u_ic (sum_j g_j x_ij v_jc / y_ij) / (sum_j g_j v_jc)  (eq. 8)
 //
+// Under ScaleInvariant the graph term is lambda sum_c s_c R_c(V) with s_c
+// the column sums of U (R_c is column c's part of R): R_c(V D) = d_c R_c(V),
+// so the objective does not change when U's columns are multiplied by d_c
+// and V's divided. U's column sums are brought to 1 at the start and after
+// every iteration; with s_c = 1 the V update above is the paper's, and for
+// fixed V the graph term is linear in U with coefficients lambda R_c >= 0,
+// which adds lambda R_c to the denominator of U's step (a linear term is
+// its own auxiliary function), so the objective does not increase.
+//
 // The ratio X ./ Y is needed only at X's non-zeros: each is one length-k
 // dot (a sampled product), followed in the same pass by the gather of the
 // ratio-weighted rows, so U V^T is never formed. sum(Y) comes from the
@@ -46,14 +55,24 @@ type klIter struct {
 	cg      CGStats
 	vdots   []float64 // per sample: sum_i x_ij log y_ij
 	scratch [][]float64
+	// invariant: LPNMF's scale-invariant graph term (ScaleInvariant with
+	// a regularizer); rc[c] is lambda R_c(V) for the current V, den the U
+	// half's denominator, logV the floored logarithms of V's entries.
+	invariant bool
+	rc, den   []float64
+	logV      []float64
 }
 
 func newKLIter(p *problem, f *factors) *klIter {
 	k := f.k
 	it := &klIter{p: p, f: f, x: p.klX, xt: p.klXT, gamma: p.gamma, colU: make([]float64, k), wsumV: make([]float64, k),
 		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ())}
-	if p.spec.base == "lpnmf" && p.reg != nil {
+	if p.spec.Base() == LPNMF && p.reg != nil {
 		it.b, it.sv = general(p.d.n, k), general(p.d.n, k)
+		it.logV = make([]float64, p.d.n*k)
+		if p.opts.Formulation == ScaleInvariant {
+			it.invariant, it.rc, it.den = true, make([]float64, k), make([]float64, k)
+		}
 	}
 	for j := 0; j < it.xt.Rows; j++ {
 		g := it.weight(j)
@@ -175,7 +194,14 @@ func (it *klIter) evaluate(eval bool) float64 {
 	return it.objective()
 }
 
-func (it *klIter) begin() float64 { return it.evaluate(true) }
+func (it *klIter) begin() float64 {
+	if it.invariant {
+		// The objective does not depend on the scale; the updates below
+		// take U's column sums at 1.
+		it.p.normalizeStart(it.f)
+	}
+	return it.evaluate(true)
+}
 
 func (it *klIter) step(eval bool) (float64, error) {
 	k, f := it.f.k, it.f
@@ -200,10 +226,35 @@ func (it *klIter) step(eval bool) (float64, error) {
 		}
 	}
 	it.sums()
+	den := it.wsumV
+	if it.invariant {
+		// For fixed V the graph term is sum_c (sum_i u_ic) rc[c], linear
+		// in U with non-negative coefficients: it adds rc[c] to the
+		// denominator of U's multiplicative step.
+		it.graphTerms(it.rc)
+		for c := range den {
+			it.den[c] = it.wsumV[c] + it.rc[c]
+		}
+		den = it.den
+	}
 	// U half against the new V, the sample weights on the ratios.
 	it.sampledRows(it.x, f.a, f.v, it.gamma, func(i int, num []float64) {
-		kernels.MulUpdate(f.a.Data[i*k:(i+1)*k], num, it.wsumV, Eps)
+		kernels.MulUpdate(f.a.Data[i*k:(i+1)*k], num, den, Eps)
 	})
+	if it.invariant {
+		// U's column sums back to 1, V's columns scaled to match: U V^T
+		// and the objective are unchanged.
+		it.sums()
+		norms := make([]float64, k)
+		for c, x := range it.colU {
+			norms[c] = x
+			if !(x > 0) {
+				norms[c] = 1
+			}
+		}
+		scaleColumns(f.a, norms, false)
+		scaleColumns(f.v, norms, true)
+	}
 	return it.evaluate(eval), nil
 }
 
@@ -261,24 +312,52 @@ func (it *klIter) objective() float64 {
 // symKL is lambda R: 1/2 sum_{j,s} lambda W_js sum_c (v_jc - v_sc)
 // (log v_jc - log v_sc), with logs of entries floored at Eps.
 func (it *klIter) symKL() float64 {
-	if it.p.reg == nil || it.p.spec.base != "lpnmf" {
+	if it.p.reg == nil || it.p.spec.Base() != LPNMF {
 		return 0
 	}
+	rc := make([]float64, it.f.k)
+	it.graphTerms(rc)
+	var s float64
+	for _, x := range rc {
+		s += x
+	}
+	return s
+}
+
+// graphTerms sets rc[c] to column c's part of lambda R for the current V:
+// logarithms once per entry, then row chunks in parallel, each chunk's k
+// sums added in chunk order so the result does not depend on threads.
+func (it *klIter) graphTerms(rc []float64) {
 	k, v, w := it.f.k, it.f.v, it.p.reg.w
-	lg := func(x float64) float64 { return math.Log(max(x, Eps)) }
-	return fixedSum(v.Rows, it.p.opts.Threads, func(lo, hi int) float64 {
-		var s float64
-		for j := lo; j < hi; j++ {
-			vj := v.Data[j*k : (j+1)*k]
-			for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
-				vs := v.Data[w.Ind[q]*k : (w.Ind[q]+1)*k]
-				var e float64
-				for c := range vj {
-					e += (vj[c] - vs[c]) * (lg(vj[c]) - lg(vs[c]))
+	th := it.p.opts.Threads
+	parallel.For(len(v.Data), th, 4096, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			it.logV[q] = math.Log(max(v.Data[q], Eps))
+		}
+	})
+	n := v.Rows
+	chunks := (n + rowChunk - 1) / rowChunk
+	part := make([]float64, chunks*k)
+	parallel.For(chunks, th, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			acc := part[c*k : (c+1)*k]
+			for j := c * rowChunk; j < min((c+1)*rowChunk, n); j++ {
+				vj, lj := v.Data[j*k:(j+1)*k], it.logV[j*k:(j+1)*k]
+				for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
+					s := w.Ind[q]
+					vs, ls := v.Data[s*k:(s+1)*k], it.logV[s*k:(s+1)*k]
+					h := 0.5 * w.Val[q]
+					for col := range acc {
+						acc[col] += h * (vj[col] - vs[col]) * (lj[col] - ls[col])
+					}
 				}
-				s += 0.5 * w.Val[q] * e
 			}
 		}
-		return s
 	})
+	clear(rc)
+	for c := 0; c < chunks; c++ {
+		for col := range rc {
+			rc[col] += part[c*k+col]
+		}
+	}
 }

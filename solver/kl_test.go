@@ -173,11 +173,11 @@ func TestKLMatchesReference(t *testing.T) {
 	w, deg := graphDense(g)
 	init := randomFactors(103, m, n, k)
 	for _, c := range []struct {
-		method string
+		method Method
 		lambda float64
-	}{{"nmf-kl", 0}, {"lpnmf", 0.8}, {"lpnmf-ncw", 0.8}, {"nmf-kl-ncw", 0}} {
+	}{{NMFKL, 0}, {LPNMF, 0.8}, {LPNMFNCW, 0.8}, {NMFKLNCW, 0}} {
 		var gamma []float64
-		if c.method == "lpnmf-ncw" || c.method == "nmf-kl-ncw" {
+		if c.method == LPNMFNCW || c.method == NMFKLNCW {
 			gamma = make([]float64, n)
 			sum := make([]float64, m)
 			for j := range xt {
@@ -201,7 +201,7 @@ func TestKLMatchesReference(t *testing.T) {
 		}
 		ref := referenceKL(xt, rows(init.U, false), rows(init.V, false), gamma, c.lambda, w, deg, iters)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: c.method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: c.lambda, Graph: g})
+			res, err := Fit(context.Background(), d, Options{Method: c.method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.method, name, err)
 			}
@@ -242,15 +242,15 @@ func TestKLMatchesReference(t *testing.T) {
 func TestKLObjectiveNonIncreasing(t *testing.T) {
 	all, _ := datas(t, 111, 60, 45, 0.2)
 	g := randomGraph(112, 60, 4)
-	for _, o := range []Options{{Method: "nmf-kl"}, {Method: "nmf-kl-ncw"}, {Method: "lpnmf", Lambda: 5}, {Method: "lpnmf", Lambda: 50}, {Method: "lpnmf-ncw", Lambda: 0.05}} {
+	for _, o := range []Options{{Method: NMFKL}, {Method: NMFKLNCW}, {Method: LPNMF, Lambda: Fixed(5)}, {Method: LPNMF, Lambda: Fixed(50)}, {Method: LPNMFNCW, Lambda: Fixed(0.05)}} {
 		for name, d := range all {
 			o.K, o.MaxIter, o.Tol, o.Seed, o.Graph, o.CGTol = 4, 200, -1, 3, g, 1e-13
 			res, err := Fit(context.Background(), d, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			what := o.Method + "/" + name
-			if o.Method == "nmf-kl" || o.Method == "nmf-kl-ncw" {
+			what := o.Method.String() + "/" + name
+			if o.Method == NMFKL || o.Method == NMFKLNCW {
 				checkMonotone(t, what, res.Objective)
 			} else {
 				obj := res.Objective
@@ -279,13 +279,15 @@ func TestLPNMFLambdaZeroIsNMFKL(t *testing.T) {
 	all, _ := datas(t, 121, 30, 25, 0.3)
 	g := randomGraph(122, 30, 3)
 	for name, d := range all {
-		a, _ := Fit(context.Background(), d, Options{Method: "nmf-kl", K: 3, MaxIter: 40, Tol: -1, Seed: 2})
-		b, err := Fit(context.Background(), d, Options{Method: "lpnmf", K: 3, MaxIter: 40, Tol: -1, Seed: 2, Graph: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.Equal(a.V, b.V) || !mat.Equal(a.U, b.U) || a.Final() != b.Final() {
-			t.Fatalf("%s: lpnmf with lambda = 0 differs from nmf-kl", name)
+		for _, f := range []Formulation{ScaleInvariant, Papers} {
+			a, _ := Fit(context.Background(), d, Options{Method: NMFKL, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Formulation: f})
+			b, err := Fit(context.Background(), d, Options{Method: LPNMF, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Graph: g, Lambda: Fixed(0), Formulation: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(a.V, b.V) || !mat.Equal(a.U, b.U) || a.Final() != b.Final() {
+				t.Fatalf("%s %v: lpnmf with lambda = 0 differs from nmf-kl", name, f)
+			}
 		}
 	}
 }
@@ -295,15 +297,15 @@ func TestKLBadInput(t *testing.T) {
 	d := all["sparse"]
 	g := randomGraph(142, 20, 3)
 	ctx := context.Background()
-	if _, err := Fit(ctx, d, Options{Method: "lpnmf", K: 2, Lambda: -1, Graph: g}); err == nil {
+	if _, err := Fit(ctx, d, Options{Method: LPNMF, K: 2, Lambda: Fixed(-1), Graph: g}); err == nil {
 		t.Error("lambda < 0 accepted")
 	}
-	if _, err := Fit(ctx, d, Options{Method: "lpnmf", K: 2, Lambda: 1, Graph: randomGraph(1, 19, 2)}); err == nil {
+	if _, err := Fit(ctx, d, Options{Method: LPNMF, K: 2, Lambda: Fixed(1), Graph: randomGraph(1, 19, 2)}); err == nil {
 		t.Error("graph of the wrong size accepted")
 	}
 	// A CG cap of one iteration cannot reach 1e-10 on this graph: the fit
 	// must fail and say so, with the residual.
-	_, err := Fit(ctx, d, Options{Method: "lpnmf", K: 2, Lambda: 50, Graph: g, CGMaxIter: 1, MaxIter: 5})
+	_, err := Fit(ctx, d, Options{Method: LPNMF, K: 2, Lambda: Fixed(50), Graph: g, CGMaxIter: 1, MaxIter: 5})
 	if err == nil {
 		t.Fatal("a non-converged CG solve passed silently")
 	}
@@ -316,8 +318,8 @@ func TestKLBadInput(t *testing.T) {
 func TestEvaluateEvery(t *testing.T) {
 	all, _ := datas(t, 151, 40, 30, 0.3)
 	g := randomGraph(152, 40, 3)
-	for _, m := range []string{"nmf-kl", "lpnmf", "nmf", "lccf"} {
-		o := Options{Method: m, K: 3, MaxIter: 23, Tol: -1, Seed: 5, Lambda: 1, Graph: g}
+	for _, m := range []Method{NMFKL, LPNMF, NMF, LCCF} {
+		o := Options{Method: m, K: 3, MaxIter: 23, Tol: -1, Seed: 5, Lambda: Fixed(1), Graph: g}
 		full, err := Fit(context.Background(), all["sparse"], o)
 		if err != nil {
 			t.Fatal(err)
@@ -359,7 +361,7 @@ func TestKLNCWUnitFree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Fit(context.Background(), d, Options{Method: "lpnmf-ncw", K: 3, MaxIter: 60, Tol: -1, Seed: 4, Lambda: 10, Graph: g})
+		res, err := Fit(context.Background(), d, Options{Method: LPNMFNCW, K: 3, MaxIter: 60, Tol: -1, Seed: 4, Lambda: Fixed(10), Graph: g})
 		if err != nil {
 			t.Fatal(err)
 		}

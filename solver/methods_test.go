@@ -193,15 +193,15 @@ func TestGNMFAndLCCFMatchReference(t *testing.T) {
 	all, x := datas(t, 21, n, m, 0.3)
 	g := randomGraph(22, n, 3)
 	w, deg := graphDense(g)
-	for _, method := range []string{"gnmf", "lccf"} {
+	for _, method := range []Method{GNMF, LCCF} {
 		rowsA := m
-		if method == "lccf" {
+		if method == LCCF {
 			rowsA = n
 		}
 		init := randomFactors(23, rowsA, n, k)
 		var ref []float64
 		ra, rv := rows(init.U, false), rows(init.V, false)
-		if method == "gnmf" {
+		if method == GNMF {
 			ref = referenceGNMF(x, ra, rv, lambda, w, deg, iters)
 		} else {
 			ref = referenceLCCF(x, ra, rv, lambda, w, deg, iters)
@@ -211,7 +211,7 @@ func TestGNMFAndLCCFMatchReference(t *testing.T) {
 		// normalization (the graph term is not).
 		refFit := objectiveRef(x, ra, rv, 0, nil, nil)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: lambda, Graph: g})
+			res, err := Fit(context.Background(), d, Options{Method: method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestGNMFAndLCCFMatchReference(t *testing.T) {
 			// The reported objective equals the directly evaluated one of
 			// the returned (normalized) factors.
 			var a dmat
-			if method == "gnmf" {
+			if method == GNMF {
 				a = rows(res.U, false)
 			} else {
 				a = mul(x, rows(res.W, false))
@@ -252,11 +252,11 @@ func TestObjectiveNonIncreasingAllMethods(t *testing.T) {
 	all, _ := datas(t, 31, 40, 35, 0.25)
 	g := randomGraph(32, 40, 4)
 	cases := []Options{
-		{Method: "nmf"}, {Method: "gnmf", Lambda: 3}, {Method: "cf"}, {Method: "lccf", Lambda: 3},
-		{Method: "nmf-ncw"}, {Method: "gnmf-ncw", Lambda: 3}, {Method: "cf-ncw"}, {Method: "lccf-ncw", Lambda: 3},
-		{Method: "cf", Kernel: Kernel{Kind: Polynomial, Degree: 2}},
-		{Method: "lccf", Lambda: 2, Kernel: Kernel{Kind: Gaussian}},
-		{Method: "lccf", Lambda: 2, explicitKernel: true},
+		{Method: NMF}, {Method: GNMF, Lambda: Fixed(3)}, {Method: CF}, {Method: LCCF, Lambda: Fixed(3)},
+		{Method: NMFNCW}, {Method: GNMFNCW, Lambda: Fixed(3)}, {Method: CFNCW}, {Method: LCCFNCW, Lambda: Fixed(3)},
+		{Method: CF, Kernel: Kernel{Kind: Polynomial, Degree: 2}},
+		{Method: LCCF, Lambda: Fixed(2), Kernel: Kernel{Kind: Gaussian}},
+		{Method: LCCF, Lambda: Fixed(2), explicitKernel: true},
 	}
 	for _, o := range cases {
 		for name, d := range all {
@@ -265,7 +265,7 @@ func TestObjectiveNonIncreasingAllMethods(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %v: %v", o.Method, o.Kernel.Kind, err)
 			}
-			checkMonotone(t, o.Method+"/"+name+"/"+o.Kernel.Kind.String(), res.Objective)
+			checkMonotone(t, o.Method.String()+"/"+name+"/"+o.Kernel.Kind.String(), res.Objective)
 		}
 	}
 }
@@ -287,18 +287,28 @@ func checkMonotone(t *testing.T, what string, obj []float64) {
 func TestLambdaZeroIsPlainMethod(t *testing.T) {
 	all, _ := datas(t, 41, 30, 25, 0.3)
 	g := randomGraph(42, 30, 3)
-	for _, pair := range [][2]string{{"nmf", "gnmf"}, {"cf", "lccf"}, {"nmf-ncw", "gnmf-ncw"}, {"cf-ncw", "lccf-ncw"}} {
+	for _, pair := range [][2]Method{{NMF, GNMF}, {CF, LCCF}, {NMFNCW, GNMFNCW}, {CFNCW, LCCFNCW}} {
 		for name, d := range all {
-			a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, MaxIter: 40, Tol: -1, Seed: 4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Graph: g})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
-				t.Fatalf("%s vs %s (%s): lambda = 0 differs", pair[0], pair[1], name)
+			for _, f := range []Formulation{ScaleInvariant, Papers} {
+				a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Graph: g, Lambda: Fixed(0), Formulation: f})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
+					t.Fatalf("%s vs %s (%s, %v): lambda = 0 differs", pair[0], pair[1], name, f)
+				}
+				// The zero Lambda is the default weight, not zero.
+				c, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Graph: g, Formulation: f})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mat.Equal(a.V, c.V) {
+					t.Fatalf("%s (%s, %v): the default lambda ran the plain method", pair[1], name, f)
+				}
 			}
 		}
 	}
@@ -310,7 +320,7 @@ func TestLinearKernelImplicitEqualsExplicit(t *testing.T) {
 	all, _ := datas(t, 51, 30, 40, 0.25)
 	g := randomGraph(52, 30, 3)
 	for name, d := range all {
-		o := Options{Method: "lccf", K: 4, MaxIter: 30, Tol: -1, Seed: 2, Lambda: 1.5, Graph: g}
+		o := Options{Method: LCCF, K: 4, MaxIter: 30, Tol: -1, Seed: 2, Lambda: Fixed(1.5), Graph: g}
 		a, err := Fit(context.Background(), d, o)
 		if err != nil {
 			t.Fatal(err)
@@ -334,11 +344,11 @@ func TestLinearKernelImplicitEqualsExplicit(t *testing.T) {
 func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 	all, _ := datas(t, 61, 1300, 60, 0.08)
 	g := randomGraph(62, 1300, 4)
-	for _, m := range []string{"gnmf", "lccf", "gnmf-ncw", "lccf-ncw", "nmf-kl", "lpnmf"} {
+	for _, m := range []Method{GNMF, LCCF, GNMFNCW, LCCFNCW, NMFKL, LPNMF} {
 		var ref *Result
 		for _, name := range []string{"sparse", "dense"} {
 			for _, threads := range []int{1, 3} {
-				res, err := Fit(context.Background(), all[name], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: 2, Graph: g, Threads: threads})
+				res, err := Fit(context.Background(), all[name], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: threads})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -352,8 +362,8 @@ func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 			}
 		}
 		// Bit-for-bit across thread counts on one form.
-		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: 2, Graph: g, Threads: 1})
-		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: 2, Graph: g, Threads: 8})
+		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 1})
+		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 8})
 		if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
 			t.Fatalf("%s: threads 1 and 8 differ", m)
 		}
@@ -384,7 +394,7 @@ func TestNCWIsPlainMethodOnWeightedData(t *testing.T) {
 	weighted := sp.Clone()
 	weighted.ScaleRows(scale)
 	dw, _ := NewSparseData(weighted)
-	for _, pair := range [][2]string{{"nmf-ncw", "nmf"}, {"cf-ncw", "cf"}} {
+	for _, pair := range [][2]Method{{NMFNCW, NMF}, {CFNCW, CF}} {
 		a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, MaxIter: 30, Tol: -1, Seed: 8})
 		if err != nil {
 			t.Fatal(err)
@@ -425,7 +435,7 @@ func TestGeneralUpdatesOnSignedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := randomGraph(82, 30, 3)
-	for _, o := range []Options{{Method: "cf"}, {Method: "lccf", Lambda: 1, Graph: g}} {
+	for _, o := range []Options{{Method: CF}, {Method: LCCF, Lambda: Fixed(1), Graph: g}} {
 		o.K, o.MaxIter, o.Tol, o.Seed = 3, 200, -1, 1
 		res, err := Fit(context.Background(), d, o)
 		if err != nil {
@@ -434,10 +444,10 @@ func TestGeneralUpdatesOnSignedData(t *testing.T) {
 		if !res.General {
 			t.Fatalf("%s: general updates not used on signed data", o.Method)
 		}
-		checkMonotone(t, o.Method+" signed", res.Objective)
+		checkMonotone(t, o.Method.String()+" signed", res.Objective)
 		// Without a graph term the normalization keeps the objective, so
 		// it must match a direct evaluation of the returned factors.
-		if o.Lambda == 0 {
+		if o.Lambda.Value() == 0 {
 			xs := rows(x, true)
 			a := mul(xs, rows(res.W, false))
 			if got := objectiveRef(xs, a, rows(res.V, false), 0, nil, nil); !relClose(got, res.Final(), 1e-8) {
@@ -445,7 +455,7 @@ func TestGeneralUpdatesOnSignedData(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Fit(context.Background(), d, Options{Method: "nmf", K: 2}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 2}); err == nil {
 		t.Fatal("nmf accepted signed data")
 	}
 }
@@ -471,14 +481,14 @@ func TestMethodBadInput(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Method: "gnmf", K: 2, Lambda: 1}, "needs a sample graph"},
-		{Options{Method: "gnmf", K: 2, Lambda: -1, Graph: randomGraph(1, 20, 2)}, "lambda = -1"},
-		{Options{Method: "lccf", K: 2, Lambda: math.NaN(), Graph: randomGraph(1, 20, 2)}, "lambda"},
-		{Options{Method: "gnmf", K: 2, Lambda: 1, Graph: randomGraph(1, 21, 2)}, "for 20 samples"},
-		{Options{Method: "nmf", K: 2, Kernel: Kernel{Kind: Polynomial}}, "takes no kernel"},
-		{Options{Method: "cf", K: 2, Kernel: Kernel{Kind: Polynomial}, KernelMemory: 100}, "over the limit"},
-		{Options{Method: "cf", K: 2, Kernel: Kernel{Kind: Gaussian, Sigma: -1}}, "kernel parameters"},
-		{Options{Method: "lccf-xyz", K: 2}, "unknown method"},
+		{Options{Method: GNMF, K: 2, Lambda: Fixed(1)}, "needs a sample graph"},
+		{Options{Method: GNMF, K: 2, Lambda: Fixed(-1), Graph: randomGraph(1, 20, 2)}, "lambda = -1"},
+		{Options{Method: LCCF, K: 2, Lambda: Fixed(math.NaN()), Graph: randomGraph(1, 20, 2)}, "lambda"},
+		{Options{Method: GNMF, K: 2, Lambda: Fixed(1), Graph: randomGraph(1, 21, 2)}, "for 20 samples"},
+		{Options{Method: NMF, K: 2, Kernel: Kernel{Kind: Polynomial}}, "takes no kernel"},
+		{Options{Method: CF, K: 2, Kernel: Kernel{Kind: Polynomial}, KernelMemory: 100}, "over the limit"},
+		{Options{Method: CF, K: 2, Kernel: Kernel{Kind: Gaussian, Sigma: -1}}, "kernel parameters"},
+		{Options{Method: Method(77), K: 2}, "unknown method"},
 	} {
 		if _, err := Fit(ctx, d, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want %q", c.o.Method, err, c.want)
@@ -489,28 +499,19 @@ func TestMethodBadInput(t *testing.T) {
 	}
 }
 
-func TestTakesGraph(t *testing.T) {
-	for m, want := range map[string]bool{"nmf": false, "gnmf": true, "gnmf-ncw": true, "cf": false, "lccf": true,
-		"nmf-kl": false, "lpnmf": true, "lpnmf-ncw": true, "nmf-kl-ncw": false, "bogus": false, "gnmf-ncw-ncw": false} {
-		if got := TakesGraph(m); got != want {
-			t.Errorf("TakesGraph(%q) = %v, want %v", m, got, want)
-		}
-	}
-}
-
 // TestNormalizeStart: the rescaled start keeps U V^T (so with lambda = 0
 // its objective is the raw start's), gives U (X W) unit columns, and the
 // updates from it never increase the objective; KL methods refuse it.
 func TestNormalizeStart(t *testing.T) {
 	all, _ := datas(t, 51, 40, 35, 0.25)
 	g := randomGraph(52, 40, 4)
-	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
+	for _, m := range []Method{NMF, GNMF, CF, LCCF, NMFNCW, GNMFNCW, CFNCW, LCCFNCW} {
 		for name, d := range all {
-			raw, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5})
+			raw, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			norm, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, NormalizeStart: true})
+			norm, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,27 +523,31 @@ func TestNormalizeStart(t *testing.T) {
 			if r, n := raw.Objective[1], norm.Objective[1]; math.Abs(r-n) > 1e-9*r {
 				t.Errorf("%s %s: after one update %v, raw start %v", m, name, n, r)
 			}
-			// With a graph the start's scale weighs the graph term.
-			if TakesGraph(m) {
-				o := Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: 3, Graph: g}
-				a, _ := Fit(context.Background(), d, o)
-				o.NormalizeStart = true
-				b, _ := Fit(context.Background(), d, o)
-				if math.Abs(a.Objective[1]-b.Objective[1]) < 1e-6*a.Objective[1] {
-					t.Errorf("%s %s: the rescaled start changed nothing with lambda > 0", m, name)
+			// With a graph the start's scale weighs the papers' graph
+			// term, and not the scale-invariant one.
+			if m.TakesGraph() {
+				for _, f := range []Formulation{Papers, ScaleInvariant} {
+					o := Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(3), Graph: g, Formulation: f}
+					a, _ := Fit(context.Background(), d, o)
+					o.Start = NormalizedStart
+					b, _ := Fit(context.Background(), d, o)
+					differ := math.Abs(a.Objective[1]-b.Objective[1]) >= 1e-6*a.Objective[1]
+					if differ != (f == Papers) {
+						t.Errorf("%s %s %v: objective %v from the raw start, %v from the rescaled one", m, name, f, a.Objective[1], b.Objective[1])
+					}
 				}
 			}
-			res, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 150, Tol: -1, Seed: 5, NormalizeStart: true, Lambda: 3, Graph: g})
+			res, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 150, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(3), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkMonotone(t, m+"/"+name+"/normalized start", res.Objective)
+			checkMonotone(t, m.String()+"/"+name+"/normalized start", res.Objective)
 		}
 	}
 	d := all["sparse"]
-	for _, m := range []string{"nmf-kl", "lpnmf"} {
-		if _, err := Fit(context.Background(), d, Options{Method: m, K: 3, NormalizeStart: true, Lambda: 1, Graph: g}); err == nil || !strings.Contains(err.Error(), "NormalizeStart") {
-			t.Errorf("%s with NormalizeStart: %v", m, err)
+	for _, m := range []Method{NMFKL, LPNMF} {
+		if _, err := Fit(context.Background(), d, Options{Method: m, K: 3, Start: NormalizedStart, Lambda: Fixed(1), Graph: g, Formulation: Papers}); err == nil || !strings.Contains(err.Error(), "normalized start") {
+			t.Errorf("%s with the normalized start: %v", m, err)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/kernels"
@@ -21,6 +23,21 @@ import (
 //
 //	||X||^2 - 2 tr(U^T (X V)) + tr((U^T U)(V^T V))
 //	  + sum_i (lambda D_ii |v_i|^2 - v_i . (lambda W V)_i).
+//
+// Under ScaleInvariant the graph term is sum_c |u_c|^2 g_c with
+// g_c = lambda v_c^T L v_c, and U's columns are brought to unit length
+// (V's scaled to match) after every iteration and at the start, which
+// leaves the objective unchanged. With |u_c| = 1 the V update above is
+// exactly the minorization step of paper 000 (its auxiliary function,
+// column by column); for fixed V the graph term is a ridge penalty
+// sum_c g_c |u_c|^2 (g_c >= 0, L being positive semi-definite), whose
+// multiplicative step
+//
+//	U <- U .* (X V) ./ max(U (V^T V + diag(g)), eps)
+//
+// has the auxiliary function of Lee and Seung with V^T V + diag(g) in
+// place of V^T V. So every half-step, and the rescaling, leaves the
+// objective no larger.
 type nmfIter struct {
 	p        *problem
 	f        *factors
@@ -28,6 +45,12 @@ type nmfIter struct {
 	utu, vtv blas64.General
 	xtu, xv  blas64.General // dense X only: the data products, formed whole
 	wv       blas64.General // lambda W V for the current V, with a regularizer
+	// invariant: the scale-invariant graph term (ScaleInvariant with a
+	// regularizer); gk[c] is lambda v_c^T L v_c for the current V, and sv the k x k
+	// V^T V + diag(gk) of the U half.
+	invariant bool
+	gk        []float64
+	sv        blas64.General
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -38,6 +61,9 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 	}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
+		if p.opts.Formulation == ScaleInvariant {
+			it.invariant, it.gk, it.sv = true, make([]float64, k), general(k, k)
+		}
 	}
 	return it
 }
@@ -64,6 +90,11 @@ func (it *nmfIter) rowsXV() rowProduct {
 
 func (it *nmfIter) begin() float64 {
 	th := it.p.opts.Threads
+	if it.invariant {
+		// The objective does not depend on the scale; the updates below
+		// take U's columns at unit length.
+		it.p.normalizeStart(it.f)
+	}
 	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	it.graphProduct()
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
@@ -78,8 +109,31 @@ func (it *nmfIter) step(bool) (float64, error) {
 	}
 	it.vw.run(h, th)
 	it.graphProduct()
-	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true}, th)
-	return it.objective(tr), nil
+	if !it.invariant {
+		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true}, th)
+		return it.objective(tr), nil
+	}
+	// U half of the scale-invariant objective: with V fixed, the graph
+	// term is sum_c gk[c] |u_c|^2, a ridge penalty on U's columns, which
+	// adds gk[c] to the diagonal of V^T V in the denominator.
+	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg)
+	s := withDiagonal(it.sv, it.vtv, it.gk)
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true}, th)
+	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
+	it.rescale()
+	return obj, nil
+}
+
+// rescale sets U's columns to unit length and scales V's columns, the
+// Gram matrices and lambda W V to match; U V^T and the scale-invariant
+// objective are unchanged.
+func (it *nmfIter) rescale() {
+	norms := unitScales(it.utu)
+	scaleColumns(it.f.a, norms, false)
+	scaleColumns(it.f.v, norms, true)
+	scaleColumns(it.wv, norms, true)
+	scaleGram(it.utu, norms, false)
+	scaleGram(it.vtv, norms, true)
 }
 
 // graphProduct forms lambda W V for the current V: the regularizer's part
@@ -109,4 +163,81 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 		}
 		return s
 	})
+}
+
+// columnGraphTerms sets gk[c] = v_c^T (lambda L) v_c = sum_i deg_i v_ic^2 -
+// v_ic (lambda W V)_ic, given wv = lambda W V and deg = lambda D, summed
+// in row order.
+func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64) {
+	k := v.Cols
+	clear(gk)
+	for i := 0; i < v.Rows; i++ {
+		vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
+		for c, x := range vi {
+			gk[c] += deg[i]*x*x - x*wi[c]
+		}
+	}
+}
+
+// withDiagonal sets dst = s + diag(d) for the k x k s and returns it.
+func withDiagonal(dst, s blas64.General, d []float64) blas64.General {
+	copy(dst.Data, s.Data)
+	k := s.Cols
+	for c, x := range d {
+		dst.Data[c*k+c] += x
+	}
+	return dst
+}
+
+// diagDot returns sum_c g_cc d_c for the k x k g.
+func diagDot(g blas64.General, d []float64) float64 {
+	var s float64
+	for c, x := range d {
+		s += g.Data[c*g.Stride+c] * x
+	}
+	return s
+}
+
+// unitScales returns sqrt(g_cc) for the Gram matrix g, 1 where that is
+// zero: the factors that bring the columns to unit length.
+func unitScales(g blas64.General) []float64 {
+	k := g.Cols
+	out := make([]float64, k)
+	for c := range out {
+		out[c] = math.Sqrt(g.Data[c*g.Stride+c])
+		if !(out[c] > 0) {
+			out[c] = 1
+		}
+	}
+	return out
+}
+
+// scaleColumns multiplies (mul) or divides column c of f by s[c].
+func scaleColumns(f blas64.General, s []float64, mul bool) {
+	k := f.Cols
+	for i := 0; i < f.Rows; i++ {
+		row := f.Data[i*f.Stride : i*f.Stride+k]
+		for c := range row {
+			if mul {
+				row[c] *= s[c]
+			} else {
+				row[c] /= s[c]
+			}
+		}
+	}
+}
+
+// scaleGram multiplies (mul) or divides entry (a, b) of the k x k Gram
+// matrix g by s[a] s[b], as scaleColumns does to the matrix it came from.
+func scaleGram(g blas64.General, s []float64, mul bool) {
+	k := g.Cols
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			if mul {
+				g.Data[a*g.Stride+b] *= s[a] * s[b]
+			} else {
+				g.Data[a*g.Stride+b] /= s[a] * s[b]
+			}
+		}
+	}
 }

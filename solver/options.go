@@ -22,10 +22,6 @@ const (
 	DefaultKernelMemory = 8 << 30
 )
 
-// Methods lists the factorization methods Fit knows. Each also exists with
-// the suffix "-ncw": the normalized-cut weighted form.
-var Methods = []string{"nmf", "gnmf", "cf", "lccf", "nmf-kl", "lpnmf"}
-
 // StopRule selects how a start decides it has converged.
 type StopRule int
 
@@ -37,6 +33,40 @@ const (
 	// stop when (m - f) / m < Tol.
 	MeanFit
 )
+
+// String returns the name ParseStopRule accepts.
+func (s StopRule) String() string {
+	switch s {
+	case RelativeDecrease:
+		return "relative"
+	case MeanFit:
+		return "meanfit"
+	}
+	return fmt.Sprintf("StopRule(%d)", int(s))
+}
+
+// ParseStopRule parses "relative" or "meanfit".
+func ParseStopRule(s string) (StopRule, error) {
+	switch s {
+	case "relative":
+		return RelativeDecrease, nil
+	case "meanfit":
+		return MeanFit, nil
+	}
+	return 0, fmt.Errorf("solver: unknown stopping rule %q (want relative or meanfit)", s)
+}
+
+// MarshalText returns the rule's name.
+func (s StopRule) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a rule's name.
+func (s *StopRule) UnmarshalText(b []byte) error {
+	v, err := ParseStopRule(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
 
 // KernelKind selects the kernel of concept factorization.
 type KernelKind int
@@ -76,6 +106,18 @@ func ParseKernel(s string) (KernelKind, error) {
 	return 0, fmt.Errorf("solver: unknown kernel %q (want linear, poly or gaussian)", s)
 }
 
+// MarshalText returns the kernel's name.
+func (k KernelKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText parses a kernel's name.
+func (k *KernelKind) UnmarshalText(b []byte) error {
+	v, err := ParseKernel(string(b))
+	if err == nil {
+		*k = v
+	}
+	return err
+}
+
 func (k KernelKind) String() string {
 	switch k {
 	case Linear:
@@ -91,25 +133,25 @@ func (k KernelKind) String() string {
 // Options configures Fit. The zero value, with K set, is a sensible run of
 // Frobenius NMF.
 type Options struct {
-	// Method names the factorization: "nmf" (the default), "gnmf", "cf",
-	// "lccf", "nmf-kl", "lpnmf", each optionally with the suffix "-ncw" for
-	// the normalized-cut weighted form (paper 004 appendix B, paper 002
-	// appendix B; for the KL methods, per-sample weights 1/(x_j^T X e) on
-	// the divergence, as the reference code does, scaled to average 1 so
-	// that lpnmf-ncw's Lambda does not depend on the data's units).
-	Method string
+	// Method is the factorization; the zero value is NMF.
+	Method Method
 
 	// K is the number of factors, 1 <= K <= min(m, n). Required.
 	K int
 
-	// Lambda weighs the graph regularizer of gnmf and lccf; it must not be
-	// negative. With Lambda = 0 they reproduce nmf and cf exactly. Under NC
-	// weighting each sample's error is divided by its degree x_j . X e
-	// while the graph term is not, so a comparable Lambda is smaller by
-	// about the mean degree.
-	Lambda float64
-	// Graph is the sample graph of gnmf and lccf (see package graph); it is
-	// required when Lambda > 0 and must have one vertex per sample.
+	// Lambda weighs the graph term of the graph methods; the zero value
+	// is DefaultLambda for the method and formulation, Fixed(0) gives the
+	// plain method exactly, and Auto is refused (package model chooses
+	// it). Under NC weighting each sample's error is divided by its degree
+	// x_j . X e while the graph term is not, so under Papers a comparable
+	// Lambda is smaller by about the mean degree.
+	Lambda Lambda
+	// Formulation is how the graph term is weighed; the zero value is
+	// ScaleInvariant.
+	Formulation Formulation
+	// Graph is the sample graph of the graph methods (see package graph);
+	// it is required when their Lambda is not zero and must have one
+	// vertex per sample.
 	Graph *graph.Graph
 
 	// Kernel is the kernel of cf and lccf; the zero value is linear.
@@ -147,15 +189,6 @@ type Options struct {
 	// When 0, every start runs to convergence and the lowest final
 	// objective wins.
 	RestartIters int
-	// NormalizeStart rescales every random start as the authors'
-	// reference code does: U's columns (for cf and lccf, X W's) to unit
-	// length and V's columns by the same factors, leaving U V^T as drawn.
-	// The objectives are scale-degenerate, so the start's scale decides
-	// how strongly a given Lambda regularizes; with it the papers' Lambda
-	// means what it meant in their code. Assign clusters by k-means on V
-	// then (arg max of V drifts to one factor from such a start). Not for
-	// the KL methods.
-	NormalizeStart bool
 	// Seed seeds the random starts. The same Seed gives the same result
 	// whatever Threads is.
 	Seed uint64
@@ -163,11 +196,11 @@ type Options struct {
 	// GOMAXPROCS. The BLAS backend's own threading is separate.
 	Threads int
 
-	// InitMethod selects the first start: "" or InitRandom, InitNNDSVD or
-	// InitLabels (with InitLabels set). Further starts are random. Init,
-	// when set, takes precedence.
-	InitMethod string
-	// InitLabels is a clustering of the samples (0..K-1) for InitLabels.
+	// Start selects the first start; further starts are random
+	// (normalized when Start is NormalizedStart). Init, when set, takes
+	// precedence.
+	Start Start
+	// InitLabels is a clustering of the samples (0..K-1) for LabelsStart.
 	InitLabels []int
 
 	// Init, when set, is the starting point of the first start instead of
@@ -223,7 +256,7 @@ func (s Status) String() string {
 
 // Result is the outcome of Fit.
 type Result struct {
-	Method string
+	Method Method
 	// U (m x k) has unit-length columns; V (n x k) is scaled so that
 	// U V^T is the product the updates reached. For concept factorization
 	// U = X W, whose columns have unit length by the normalization
@@ -272,12 +305,13 @@ type Result struct {
 
 // model is the part of a fit that Transform reuses.
 type model struct {
-	spec   methodSpec
-	lambda float64
-	kernel Kernel // with Sigma resolved
-	trainN int
-	trainM int
-	colSum []float64 // X e of the training data, caller's feature order (NC weighting)
+	spec    Method
+	lambda  float64 // the weight folded into the graph (problem.lambda)
+	ncwNorm float64
+	kernel  Kernel // with Sigma resolved
+	trainN  int
+	trainM  int
+	colSum  []float64 // X e of the training data, caller's feature order (NC weighting)
 }
 
 // Final returns the last objective value.
@@ -291,43 +325,7 @@ type CGStats struct {
 	Clamped     int
 }
 
-// methodSpec is a parsed method name.
-type methodSpec struct {
-	base string // nmf, gnmf, cf, lccf
-	ncw  bool
-}
-
-// TakesGraph reports whether the method named (as Options.Method) is
-// graph-regularized: gnmf, lccf, lpnmf and their -ncw forms.
-func TakesGraph(method string) bool {
-	spec, err := parseMethod(method)
-	return err == nil && spec.regular()
-}
-
-func parseMethod(name string) (methodSpec, error) {
-	s := methodSpec{base: name}
-	if b, ok := strings.CutSuffix(name, "-ncw"); ok {
-		s = methodSpec{base: b, ncw: true}
-	}
-	for _, m := range Methods {
-		if m == s.base {
-			return s, nil
-		}
-	}
-	return s, fmt.Errorf("solver: unknown method %q (known: nmf, gnmf, cf, lccf, nmf-kl, lpnmf, each also with -ncw)", name)
-}
-
-func (s methodSpec) concept() bool { return s.base == "cf" || s.base == "lccf" }
-func (s methodSpec) regular() bool { return s.base == "gnmf" || s.base == "lccf" || s.base == "lpnmf" }
-
-// kl reports the methods that minimize the KL divergence.
-func (s methodSpec) kl() bool       { return s.base == "nmf-kl" || s.base == "lpnmf" }
-func (s methodSpec) String() string { return s.base + map[bool]string{true: "-ncw"}[s.ncw] }
-
 func (o Options) withDefaults() Options {
-	if o.Method == "" {
-		o.Method = "nmf"
-	}
 	if o.MaxIter == 0 {
 		o.MaxIter = DefaultMaxIter
 	}
@@ -346,96 +344,116 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (o Options) check(d *Data) (methodSpec, error) {
-	spec, err := parseMethod(o.Method)
-	if err != nil {
-		return spec, err
+// lambda returns the graph term's weight as given or by default; 0 for a
+// method without a graph.
+func (o Options) lambda(d *Data) float64 {
+	if !o.Method.TakesGraph() {
+		return 0
+	}
+	if o.Lambda.IsDefault() {
+		return DefaultLambda(o.Method, o.Formulation, d.IsSparse())
+	}
+	return o.Lambda.Value()
+}
+
+func (o Options) check(d *Data) error {
+	spec := o.Method
+	if !spec.Valid() {
+		return fmt.Errorf("solver: unknown method %d", int(spec))
 	}
 	if d == nil {
-		return spec, fmt.Errorf("solver: nil data")
+		return fmt.Errorf("solver: nil data")
 	}
 	if o.K < 1 || o.K > min(d.m, d.n) {
-		return spec, fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
+		return fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
 	}
 	if o.MaxIter < 0 || o.MinIter < 0 || o.Restarts < 0 || o.RestartIters < 0 || o.Evaluate < 0 {
-		return spec, fmt.Errorf("solver: negative iteration or restart count (MaxIter %d, MinIter %d, Restarts %d, RestartIters %d)", o.MaxIter, o.MinIter, o.Restarts, o.RestartIters)
+		return fmt.Errorf("solver: negative iteration or restart count (MaxIter %d, MinIter %d, Restarts %d, RestartIters %d)", o.MaxIter, o.MinIter, o.Restarts, o.RestartIters)
 	}
 	if o.Threads < 0 {
-		return spec, fmt.Errorf("solver: negative thread count %d", o.Threads)
+		return fmt.Errorf("solver: negative thread count %d", o.Threads)
 	}
 	if o.StopRule != RelativeDecrease && o.StopRule != MeanFit {
-		return spec, fmt.Errorf("solver: unknown stopping rule %d", o.StopRule)
+		return fmt.Errorf("solver: unknown stopping rule %d", o.StopRule)
 	}
-	if o.NormalizeStart && spec.kl() {
-		return spec, fmt.Errorf("solver: NormalizeStart is for the Frobenius methods, not %s", spec)
-	}
-	if !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0) {
-		return spec, fmt.Errorf("solver: lambda = %v: must be finite and not negative", o.Lambda)
-	}
-	if spec.regular() && o.Lambda > 0 {
-		if o.Graph == nil {
-			return spec, fmt.Errorf("solver: %s with lambda = %v needs a sample graph", spec, o.Lambda)
-		}
-		if err := o.Graph.Check(d.n); err != nil {
-			return spec, fmt.Errorf("solver: %w", err)
-		}
-	}
-	switch o.InitMethod {
-	case "", InitRandom, InitNNDSVD:
-	case InitLabels:
-		if len(o.InitLabels) != d.n {
-			return spec, fmt.Errorf("solver: InitLabels has %d labels for %d samples", len(o.InitLabels), d.n)
-		}
-	default:
-		return spec, fmt.Errorf("solver: unknown InitMethod %q (want random, nndsvd or labels)", o.InitMethod)
-	}
-	if o.CGTol < 0 || o.CGMaxIter < 0 || math.IsNaN(o.CGTol) {
-		return spec, fmt.Errorf("solver: negative CG tolerance or iteration cap")
-	}
-	if !spec.concept() {
+	if !spec.Concept() {
 		if o.Kernel.Kind != Linear {
-			return spec, fmt.Errorf("solver: %s takes no kernel (kernels are for cf and lccf)", spec)
+			return fmt.Errorf("solver: %s takes no kernel (kernels are for cf and lccf)", spec)
 		}
 		if d.neg != nil {
-			return spec, fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); %s needs non-negative data", d.neg.v, d.neg.i+1, d.neg.j+1, spec)
+			return fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); %s needs non-negative data", d.neg.v, d.neg.i+1, d.neg.j+1, spec)
 		}
+	}
+	if o.Formulation != ScaleInvariant && o.Formulation != Papers {
+		return fmt.Errorf("solver: unknown formulation %d", int(o.Formulation))
+	}
+	if o.Start == NormalizedStart && spec.KL() && o.Formulation == Papers {
+		return fmt.Errorf("solver: the normalized start is for the Frobenius methods, not %s", spec)
+	}
+	if o.Lambda.IsAuto() {
+		return fmt.Errorf("solver: lambda auto is chosen from the data by package model, not by Fit")
+	}
+	if v := o.Lambda.Value(); !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("solver: lambda = %v: must be finite and not negative", v)
+	}
+	if spec.TakesGraph() {
+		if lambda := o.lambda(d); lambda > 0 {
+			if o.Graph == nil {
+				return fmt.Errorf("solver: %s with lambda = %v needs a sample graph", spec, lambda)
+			}
+			if err := o.Graph.Check(d.n); err != nil {
+				return fmt.Errorf("solver: %w", err)
+			}
+		}
+	}
+	switch o.Start {
+	case RandomStart, NormalizedStart, NNDSVDStart:
+	case LabelsStart:
+		if len(o.InitLabels) != d.n {
+			return fmt.Errorf("solver: InitLabels has %d labels for %d samples", len(o.InitLabels), d.n)
+		}
+	default:
+		return fmt.Errorf("solver: unknown start %d (want random, normalized, nndsvd or labels)", int(o.Start))
+	}
+	if o.CGTol < 0 || o.CGMaxIter < 0 || math.IsNaN(o.CGTol) {
+		return fmt.Errorf("solver: negative CG tolerance or iteration cap")
 	}
 	switch o.Kernel.Kind {
 	case Linear, Gaussian:
 	case Polynomial:
 		if o.Kernel.Degree < 1 {
-			return spec, fmt.Errorf("solver: polynomial kernel degree %d: must be at least 1", o.Kernel.Degree)
+			return fmt.Errorf("solver: polynomial kernel degree %d: must be at least 1", o.Kernel.Degree)
 		}
 	default:
-		return spec, fmt.Errorf("solver: unknown kernel kind %d", o.Kernel.Kind)
+		return fmt.Errorf("solver: unknown kernel kind %d", o.Kernel.Kind)
 	}
 	if !(o.Kernel.Sigma >= 0) || math.IsInf(o.Kernel.Sigma, 0) || math.IsNaN(o.Kernel.Coef0) || math.IsInf(o.Kernel.Coef0, 0) {
-		return spec, fmt.Errorf("solver: kernel parameters out of range (sigma %v, coef0 %v)", o.Kernel.Sigma, o.Kernel.Coef0)
+		return fmt.Errorf("solver: kernel parameters out of range (sigma %v, coef0 %v)", o.Kernel.Sigma, o.Kernel.Coef0)
 	}
 	if o.Init != nil {
 		rows := d.m
-		if spec.concept() {
+		if spec.Concept() {
 			rows = d.n
 		}
 		if o.Init.U == nil || o.Init.V == nil {
-			return spec, fmt.Errorf("solver: Init needs both factors")
+			return fmt.Errorf("solver: Init needs both factors")
 		}
 		if r, c := o.Init.U.Dims(); r != rows || c != o.K {
-			return spec, fmt.Errorf("solver: Init.U is %d x %d, want %d x %d", r, c, rows, o.K)
+			return fmt.Errorf("solver: Init.U is %d x %d, want %d x %d", r, c, rows, o.K)
 		}
 		if r, c := o.Init.V.Dims(); r != d.n || c != o.K {
-			return spec, fmt.Errorf("solver: Init.V is %d x %d, want %d x %d", r, c, d.n, o.K)
+			return fmt.Errorf("solver: Init.V is %d x %d, want %d x %d", r, c, d.n, o.K)
 		}
 		for _, f := range []*mat.Dense{o.Init.U, o.Init.V} {
 			r, c := f.Dims()
 			for i := 0; i < r; i++ {
 				for j := 0; j < c; j++ {
 					if v := f.At(i, j); !(v >= 0) || v > 1e300 {
-						return spec, fmt.Errorf("solver: Init factor entry (%d,%d) = %v: must be finite and non-negative", i+1, j+1, v)
+						return fmt.Errorf("solver: Init factor entry (%d,%d) = %v: must be finite and non-negative", i+1, j+1, v)
 					}
 				}
 			}
 		}
 	}
-	return spec, nil
+	return nil
 }

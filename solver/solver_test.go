@@ -396,7 +396,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{Options{K: 0}, "k = 0 out of range"},
 		{Options{K: 9}, "k = 9 out of range"},
-		{Options{K: 2, Method: "nope"}, "unknown method"},
+		{Options{K: 2, Method: Method(-1)}, "unknown method"},
 		{Options{K: 2, MaxIter: -1}, "negative"},
 		{Options{K: 2, Threads: -2}, "negative thread"},
 		{Options{K: 2, Init: &Factors{U: mat.NewDense(8, 3, nil), V: mat.NewDense(10, 2, nil)}}, "Init.U is 8 x 3"},
@@ -426,7 +426,7 @@ func TestBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{"nmf", "gnmf", "nmf-ncw"} {
+	for _, m := range []Method{NMF, GNMF, NMFNCW} {
 		if _, err := Fit(ctx, dNeg, Options{K: 2, Method: m}); err == nil || !strings.Contains(err.Error(), "negative entry -1") {
 			t.Errorf("%s on a negative sparse entry: %v", m, err)
 		}

@@ -15,11 +15,11 @@ import (
 )
 
 func (p *problem) model() model {
-	m := model{spec: p.spec, lambda: p.opts.Lambda, kernel: p.opts.Kernel, trainN: p.orig.n, trainM: p.orig.m}
+	m := model{spec: p.spec, lambda: p.lambda, ncwNorm: p.ncwNorm, kernel: p.opts.Kernel, trainN: p.orig.n, trainM: p.orig.m}
 	if p.kern != nil && p.opts.Kernel.Kind == Gaussian {
 		m.kernel.Sigma = p.kern.sigma
 	}
-	if p.spec.ncw {
+	if p.spec.NCW() {
 		m.colSum = p.orig.featureSums()
 	}
 	return m
@@ -83,7 +83,7 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	if x.m != train.m {
 		return nil, fmt.Errorf("solver: new data has %d features, the training data %d", x.m, train.m)
 	}
-	if !md.spec.concept() && x.neg != nil {
+	if !md.spec.Concept() && x.neg != nil {
 		return nil, fmt.Errorf("solver: negative entry %v at new sample %d, feature %d (1-based); %s needs non-negative data", x.neg.v, x.neg.i+1, x.neg.j+1, md.spec)
 	}
 	if opts.MaxIter == 0 {
@@ -93,7 +93,7 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 		return nil, fmt.Errorf("solver: negative MaxIter or Threads in TransformOptions")
 	}
 	lambda := md.lambda
-	if !md.spec.regular() || opts.Links == nil {
+	if !md.spec.TakesGraph() || opts.Links == nil {
 		lambda = 0
 	}
 	if lambda > 0 {
@@ -115,16 +115,16 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	// of the new ones.
 	var trainScale, newScale, gNew []float64
 	switch {
-	case md.spec.ncw && md.spec.kl():
+	case md.spec.NCW() && md.spec.KL():
 		// The KL methods weigh each sample's divergence by g = 1/(x . X e)
 		// instead of rescaling: the new samples get their own weights.
-		gNew = ncwScales(x, md.colSum)
+		gNew = ncwScales(x, md.colSum, md.ncwNorm)
 		for i, s := range gNew {
 			gNew[i] = s * s
 		}
-	case md.spec.ncw:
-		trainScale = ncwScales(train, md.colSum)
-		newScale = ncwScales(x, md.colSum)
+	case md.spec.NCW():
+		trainScale = ncwScales(train, md.colSum, md.ncwNorm)
+		newScale = ncwScales(x, md.colSum, md.ncwNorm)
 	}
 	v := toGeneral(res.V)
 	if trainScale != nil {
@@ -166,9 +166,9 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	}
 	var err error
 	switch {
-	case md.spec.concept():
+	case md.spec.Concept():
 		err = transformConcept(ctx, res, md, train, x, v, trainScale, newScale, links, deg, opts, out)
-	case md.spec.kl():
+	case md.spec.KL():
 		err = transformKL(ctx, res, x, v, gNew, links, deg, opts, out)
 	default:
 		err = transformNMF(ctx, res, x, v, newScale, links, deg, opts, out)
@@ -188,9 +188,9 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	return mat.NewDense(n2, k, out.Data), nil
 }
 
-// ncwScales returns gamma_j^(1/2) = 1/sqrt(x_j . s) for each sample of d,
-// 0 for a sample with x_j . s = 0.
-func ncwScales(d *Data, s []float64) []float64 {
+// ncwScales returns gamma_j^(1/2) = 1/sqrt(norm x_j . s) for each sample
+// of d, 0 for a sample with x_j . s = 0.
+func ncwScales(d *Data, s []float64, norm float64) []float64 {
 	out := make([]float64, d.n)
 	for j := 0; j < d.n; j++ {
 		var dj float64
@@ -202,7 +202,7 @@ func ncwScales(d *Data, s []float64) []float64 {
 			dj = kernels.Dot(d.dense.Data[j*d.m:(j+1)*d.m], s)
 		}
 		if dj > 0 {
-			out[j] = 1 / math.Sqrt(dj)
+			out[j] = 1 / math.Sqrt(dj*norm)
 		}
 	}
 	return out

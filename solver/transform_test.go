@@ -142,17 +142,17 @@ func TestTransformNewSamples(t *testing.T) {
 	for i, j := range testIdx {
 		testTruth[i] = truth[j]
 	}
-	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
+	for _, m := range []Method{NMF, GNMF, CF, LCCF, NMFNCW, GNMFNCW, CFNCW, LCCFNCW} {
 		// The topics are disconnected components of the graph; a lambda far
 		// above the data term's scale (raw counts here) lets two components
 		// share a factor. 0.03 to 1 all work. NC weighting divides each
 		// sample's error by its degree x_j . X e (hundreds here) but leaves
 		// the graph term, so its lambda is smaller by as much.
 		lambda := 0.1
-		if strings.HasSuffix(m, "-ncw") {
+		if m.NCW() {
 			lambda = 0.0005
 		}
-		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: lambda, Graph: g, MaxIter: 300})
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: Fixed(lambda), Graph: g, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestTransformBadInput(t *testing.T) {
 		t.Error("empty result accepted")
 	}
 	g := randomGraph(3, 20, 2)
-	resG, _ := Fit(context.Background(), d, Options{Method: "gnmf", K: 2, MaxIter: 5, Lambda: 1, Graph: g})
+	resG, _ := Fit(context.Background(), d, Options{Method: GNMF, K: 2, MaxIter: 5, Lambda: Fixed(1), Graph: g})
 	bad, _ := sparse.FromTriplets(20, 19, nil, nil, nil)
 	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
 		t.Errorf("links of the wrong size: %v", err)
@@ -247,12 +247,12 @@ func TestTransformBadInput(t *testing.T) {
 func TestTransformKL(t *testing.T) {
 	sp := newSplit(t, 3)
 	dTrain, dTest, g, lk, truth, trainIdx, testIdx := sp.dTrain, sp.dTest, sp.g, sp.links, sp.truth, sp.trainIdx, sp.testIdx
-	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
+	for _, m := range []Method{NMFKL, LPNMF, LPNMFNCW} {
 		lambda := 0.5
-		if m == "lpnmf-ncw" {
+		if m == LPNMFNCW {
 			lambda = 0.001
 		}
-		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: lambda, Graph: g, MaxIter: 300})
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: Fixed(lambda), Graph: g, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -48,17 +48,19 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rt.apply(); err != nil {
 		return err
 	}
-	// A benchmark runs exactly --iters iterations of one start. Unless
-	// --evaluate is given, the objective is evaluated only at the end, as
-	// scikit-learn does with tol=0, so ms_per_iter is the updates' cost.
-	mf.tol, mf.restarts, mf.restartIters = -1, 1, 0
-	evalSet := false
-	fs.Visit(func(f *flag.Flag) { evalSet = evalSet || f.Name == "evaluate" })
-	if !evalSet {
+	// A benchmark runs exactly --iters iterations of one start, with a
+	// fixed lambda (the solver's default unless --lambda says; auto
+	// would time several fits). Unless --evaluate is given, the
+	// objective is evaluated only at the end, as scikit-learn does with
+	// tol=0, so ms_per_iter is the updates' cost.
+	mf.tol, mf.restarts, mf.restartIters = 0, 1, 0
+	if !set(fs, "evaluate") {
 		mf.evaluate = mf.iters
 	}
-	opts, err := mf.options(rt.threads)
-	if err != nil {
+	if err := df.check(); err != nil {
+		return err
+	}
+	if _, err := mf.options(rt.threads, true); err != nil {
 		return err
 	}
 	setup := time.Now()
@@ -66,15 +68,26 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	d, err := p.solverData()
+	ds := p.Data
+	sparse := ds.Sparse != nil
+	opts, err := mf.options(rt.threads, sparse)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.ds.Source, err)
+		return err
 	}
-	mf.defaults(p.ds.Sparse != nil)
-	if solver.TakesGraph(mf.method) {
-		opts.Lambda = mf.graph.lambda
-		if opts.Graph, err = mf.graph.buildGraph(ctx, p, mf.seed, rt.threads, stderr); err != nil {
-			return fmt.Errorf("%s: %w", p.ds.Source, err)
+	if set(fs, "lambda") && opts.Lambda.IsAuto() {
+		return fmt.Errorf("--lambda auto: bench times one factorization; give a number")
+	}
+	if opts.Lambda.IsAuto() || opts.Lambda.IsDefault() {
+		opts.Lambda = solver.Fixed(solver.DefaultLambda(opts.Method, opts.Formulation, sparse))
+	}
+	opts.Assign = model.ArgMaxAssign // no k-means on V: only the loop is timed
+	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
+		return err
+	}
+	if opts.Method.TakesGraph() && opts.Lambda.Value() > 0 && opts.SampleGraph == nil {
+		// Built here so that set-up includes it, as the pipeline would.
+		if opts.SampleGraph, err = model.BuildGraph(ctx, ds, opts.Graph, opts.Seed, rt.threads); err != nil {
+			return fmt.Errorf("%s: %w", ds.Source, err)
 		}
 	}
 	setupTime := time.Since(setup)
@@ -89,20 +102,20 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := solver.Fit(ctx, d, opts)
+	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.ds.Source, err)
+		return err
 	}
-	m, n := d.Dims()
+	n, m := ds.Dims()
 	out := benchOutput{
-		Method: res.Method, K: opts.K, Iters: res.Iterations,
+		Method: res.Method.String(), K: opts.K, Iters: res.Iterations,
 		MsPerIter:    res.IterTime.Seconds() * 1000 / float64(res.Iterations),
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
-		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: d.NNZ(), Objective: res.Final(),
+		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: ds.NNZ(), Objective: res.Final(),
 		Evaluate: mf.evaluate,
 	}
-	if mf.method == "nmf" {
-		out.GFlops = nmfFlops(d, opts.K) / (out.MsPerIter * 1e6)
+	if opts.Method == solver.NMF {
+		out.GFlops = nmfFlops(n, m, ds.NNZ(), sparse, opts.K) / (out.MsPerIter * 1e6)
 	}
 	if res.CG.Solves > 0 {
 		out.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
@@ -124,10 +137,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // nmfFlops counts the floating-point operations of one NMF iteration: the
 // two sparse (or dense) data products 2*2*nnz*k (dense: 2*2*m*n*k), two
 // k x k Gram matrices (m+n)*k*(k+1), and two products with them 2*(m+n)*k^2.
-func nmfFlops(d *solver.Data, k int) float64 {
-	m, n := d.Dims()
-	data := float64(d.NNZ())
-	if !d.IsSparse() {
+func nmfFlops(n, m, nnz int, sparse bool, k int) float64 {
+	data := float64(nnz)
+	if !sparse {
 		data = float64(m) * float64(n)
 	}
 	fk, mn := float64(k), float64(m+n)

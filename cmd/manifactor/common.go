@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"sort"
 	"strconv"
@@ -15,7 +14,7 @@ import (
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/kernels"
-	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/model"
 )
 
 // newFlagSet returns a flag set that reports parse errors to stderr with a
@@ -88,39 +87,29 @@ func (r *runtimeFlags) threadCount() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// dataFlags are the data options shared by every sub-command that reads data.
+// dataFlags are the data options shared by every sub-command that reads
+// data: how to read it (dataset.LoadOptions) and how to prepare it
+// (model.PrepareOptions).
 type dataFlags struct {
-	path      string
-	opts      dataset.LoadOptions
-	tfidf     bool
-	tf        string
-	normalize string
-	keepZero  bool
-	classes   string
-	header    string
-	stderr    io.Writer // where readers' notes go; nil for none
-	fs        *flag.FlagSet
-	tfidfSet  bool // --tfidf was given explicitly
-	weighted  bool // the loader already weighted and normalized
-	// countsDefault makes a sparse matrix of whole numbers (term counts,
-	// e.g. TDT2.mat) weighted by tf-idf and normalized to unit length
-	// unless --tfidf or --normalize says otherwise: the papers' document
-	// vectors, which the evaluation commands default to.
-	countsDefault bool
+	path    string
+	opts    dataset.LoadOptions
+	prep    model.PrepareOptions
+	classes string
+	header  string
+	stderr  io.Writer // where readers' notes go; nil for none
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	d.stderr, d.fs = fs.Output(), fs
-	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd), .mtx or .mtx.gz (with --labels)")
-	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea)")
-	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd)")
+	d.stderr = fs.Output()
+	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd; or dtm, classid), .mtx (with --labels), .svm, .csv, .npy (each also .gz), a Reuters-21578 directory or .sgm files, or a directory of .txt documents")
+	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
+	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
 	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
-	fs.BoolVar(&d.tfidf, "tfidf", false, "weight term counts by tf-idf, x = tf' * log(n / df) (default on for text corpora)")
-	fs.StringVar(&d.tf, "tf", "auto", "tf' of tf-idf: log (1 + ln tf, the authors' code), raw (tf, paper 004), or auto: log for a matrix of counts, raw for the text pipeline")
-	fs.StringVar(&d.normalize, "normalize", "", "sample normalization: l2 (unit Euclidean length) or none (default l2 for text corpora)")
-	fs.BoolVar(&d.keepZero, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
-	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (before weighting)")
+	fs.TextVar(&d.prep.Weighting, "weighting", model.AutoWeighting, "term weighting: auto (log-tfidf for a matrix of term counts, tfidf for the text pipeline, none otherwise), none, tfidf (tf log(n/df), paper 004) or log-tfidf ((1 + ln tf) log(n/df), the authors' code)")
+	fs.TextVar(&d.prep.Normalize, "normalize", model.AutoNormalization, "sample length: auto (unit length when tf-idf weighted), l2 or none")
+	fs.BoolVar(&d.prep.KeepZeroFeatures, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
+	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (after weighting, which stays the whole corpus's)")
 	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position")
 	// Text corpora: a Reuters-21578 directory or .sgm files, or a directory
 	// of .txt documents with one sub-folder per class.
@@ -137,18 +126,10 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
 }
 
-// prepared is a data set after the data options have been applied.
-type prepared struct {
-	ds           *dataset.Dataset
-	classes      []int // the labels kept by --classes, nil for all
-	zeroFeatures int   // all-zero features dropped
-	zeroSamples  int   // samples that are all zero after preparation
-}
-
-// load reads and prepares the data set named by --data.
-func (d *dataFlags) load() (*prepared, error) {
+// check validates the data flags that need no data.
+func (d *dataFlags) check() error {
 	if d.path == "" {
-		return nil, errors.New("--data is required")
+		return errors.New("--data is required")
 	}
 	switch d.header {
 	case "auto", "":
@@ -158,140 +139,69 @@ func (d *dataFlags) load() (*prepared, error) {
 	case "no":
 		d.opts.CSV.Header = dataset.CSVHeaderNo
 	default:
-		return nil, fmt.Errorf("--header %q: want auto, yes or no", d.header)
+		return fmt.Errorf("--header %q: want auto, yes or no", d.header)
 	}
-	if d.fs != nil {
-		d.fs.Visit(func(f *flag.Flag) { d.tfidfSet = d.tfidfSet || f.Name == "tfidf" })
+	if d.opts.Reuters.MinClassSize < 0 || d.opts.Reuters.Largest < 0 || d.opts.Text.MinDF < 0 {
+		return fmt.Errorf("--min-class-size, --largest and --min-df must not be negative")
 	}
-	switch d.tf {
-	case "auto", "raw", "log":
-	default:
-		return nil, fmt.Errorf("--tf %q: want log, raw or auto", d.tf)
+	if !(d.opts.Text.MaxDF >= 0 && d.opts.Text.MaxDF <= 1) {
+		return fmt.Errorf("--max-df %v: want a fraction in [0, 1] (0: no limit)", d.opts.Text.MaxDF)
 	}
-	text := dataset.IsTextSource(d.path)
-	if text {
-		d.opts.Text.LogTF = d.tf == "log"
-		// The text pipeline weighs and normalizes by default (the papers'
-		// preparation); --tfidf=false and --normalize none turn it off,
-		// and prepare must not apply either again.
-		d.opts.Text.NoTFIDF = d.tfidfSet && !d.tfidf
-		d.opts.Text.NoNormalize = d.normalize == "none"
+	if d.classes != "" {
+		keep, err := parseList(d.classes)
+		if err != nil {
+			return fmt.Errorf("--classes: %w", err)
+		}
+		d.prep.Classes = keep
+	}
+	return nil
+}
+
+// load reads the data set named by --data and prepares it.
+func (d *dataFlags) load() (*model.Prepared, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	prep := d.prep
+	if dataset.IsTextSource(d.path) {
+		// The text pipeline weighs and normalizes (paper 004's tf by
+		// default); Prepare must not do it again.
+		d.opts.Text.NoTFIDF = prep.Weighting == model.NoWeighting
+		d.opts.Text.LogTF = prep.Weighting == model.LogTFIDF
+		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization
+		prep.Weighting, prep.Normalize = model.NoWeighting, model.NoNormalization
 	}
 	ds, err := dataset.Load(d.path, d.opts)
 	if err != nil {
 		return nil, err
-	}
-	if text {
-		d.tfidf, d.normalize, d.weighted = false, "none", true
 	}
 	if d.stderr != nil {
 		for _, n := range ds.Notes {
 			fmt.Fprintln(d.stderr, n)
 		}
 	}
-	if d.countsDefault && !text && !d.tfidfSet && d.normalize == "" && ds.Sparse != nil && wholeNumbers(ds.Sparse.Val) {
-		d.tfidf, d.normalize = true, "l2"
-		if d.stderr != nil {
-			tf := "1 + ln tf"
-			if d.tf == "raw" {
-				tf = "tf"
-			}
-			fmt.Fprintf(d.stderr, "%s: term counts: weighting the corpus by tf-idf (tf' = %s) and normalizing each document to unit length, as the papers do (--tfidf=false --normalize none to turn off)\n", d.path, tf)
-		}
-	}
-	return d.prepare(ds)
-}
-
-func (d *dataFlags) prepare(ds *dataset.Dataset) (*prepared, error) {
-	switch d.normalize {
-	case "", "none", "l2":
-	default:
-		return nil, fmt.Errorf("--normalize %q: want l2 or none", d.normalize)
-	}
-	p := &prepared{ds: ds}
-	if d.classes != "" {
-		keep, err := parseList(d.classes)
-		if err != nil {
-			return nil, fmt.Errorf("--classes: %w", err)
-		}
-		if p.ds, err = selectClasses(ds, keep); err != nil {
-			return nil, err
-		}
-		p.classes = keep
-		ds = p.ds
-	}
-	if err := ds.CheckNonNegative(); err != nil {
+	p, err := model.Prepare(ds, prep)
+	if err != nil {
 		return nil, err
 	}
-	if ds.Vocabulary == nil {
-		// Name features by their column in the file, so they keep their
-		// identity through the drop of all-zero features.
-		_, m := ds.Dims()
-		ds.Vocabulary = make([]string, m)
-		for j := range ds.Vocabulary {
-			ds.Vocabulary[j] = "f" + strconv.Itoa(j+1)
-		}
-	}
-	if !d.keepZero {
-		_, m := ds.Dims()
-		p.zeroFeatures = m - len(ds.DropZeroFeatures())
-	}
-	if d.tfidf {
-		if err := d.weigh(ds); err != nil {
-			return nil, err
-		}
-	}
-	if d.normalize == "l2" {
-		p.zeroSamples = ds.NormalizeL2()
-	} else {
-		p.zeroSamples = countZeroSamples(ds)
+	if d.stderr != nil && d.prep.Weighting == model.AutoWeighting && p.Weighting == model.LogTFIDF {
+		fmt.Fprintf(d.stderr, "%s: term counts: weighted by tf-idf with (1 + ln tf), as the papers' authors' code does, each document at unit length (--weighting none to turn off)\n", d.path)
 	}
 	return p, nil
 }
 
-// weigh applies tf-idf with the term frequency --tf asks for. A matrix of
-// counts (this field's .mat corpora, e.g. TDT2.mat) gets the authors'
-// reference weighting, 1 + ln tf, by default: it made the papers' tables
-// from those files, and it decides GNMF's NMI on TDT2 (see
-// docs/REPRODUCTION.md). Other values get paper 004's tf.
-func (d *dataFlags) weigh(ds *dataset.Dataset) error {
-	logTF := d.tf == "log"
-	if d.tf == "auto" {
-		if a := ds.Sparse; a != nil {
-			logTF = wholeNumbers(a.Val)
-		} else {
-			raw := ds.Dense.RawMatrix()
-			logTF = raw.Stride == raw.Cols && wholeNumbers(raw.Data)
-		}
-	}
-	if logTF {
-		return ds.LogTFIDF()
-	}
-	return ds.TFIDF()
-}
-
-// wholeNumbers reports whether every value is a whole number, as term
-// counts are.
-func wholeNumbers(v []float64) bool {
-	for _, x := range v {
-		if x != math.Trunc(x) {
-			return false
-		}
-	}
-	return len(v) > 0
-}
-
-func countZeroFeatures(p *prepared) int {
-	n, m := p.ds.Dims()
+// countZeroFeatures counts the features no sample uses.
+func countZeroFeatures(ds *dataset.Dataset) int {
+	n, m := ds.Dims()
 	used := make([]bool, m)
-	if p.ds.Sparse != nil {
-		for _, j := range p.ds.Sparse.Ind {
+	if ds.Sparse != nil {
+		for _, j := range ds.Sparse.Ind {
 			used[j] = true
 		}
 	} else {
 		for i := 0; i < n; i++ {
 			for j := 0; j < m; j++ {
-				used[j] = used[j] || p.ds.Dense.At(i, j) != 0
+				used[j] = used[j] || ds.Dense.At(i, j) != 0
 			}
 		}
 	}
@@ -302,37 +212,6 @@ func countZeroFeatures(p *prepared) int {
 		}
 	}
 	return zero
-}
-
-func countZeroSamples(ds *dataset.Dataset) int {
-	n, m := ds.Dims()
-	zero := 0
-	if ds.Sparse != nil {
-		for i := 0; i < n; i++ {
-			if ds.Sparse.Indptr[i] == ds.Sparse.Indptr[i+1] {
-				zero++
-			}
-		}
-		return zero
-	}
-	for i := 0; i < n; i++ {
-		all := true
-		for j := 0; j < m && all; j++ {
-			all = ds.Dense.At(i, j) == 0
-		}
-		if all {
-			zero++
-		}
-	}
-	return zero
-}
-
-// solverData wraps a prepared data set for the solver.
-func (p *prepared) solverData() (*solver.Data, error) {
-	if p.ds.Sparse != nil {
-		return solver.NewSparseData(p.ds.Sparse)
-	}
-	return solver.NewDenseData(p.ds.Dense)
 }
 
 // classSizes returns the class sizes keyed by the label as a string.
@@ -412,33 +291,4 @@ func parseList(s string) ([]int, error) {
 	}
 	sort.Ints(out)
 	return out, nil
-}
-
-// selectClasses keeps the samples whose label is in keep; every label in
-// keep must occur.
-func selectClasses(ds *dataset.Dataset, keep []int) (*dataset.Dataset, error) {
-	if ds.Labels == nil {
-		return nil, fmt.Errorf("%s: --classes needs labels, and the data has none", ds.Source)
-	}
-	want := map[int]bool{}
-	for _, c := range keep {
-		want[c] = true
-	}
-	labels, _ := ds.Classes()
-	have := map[int]bool{}
-	for _, l := range labels {
-		have[l] = true
-	}
-	for _, c := range keep {
-		if !have[c] {
-			return nil, fmt.Errorf("%s: --classes: label %d does not occur (the data has %d classes, labels %d..%d)", ds.Source, c, len(labels), labels[0], labels[len(labels)-1])
-		}
-	}
-	var idx []int
-	for i, l := range ds.Labels {
-		if want[l] {
-			idx = append(idx, i)
-		}
-	}
-	return ds.SelectSamples(idx), nil
 }

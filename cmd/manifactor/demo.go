@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/manifactor/manifactor"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -55,20 +57,22 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *k == 0 {
 		*k = len(classes)
 	}
-	// The pipeline already weighed (tf-idf) and normalized the documents.
-	df := dataFlags{normalize: "none"}
-	p, err := df.prepare(ds)
+	// The text pipeline has weighed (tf-idf) and normalized the documents.
+	p, err := model.Prepare(ds, model.PrepareOptions{})
 	if err != nil {
 		return err
 	}
-	// NMF (paper 004) and GNMF (paper 000: 5-NN 0/1 graph), each the best
-	// of three starts.
+	// NMF (paper 004) and GNMF (paper 000: 5-NN 0/1 graph) with the
+	// command line's defaults, as fit and cluster run them.
 	sums := map[string]*fitSummary{}
-	var gnmf *solver.Result
+	var gnmf *model.Result
 	for _, method := range []string{"nmf", "gnmf"} {
-		mf := methodFlags{method: method, k: *k, iters: 300, tol: solver.DefaultTol, stop: "relative", restarts: 3,
-			seed: *seed, assign: "argmax", init: "random", kernel: "linear", degree: 2, kernelMemGB: 1, cgTol: 1e-10, cgIters: 1000, evaluate: 1,
-			graph: graphFlags{lambda: -1, neighbors: 5}}
+		var mf methodFlags
+		mfs := flag.NewFlagSet("demo", flag.ContinueOnError)
+		mf.register(mfs, solver.DefaultMaxIter)
+		if err := mfs.Parse([]string{"--method", method, "--k", strconv.Itoa(*k), "--seed", strconv.FormatUint(*seed, 10)}); err != nil {
+			return err
+		}
 		sum, res, err := factorize(ctx, p, &mf, rt, nil, stderr)
 		if err != nil {
 			return err
@@ -87,11 +91,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "%-6s  %7.2f %%  %5.2f %%  %10d  %7.2f\n", method, 100**s.Accuracy, 100**s.NMI, s.Iterations, s.Seconds)
 	}
 	g := sums["gnmf"]
-	fmt.Fprintf(stdout, "\ngnmf: lambda %g, %d-NN %s graph built in %.2f s\n\n", *g.Lambda, g.Neighbors, g.Weight, g.GraphSeconds)
+	fmt.Fprintf(stdout, "\ngnmf: lambda %g chosen by auto, %d-NN %s graph built in %.2f s\n\n", *g.Lambda, g.Neighbors, g.Weight, g.GraphSeconds)
 	// Each GNMF cluster with its size, dominant topic and strongest terms.
 	fmt.Fprintln(stdout, "cluster  size  dominant topic   top terms")
-	for _, t := range readTopics(ds, gnmf, g.ClusterSizes, 7) {
-		fmt.Fprintf(stdout, "%7d  %4d  %-9s %3.0f %%  %s\n", t.Factor+1, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
+	for _, t := range readTopics(p.Data, gnmf.Result, g.ClusterSizes, 7) {
+		fmt.Fprintf(stdout, "%7d  %4d  %-9s %3.0f %%  %s\n", t.Cluster+1, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
 	}
 	fmt.Fprintf(stdout, "\ntotal time %.2f s\n", time.Since(begin).Seconds())
 	return nil

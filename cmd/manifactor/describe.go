@@ -6,10 +6,13 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/manifactor/manifactor/model"
 )
 
 type describeOutput struct {
 	Data         string         `json:"data"`
+	Weighting    string         `json:"weighting"`
 	Samples      int            `json:"samples"`
 	Features     int            `json:"features"`
 	NNZ          int            `json:"nnz"`
@@ -20,37 +23,60 @@ type describeOutput struct {
 	EmptyIDs     []string       `json:"empty_ids,omitempty"`
 	Classes      int            `json:"classes"`
 	ClassSizes   map[string]int `json:"class_sizes"`
+	GraphPurity  *float64       `json:"graph_purity,omitempty"`
+	Neighbors    int            `json:"neighbors,omitempty"`
 }
 
-func runDescribe(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("describe", "--data D [data options] [--json]", stderr)
 	var df dataFlags
+	var rt runtimeFlags
+	var gf graphFlags
 	df.register(fs)
+	rt.register(fs)
+	gf.register(fs, false)
+	purity := fs.Bool("purity", true, "with labels, report the label purity of the samples' nearest-neighbour graph (--neighbors etc.)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := rt.apply(); err != nil {
+		return err
+	}
+	gopt, err := gf.options()
+	if err != nil {
+		return err
+	}
 	// describe reports the file as it is unless asked to drop features.
-	df.keepZero = true
+	df.prep.KeepZeroFeatures = !set(fs, "keep-zero-features") || df.prep.KeepZeroFeatures
 	p, err := df.load()
 	if err != nil {
 		return err
 	}
-	n, m := p.ds.Dims()
+	ds := p.Data
+	n, m := ds.Dims()
 	out := describeOutput{
-		Data: df.path, Samples: n, Features: m, NNZ: p.ds.NNZ(), Sparse: p.ds.Sparse != nil,
-		ZeroSamples: p.zeroSamples, ClassSizes: classSizes(p.ds),
+		Data: df.path, Weighting: p.Weighting.String(), Samples: n, Features: m, NNZ: ds.NNZ(), Sparse: ds.Sparse != nil,
+		ZeroSamples: p.ZeroSamples, ClassSizes: classSizes(ds),
 	}
 	out.Density = float64(out.NNZ) / (float64(n) * float64(m))
-	out.ZeroFeatures = countZeroFeatures(p)
+	out.ZeroFeatures = countZeroFeatures(ds)
+	if *purity && ds.Labels != nil && n > gopt.Neighbors {
+		g, err := model.BuildGraph(ctx, ds, gopt, 1, rt.threads)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ds.Source, err)
+		}
+		pur := g.Agreement(ds.Labels)
+		out.GraphPurity, out.Neighbors = &pur, gopt.Neighbors
+	}
 	// Flag the samples with no non-zero feature (documents the text
 	// pipeline left empty), by ID where the source has IDs; --drop-empty
 	// removes them for text corpora.
 	for i := 0; i < n && out.ZeroSamples > 0; i++ {
-		if p.ds.Sparse != nil && p.ds.Sparse.Indptr[i] == p.ds.Sparse.Indptr[i+1] {
+		if ds.Sparse != nil && ds.Sparse.Indptr[i] == ds.Sparse.Indptr[i+1] {
 			id := strconv.Itoa(i + 1)
-			if p.ds.IDs != nil {
-				id = p.ds.IDs[i]
+			if ds.IDs != nil {
+				id = ds.IDs[i]
 			}
 			out.EmptyIDs = append(out.EmptyIDs, id)
 		}
@@ -63,7 +89,7 @@ func runDescribe(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if out.Sparse {
 		kind = "sparse"
 	}
-	fmt.Fprintf(stdout, "%s: %d samples x %d features, %s, %d non-zeros (density %.4g)\n", df.path, n, m, kind, out.NNZ, out.Density)
+	fmt.Fprintf(stdout, "%s: %d samples x %d features, %s, %d non-zeros (density %.4g), weighting %s\n", df.path, n, m, kind, out.NNZ, out.Density, out.Weighting)
 	fmt.Fprintf(stdout, "all-zero features: %d, all-zero samples: %d", out.ZeroFeatures, out.ZeroSamples)
 	if len(out.EmptyIDs) > 0 {
 		fmt.Fprintf(stdout, " (IDs %s; --drop-empty removes them from text corpora)", strings.Join(out.EmptyIDs[:min(len(out.EmptyIDs), 20)], ", "))
@@ -72,6 +98,9 @@ func runDescribe(_ context.Context, args []string, stdout, stderr io.Writer) err
 	if out.ClassSizes == nil {
 		fmt.Fprintln(stdout, "no labels")
 		return nil
+	}
+	if out.GraphPurity != nil {
+		fmt.Fprintf(stdout, "%d-NN graph label purity: %.3f (the share of edge weight within a class)\n", out.Neighbors, *out.GraphPurity)
 	}
 	fmt.Fprintf(stdout, "%d classes (label: size)\n", out.Classes)
 	for _, k := range sortedKeys(out.ClassSizes) {

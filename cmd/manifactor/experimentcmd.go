@@ -14,44 +14,29 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/figure"
-	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
 // protocolFlags are the options experiment and sweep share: the data, the
-// protocol and the methods' settings.
+// protocol and the methods' settings (the factorization flags of fit and
+// cluster, without --method and --k, which the protocol sets).
 type protocolFlags struct {
-	df        dataFlags
-	rt        runtimeFlags
-	clusters  string
-	runs      int
-	seed      uint64
-	lambda    float64
-	neighbors int
-	iters     int
-	assign    string
-	start     string
-	plot      string
-	terminal  bool // stderr is a terminal (set by protocol)
+	df       dataFlags
+	rt       runtimeFlags
+	mf       methodFlags
+	clusters string
+	runs     int
+	plot     string
+	terminal bool // stderr is a terminal (set by protocol)
 }
 
 func (f *protocolFlags) register(fs *flag.FlagSet) {
 	f.df.register(fs)
 	f.rt.register(fs)
-	f.df.countsDefault = true
+	f.mf.registerSettings(fs, solver.DefaultMaxIter)
 	fs.StringVar(&f.clusters, "clusters", "2-10", "the numbers of classes k drawn, e.g. 2-10 or 2,5,10")
 	fs.IntVar(&f.runs, "runs", 50, "random draws of k classes per k")
-	fs.Uint64Var(&f.seed, "seed", 1, "seed of the draws and the methods; the same seed gives the same table")
-	fs.Float64Var(&f.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
-	fs.IntVar(&f.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
-	// The papers do not say how long they ran; measured on their data
-	// (docs/REPRODUCTION.md): on sparse text 100 iterations score best
-	// (paper 002: the updates converge within about 100) and GNMF's
-	// clusters blur when run much longer from the rescaled start, while
-	// on dense images GNMF keeps improving up to about 300.
-	fs.IntVar(&f.iters, "iters", 0, "maximum iterations of each factorization (default 100 on sparse text, 300 on dense images)")
-	fs.StringVar(&f.assign, "assign", "auto", "how a factorization labels samples: argmax (largest entry of the row of V), kmeans (k-means on the rows of V), or auto: kmeans for gnmf and lccf as the authors' code does, argmax otherwise (paper 004)")
-	fs.StringVar(&f.start, "start", "auto", "start of a factorization: raw (uniform in [0,1)), normalized (raw, then U's columns rescaled to unit length and V by the same factors), kmeans (from the clusters of k-means on the samples), or auto, as the authors' code starts: normalized for gnmf and lccf, kmeans for nmf-kl and lpnmf, raw otherwise")
 	fs.StringVar(&f.plot, "plot", "", "write figures (PNG and SVG) into this directory")
 }
 
@@ -62,30 +47,24 @@ func (f *protocolFlags) check() ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--clusters: %w", err)
 	}
-	switch {
-	case f.runs < 1:
+	if f.runs < 1 {
 		return nil, fmt.Errorf("--runs %d: must be at least 1", f.runs)
-	case f.neighbors < 1:
-		return nil, fmt.Errorf("--neighbors %d: must be at least 1", f.neighbors)
-	case f.iters < 0:
-		return nil, fmt.Errorf("--iters %d: must be at least 1", f.iters)
-	case f.lambda < 0 && f.lambda != -1:
-		return nil, fmt.Errorf("--lambda %g: must not be negative", f.lambda)
 	}
-	switch f.assign {
-	case "auto", "argmax", "kmeans":
-	default:
-		return nil, fmt.Errorf("--assign %q: want auto, argmax or kmeans", f.assign)
-	}
-	switch f.start {
-	case "auto", "raw", "normalized", "kmeans":
-	default:
-		return nil, fmt.Errorf("--start %q: want auto, raw, normalized or kmeans", f.start)
+	// The factorization flags, checked once for a method of each family.
+	for _, m := range []solver.Method{solver.NMF, solver.GNMF, solver.LPNMF} {
+		mf := f.mf
+		mf.method, mf.k = m, 2
+		if _, err := mf.options(1, true); err != nil {
+			return nil, err
+		}
 	}
 	if f.plot != "" {
 		if err := figure.CheckDir(f.plot); err != nil {
 			return nil, fmt.Errorf("--plot: %w", err)
 		}
+	}
+	if err := f.df.check(); err != nil {
+		return nil, err
 	}
 	return ks, nil
 }
@@ -93,10 +72,12 @@ func (f *protocolFlags) check() ([]int, error) {
 // begin checks the method names (flag is the option that gave them) and
 // the protocol flags, then loads the labelled data: the order in which
 // mistakes surface, cheapest first.
-func (f *protocolFlags) begin(flag string, names []string) ([]int, *prepared, error) {
+func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepared, error) {
 	for _, name := range names {
-		if _, ok := experiment.Baselines()[name]; !ok && !knownMethod(name) {
-			return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
+		if _, ok := experiment.Baselines()[name]; !ok {
+			if _, err := solver.ParseMethod(name); err != nil {
+				return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
+			}
 		}
 	}
 	ks, err := f.check()
@@ -107,87 +88,54 @@ func (f *protocolFlags) begin(flag string, names []string) ([]int, *prepared, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.ds.Labels == nil {
-		return nil, nil, fmt.Errorf("%s: the protocol needs class labels", p.ds.Source)
+	if p.Data.Labels == nil {
+		return nil, nil, fmt.Errorf("%s: the protocol needs class labels", p.Data.Source)
 	}
 	return ks, p, nil
 }
 
 // knownNames lists every method the protocol can run.
 func knownNames() []string {
-	return append(methodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans")
+	return append(solver.MethodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans")
 }
 
-// method builds one method with the papers' settings where f leaves them
-// to the defaults; lambda and neighbors, when not negative, override f's.
-func (f *protocolFlags) method(name string, sparse bool, lambda float64, neighbors int) (experiment.Method, error) {
+// method builds one method with the flags' settings; tweak, when set,
+// changes the factorization's options (a sweep's value).
+func (f *protocolFlags) method(name string, sparse bool, tweak func(*model.Options)) (experiment.Method, error) {
 	if m, ok := experiment.Baselines()[name]; ok {
 		return m, nil
 	}
-	if !knownMethod(name) {
+	m, err := solver.ParseMethod(name)
+	if err != nil {
 		return nil, fmt.Errorf("unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
 	}
-	if lambda < 0 {
-		lambda = f.lambda
-	}
-	if neighbors < 1 {
-		neighbors = f.neighbors
-	}
-	mf := methodFlags{method: name, graph: graphFlags{lambda: lambda}}
-	mf.defaults(sparse)
-	w, err := graph.ParseWeight(mf.graph.weight)
+	mf := f.mf
+	mf.method, mf.k = m, 2 // the protocol sets k
+	// The runs go in parallel, so each method runs on one thread.
+	o, err := mf.options(1, sparse)
 	if err != nil {
 		return nil, err
 	}
-	iters := f.iters
-	if iters == 0 {
-		iters = 300
-		if sparse {
-			iters = 100
-		}
+	if tweak != nil {
+		tweak(&o)
 	}
-	o := solver.Options{Method: name, MaxIter: iters, Threads: 1}
-	base, _ := strings.CutSuffix(name, "-ncw")
-	// The authors' GNMF and LCCF code rescales its random start and
-	// clusters V by k-means; with that start the arg max of V drifts to
-	// one factor, and without it the papers' lambda means much less
-	// (see solver.Options.NormalizeStart).
-	reference := base == "gnmf" || base == "lccf"
-	o.NormalizeStart = f.start == "normalized" || (f.start == "auto" && reference)
-	if o.NormalizeStart && (base == "nmf-kl" || base == "lpnmf") {
-		return nil, fmt.Errorf("--start normalized: not for the KL method %s", name)
+	if err := o.Check(); err != nil {
+		return nil, err
 	}
-	assign := f.assign
-	if assign == "auto" {
-		assign = "argmax"
-		if reference {
-			assign = "kmeans"
-		}
-	}
-	// The authors' KL code starts from k-means (its kmeansInit, on by
-	// default); from a random start their methods score about 30 NMI
-	// points under paper 003 on TDT2 (docs/REPRODUCTION.md).
-	kl := base == "nmf-kl" || base == "lpnmf"
-	start := ""
-	if f.start == "kmeans" || (f.start == "auto" && kl) {
-		start = "kmeans"
-	}
-	if solver.TakesGraph(name) {
-		o.Lambda = mf.graph.lambda
-	}
-	return experiment.Factorization{Options: o, Graph: graph.Options{Neighbors: neighbors, Weight: w, Threads: 1}, Assign: assign, Init: start}, nil
+	return experiment.Factorization{Options: o}, nil
 }
 
 // protocol returns the protocol over the prepared corpus: the corpus is
 // weighted once, as the papers' document vectors are, and each subset
 // only loses the features none of its samples has.
 func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol {
-	prot := experiment.Protocol{Classes: ks, Runs: f.runs, Seed: f.seed, Workers: f.rt.threads,
+	prot := experiment.Protocol{Classes: ks, Runs: f.runs, Seed: f.mf.seed, Workers: f.rt.threads,
 		Prepare: func(d *dataset.Dataset) (*dataset.Dataset, error) {
-			if !f.df.keepZero {
-				d.DropZeroFeatures()
+			p, err := model.Prepare(d, model.PrepareOptions{Weighting: model.NoWeighting, Normalize: model.NoNormalization, KeepZeroFeatures: f.df.prep.KeepZeroFeatures})
+			if err != nil {
+				return nil, err
 			}
-			return d, nil
+			return p.Data, nil
 		}}
 	terminal := false
 	if st, ok := stderr.(*os.File); ok {
@@ -224,9 +172,12 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	pf.register(fs)
 	methods := fs.String("methods", "", "methods to compare: any of "+strings.Join(knownNames(), ", "))
 	format := fs.String("format", "markdown", "output: markdown, csv or json")
-	compare := fs.String("compare", "", "print the paper's table beside ours: a table ID such as 000-table2, or list to show them")
+	compare := fs.String("compare", "", "print the paper's table beside ours, run with the papers' settings unless --papers=false: a table ID such as 000-table2, or list to show them")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *compare != "" && !set(fs, "papers") {
+		pf.mf.papers = true
 	}
 	if err := pf.rt.apply(); err != nil {
 		return err
@@ -261,13 +212,16 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	ms := map[string]experiment.Method{}
 	for _, name := range names {
-		if ms[name], err = pf.method(name, p.ds.Sparse != nil, -1, -1); err != nil {
+		if ms[name], err = pf.method(name, p.Data.Sparse != nil, nil); err != nil {
 			return fmt.Errorf("--methods: %w", err)
 		}
 	}
+	if pf.mf.papers {
+		fmt.Fprintln(stderr, "the factorizations run with the papers' settings (--papers)")
+	}
 	prot := pf.protocol(ks, stderr)
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
-	table, err := prot.Run(ctx, p.ds, ms)
+	table, err := prot.Run(ctx, p.Data, ms)
 	if err != nil {
 		return err
 	}
@@ -298,10 +252,10 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if pf.plot == "" {
 		return nil
 	}
-	if err := plotTable(pf.plot, p.ds.Source, table, ref); err != nil {
+	if err := plotTable(pf.plot, p.Data.Source, table, ref); err != nil {
 		return err
 	}
-	return plotObjectives(ctx, pf.plot, prot, p.ds, ks[len(ks)-1], ms)
+	return plotObjectives(ctx, pf.plot, prot, p.Data, ks[len(ks)-1], ms)
 }
 
 // plotTable draws accuracy and NMI against k, the paper's curves dashed.
@@ -365,7 +319,7 @@ func plotObjectives(ctx context.Context, dir string, prot experiment.Protocol, d
 		if !ok {
 			continue
 		}
-		f.Options.Evaluate, f.Options.Threads = 1, 0
+		f.Options.Solver.Evaluate, f.Options.Threads = 1, 0
 		res, err := f.Fit(ctx, sub, k, seed)
 		if err != nil {
 			return fmt.Errorf("objective of %s: %w", name, err)
@@ -390,11 +344,4 @@ func baseName(path string) string {
 		return path[i+1:]
 	}
 	return path
-}
-
-func knownMethod(name string) bool {
-	names := methodNames()
-	sort.Strings(names)
-	i := sort.SearchStrings(names, name)
-	return i < len(names) && names[i] == name
 }

@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -60,7 +63,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err := rt.apply(); err != nil {
 		return err
 	}
-	if _, err := mf.options(rt.threads); err != nil {
+	// Everything the flags alone decide is checked before the data load.
+	if _, err := mf.options(rt.threads, true); err != nil {
+		return err
+	}
+	if err := df.check(); err != nil {
 		return err
 	}
 	if top < 1 {
@@ -84,9 +91,10 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
+	sum.Classes = df.prep.Classes
 	switch name {
 	case "topics":
-		return printTopics(stdout, p.ds, res, sum, top, *asJSON)
+		return printTopics(stdout, p.Data, res.Result, sum, top, *asJSON)
 	case "cluster":
 		if *asJSON {
 			sum.Labels = res.Labels
@@ -114,7 +122,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		}
 		return nil
 	}})
-	if voc := p.ds.Vocabulary; voc != nil {
+	if voc := p.Data.Vocabulary; voc != nil {
 		// The names of U's rows, so its columns read as words.
 		outputs = append(outputs, output{"vocabulary.txt", func(w io.Writer) error {
 			for _, v := range voc {
@@ -140,8 +148,8 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		if res.W != nil {
 			vars = append(vars, dataset.MATWriteVar{Name: "W", Dense: res.W})
 		}
-		if p.ds.Vocabulary != nil {
-			vars = append(vars, dataset.MATWriteVar{Name: "vocabulary", Strings: p.ds.Vocabulary})
+		if p.Data.Vocabulary != nil {
+			vars = append(vars, dataset.MATWriteVar{Name: "vocabulary", Strings: p.Data.Vocabulary})
 		}
 		return dataset.WriteMAT(w, vars...)
 	}})
@@ -166,9 +174,23 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 func printSummary(w io.Writer, s *fitSummary) {
 	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)\n", s.Method, s.K, s.Samples, s.Features, s.NNZ)
 	if s.Lambda != nil {
-		fmt.Fprintf(w, "lambda %g", *s.Lambda)
+		fmt.Fprintf(w, "lambda %g (%s formulation)", *s.Lambda, s.Formulation)
+		if s.LambdaAuto != nil {
+			var tried []string
+			for _, c := range s.LambdaAuto {
+				tried = append(tried, strconv.FormatFloat(c.Lambda, 'g', -1, 64))
+			}
+			verdict := "graph not trusted: the most cohesive clustering kept"
+			if *s.GraphTrusted {
+				verdict = "graph trusted: the clustering it cuts least kept"
+			}
+			fmt.Fprintf(w, ", chosen by auto among %s (%s)", strings.Join(tried, ", "), verdict)
+		}
 		if s.Neighbors > 0 {
-			fmt.Fprintf(w, ", %d-NN %s graph (%.2f s)", s.Neighbors, s.Weight, s.GraphSeconds)
+			fmt.Fprintf(w, "; %d-NN %s graph (%.2f s)", s.Neighbors, s.Weight, s.GraphSeconds)
+		}
+		if s.GraphPurity != nil {
+			fmt.Fprintf(w, ", label purity %.3f", *s.GraphPurity)
 		}
 		fmt.Fprintln(w)
 	}
@@ -190,7 +212,7 @@ func printSummary(w io.Writer, s *fitSummary) {
 
 // progressPrinter reports iterations on stderr when it is a terminal, at
 // most five times a second; done ends the progress line.
-func progressPrinter(stderr io.Writer, maxIter int) (progress func(int, int, float64), done func()) {
+func progressPrinter(stderr io.Writer, maxIter int) (progress func(model.Progress), done func()) {
 	done = func() {}
 	f, ok := stderr.(*os.File)
 	if !ok {
@@ -201,12 +223,20 @@ func progressPrinter(stderr io.Writer, maxIter int) (progress func(int, int, flo
 	}
 	last := time.Now()
 	printed := false
-	progress = func(start, iter int, obj float64) {
+	progress = func(p model.Progress) {
 		if time.Since(last) < 200*time.Millisecond {
 			return
 		}
 		last, printed = time.Now(), true
-		fmt.Fprintf(stderr, "\rstart %d, iteration %d/%d, objective %.6g   ", start+1, iter, maxIter, obj)
+		prefix := ""
+		if p.Candidates > 1 {
+			prefix = fmt.Sprintf("lambda %g (%d of %d), ", p.Lambda, p.Candidate, p.Candidates)
+		}
+		if p.Stage != "fit" {
+			fmt.Fprintf(stderr, "\r%s%s...                              ", prefix, p.Stage)
+			return
+		}
+		fmt.Fprintf(stderr, "\r%sstart %d, iteration %d/%d, objective %.6g   ", prefix, p.Start+1, p.Iter, maxIter, p.Objective)
 	}
 	done = func() {
 		if printed {

@@ -8,16 +8,21 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/model"
 )
 
 type graphOutput struct {
-	Data      string  `json:"data"`
-	Samples   int     `json:"samples"`
-	Edges     int     `json:"edges"`
-	Neighbors int     `json:"neighbors"`
-	Weight    string  `json:"weight"`
-	Seconds   float64 `json:"seconds"`
-	Out       string  `json:"out"`
+	Data      string   `json:"data"`
+	Samples   int      `json:"samples"`
+	Edges     int      `json:"edges"`
+	Neighbors int      `json:"neighbors"`
+	Weight    string   `json:"weight"`
+	Symmetry  string   `json:"symmetry"`
+	MinShared int      `json:"min_shared,omitempty"`
+	Isolated  int      `json:"isolated"`
+	Purity    *float64 `json:"purity,omitempty"`
+	Seconds   float64  `json:"seconds"`
+	Out       string   `json:"out"`
 }
 
 func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,29 +45,41 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "" {
 		return errors.New("--out is required")
 	}
-	if gf.weight == "" {
-		gf.weight = "binary"
-	}
-	if gf.neighbors < 1 {
-		return fmt.Errorf("--neighbors %d: must be at least 1", gf.neighbors)
+	gopt, err := gf.options()
+	if err != nil {
+		return err
 	}
 	p, err := df.load()
 	if err != nil {
 		return err
 	}
 	t0 := time.Now()
-	g, err := gf.buildGraph(ctx, p, *seed, rt.threads, stderr)
+	g, err := model.BuildGraph(ctx, p.Data, gopt, *seed, rt.threads)
 	if err != nil {
-		return fmt.Errorf("%s: %w", p.ds.Source, err)
+		return fmt.Errorf("%s: %w", p.Data.Source, err)
 	}
 	secs := time.Since(t0).Seconds()
 	if err := writeFile(*out, func(w io.Writer) error { return graph.Write(w, g) }); err != nil {
 		return err
 	}
-	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gf.neighbors, Weight: gf.weight, Seconds: secs, Out: *out}
+	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
+		Symmetry: gopt.Symmetry.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+	for i := 0; i < g.N(); i++ {
+		if g.W.Indptr[i] == g.W.Indptr[i+1] {
+			o.Isolated++
+		}
+	}
+	if p.Data.Labels != nil {
+		purity := g.Agreement(p.Data.Labels)
+		o.Purity = &purity
+	}
 	if *asJSON {
 		return writeJSON(stdout, o)
 	}
-	fmt.Fprintf(stdout, "%d samples, %d edges (%d-NN, %s weights) in %.3f s; wrote %s\n", o.Samples, o.Edges, o.Neighbors, o.Weight, o.Seconds, o.Out)
+	fmt.Fprintf(stdout, "%d samples, %d edges (%d-NN, %s weights, %s rule), %d samples without an edge", o.Samples, o.Edges, o.Neighbors, o.Weight, o.Symmetry, o.Isolated)
+	if o.Purity != nil {
+		fmt.Fprintf(stdout, ", label purity %.3f", *o.Purity)
+	}
+	fmt.Fprintf(stdout, "; %.3f s; wrote %s\n", o.Seconds, o.Out)
 	return nil
 }

@@ -192,8 +192,7 @@ func TestFitWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
 	out := filepath.Join(dir, "out")
-	stdout, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
-		"--method", "nmf", "--k", "3", "--restarts", "3", "--seed", "7", "--out", out, "--json")
+	stdout, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--method", "nmf", "--k", "3", "--restarts", "3", "--seed", "7", "--out", out, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,8 +229,7 @@ func TestFitWritesResults(t *testing.T) {
 	}
 	// The same seed gives the same labels with one thread.
 	out1 := filepath.Join(dir, "out1")
-	if _, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
-		"--k", "3", "--restarts", "3", "--seed", "7", "--threads", "1", "--out", out1); err != nil {
+	if _, _, err := runCLI(t, "fit", "--data", mtx, "--labels", labels, "--k", "3", "--restarts", "3", "--seed", "7", "--threads", "1", "--out", out1); err != nil {
 		t.Fatal(err)
 	}
 	lab1, _ := os.ReadFile(filepath.Join(out1, "labels.txt"))
@@ -323,12 +321,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"describe", "--data", matHeader}, []string{"bad.mat"}},
 		{[]string{"fit", "--data", neg, "--k", "1", "--out", out}, []string{"neg.mtx", "-3"}},
 		{[]string{"fit", "--data", mtx, "--k", "0", "--out", out}, []string{"--k"}},
-		{[]string{"fit", "--data", mtx, "--k", "46", "--out", out}, []string{"k = 46 out of range"}},
+		{[]string{"fit", "--data", mtx, "--k", "46", "--out", out}, []string{"k = 46 is more than the data allows"}},
 		{[]string{"fit", "--data", mtx, "--k", "2"}, []string{"--out is required"}},
 		{[]string{"fit", "--data", mtx, "--k", "2", "--method", "svd", "--out", out}, []string{"unknown method"}},
 		{[]string{"fit", "--data", mtx, "--k", "2", "--iters", "0", "--out", out}, []string{"--iters"}},
 		{[]string{"fit", "--data", mtx, "--labels", filepath.Join(dir, "nope"), "--k", "2", "--out", out}, []string{"nope"}},
-		{[]string{"bench", "--data", mtx, "--k", "2", "--normalize", "l7"}, []string{"--normalize"}},
+		{[]string{"bench", "--data", mtx, "--k", "2", "--normalize", "l7"}, []string{"-normalize"}},
 		{[]string{"bench", "--data", mtx, "--labels", neg, "--k", "2"}, []string{"neg.mtx"}},
 		{[]string{"describe", "--data", mtx, "--labels", labels, "--transpose"}, []string{"labels"}},
 	}
@@ -375,7 +373,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	mtx, labels := writeFixture(t, dir)
 	for _, m := range []string{"nmf", "gnmf", "cf", "lccf", "nmf-ncw", "gnmf-ncw", "cf-ncw", "lccf-ncw"} {
 		for _, assign := range []string{"argmax", "kmeans"} {
-			args := []string{"cluster", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2", "--method", m, "--k", "3",
+			args := []string{"cluster", "--data", mtx, "--labels", labels, "--method", m, "--k", "3",
 				"--restarts", "3", "--assign", assign, "--json"}
 			if strings.HasSuffix(m, "-ncw") {
 				args = append(args, "--lambda", "0.1")
@@ -391,7 +389,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 			if *s.Accuracy < 0.99 || len(s.Labels) != 60 {
 				t.Errorf("%s/%s: accuracy %v with %d labels", m, assign, *s.Accuracy, len(s.Labels))
 			}
-			if solver.TakesGraph(m) && (s.Lambda == nil || s.Neighbors != 5) {
+			if meth, _ := solver.ParseMethod(m); meth.TakesGraph() && (s.Lambda == nil || s.Neighbors != 5) {
 				t.Errorf("%s: summary lacks the graph settings", m)
 			}
 		}
@@ -406,7 +404,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	}
 	// graph writes a symmetric 0/1 matrix with each sample's 5 neighbours.
 	gfile := filepath.Join(dir, "g.mtx")
-	out, _, err = runCLI(t, "graph", "--data", mtx, "--tfidf", "--normalize", "l2", "--neighbors", "5", "--weight", "binary", "--out", gfile, "--json")
+	out, _, err = runCLI(t, "graph", "--data", mtx, "--neighbors", "5", "--weight", "binary", "--out", gfile, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +431,30 @@ func TestManifoldBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--method", "gnmf", "--lambda", "-2"}, []string{"--lambda -2"}},
+		{[]string{"--method", "gnmf", "--lambda", "-2"}, []string{"-lambda", "-2"}},
+		{[]string{"--method", "gnmf", "--lambda", "-1"}, []string{"-lambda", "-1"}},
+		{[]string{"--method", "gnmf", "--lambda", "NaN"}, []string{"-lambda", "NaN"}},
+		{[]string{"--method", "gnmf", "--lambdas", "1,0"}, []string{"--lambdas", "0"}},
+		{[]string{"--method", "gnmf", "--min-shared", "5"}, []string{"--min-shared 5"}},
+		{[]string{"--method", "gnmf", "--symmetry", "both"}, []string{"-symmetry", "both"}},
+		{[]string{"--method", "gnmf", "--formulation", "mine"}, []string{"-formulation", "mine"}},
+		{[]string{"--method", "gnmf", "--heat-t", "-1"}, []string{"--heat-t -1"}},
+		{[]string{"--method", "nmf", "--tol", "NaN"}, []string{"--tol NaN"}},
+		{[]string{"--method", "nmf", "--tol", "-1"}, []string{"--tol -1"}},
+		{[]string{"--method", "nmf", "--min-iters", "900"}, []string{"--min-iters 900"}},
+		{[]string{"--method", "nmf", "--restart-iters", "900"}, []string{"--restart-iters 900"}},
+		{[]string{"--method", "nmf", "--evaluate", "0"}, []string{"--evaluate 0"}},
+		{[]string{"--method", "nmf", "--restarts", "0"}, []string{"--restarts 0"}},
+		{[]string{"--method", "lccf", "--kernel-memory", "Inf"}, []string{"--kernel-memory +Inf"}},
+		{[]string{"--method", "lccf", "--kernel-memory", "-1"}, []string{"--kernel-memory -1"}},
+		{[]string{"--method", "lccf", "--sigma", "-1"}, []string{"--sigma -1"}},
+		{[]string{"--method", "lccf", "--degree", "0"}, []string{"--degree 0"}},
+		{[]string{"--method", "lccf", "--coef0", "NaN"}, []string{"--coef0 NaN"}},
+		{[]string{"--method", "lpnmf", "--cg-tol", "0"}, []string{"--cg-tol 0"}},
+		{[]string{"--method", "lpnmf", "--cg-tol", "Inf"}, []string{"--cg-tol +Inf"}},
+		{[]string{"--method", "lpnmf", "--cg-iters", "0"}, []string{"--cg-iters 0"}},
+		{[]string{"--method", "nmf", "--max-df", "2"}, []string{"--max-df 2"}},
+		{[]string{"--method", "nmf", "--threads", "-3"}, []string{"--threads -3"}},
 		{[]string{"--method", "gnmf", "--neighbors", "60"}, []string{"60"}},
 		{[]string{"--method", "gnmf", "--neighbors", "0"}, []string{"--neighbors"}},
 		{[]string{"--method", "gnmf", "--weight", "gaussian"}, []string{"weight"}},
@@ -442,11 +463,13 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "gnmf", "--graph", nanW}, []string{"nanw.mtx"}},
 		{[]string{"--method", "gnmf", "--graph", directed}, []string{"directed.mtx", "--symmetrize"}},
 		{[]string{"--method", "lccf", "--kernel", "poly", "--kernel-memory", "0.00001"}, []string{"over the limit"}},
-		{[]string{"--method", "cf", "--kernel", "sigmoid"}, []string{"--kernel"}},
-		{[]string{"--method", "nmf", "--assign", "spectral"}, []string{"--assign"}},
+		{[]string{"--method", "cf", "--kernel", "sigmoid"}, []string{"-kernel", "sigmoid"}},
+		{[]string{"--method", "nmf", "--assign", "spectral"}, []string{"-assign", "spectral"}},
 		{[]string{"--method", "nmf", "--classes", "1,9"}, []string{"label 9 does not occur"}},
 		{[]string{"--method", "nmf", "--classes", "x"}, []string{"--classes"}},
-		{[]string{"--method", "nmf", "--tfidf", "--tf", "sqrt"}, []string{"--tf \"sqrt\""}},
+		{[]string{"--method", "nmf", "--weighting", "sqrt"}, []string{"-weighting", "sqrt"}},
+		{[]string{"--method", "nmf", "--normalize", "l7"}, []string{"-normalize", "l7"}},
+		{[]string{"--method", "nmf", "--start", "big"}, []string{"-start", "big"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
 	}
 	for _, c := range cases {
@@ -474,20 +497,20 @@ func TestKLMethodsAndStarts(t *testing.T) {
 	mtx, labels := writeFixture(t, dir)
 	for _, m := range []string{"nmf-kl", "lpnmf", "lpnmf-ncw"} {
 		for _, init := range []string{"random", "kmeans", "nndsvd"} {
-			args := []string{"cluster", "--data", mtx, "--labels", labels, "--method", m, "--k", "3", "--init", init, "--json"}
-			if m == "lpnmf-ncw" {
-				args = append(args, "--lambda", "0.01")
+			args := []string{"cluster", "--data", mtx, "--labels", labels, "--method", m, "--k", "3", "--start", init, "--json"}
+			if m != "nmf-kl" {
+				args = append(args, "--lambda", "1")
 			}
 			out, _, err := runCLI(t, args...)
 			if err != nil {
-				t.Fatalf("%s --init %s: %v", m, init, err)
+				t.Fatalf("%s --start %s: %v", m, init, err)
 			}
 			var s fitSummary
 			if err := json.Unmarshal([]byte(out), &s); err != nil {
 				t.Fatal(err)
 			}
-			if *s.Accuracy < 0.99 || s.Init != init {
-				t.Errorf("%s --init %s: accuracy %v", m, init, *s.Accuracy)
+			if *s.Accuracy < 0.99 || s.Start != init {
+				t.Errorf("%s --start %s: accuracy %v", m, init, *s.Accuracy)
 			}
 			if strings.HasPrefix(m, "lpnmf") && (s.CG == nil || s.CG.Solves == 0 || s.CG.MaxResidual > 1e-9) {
 				t.Errorf("%s: CG report %+v", m, s.CG)
@@ -505,8 +528,8 @@ func TestKLMethodsAndStarts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not converge") || !strings.Contains(err.Error(), "residual") {
 		t.Errorf("non-converged CG: %v", err)
 	}
-	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "nmf-kl", "--k", "3", "--init", "svd"); err == nil {
-		t.Error("--init svd accepted")
+	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "nmf-kl", "--k", "3", "--start", "svd"); err == nil {
+		t.Error("--start svd accepted")
 	}
 }
 
@@ -540,7 +563,7 @@ func TestTopics(t *testing.T) {
 			}
 			g := (col - 1) / 15
 			if group >= 0 && g != group {
-				t.Fatalf("topic %d mixes groups: %v", tp.Factor, tp.Terms)
+				t.Fatalf("topic %d mixes groups: %v", tp.Cluster, tp.Terms)
 			}
 			group = g
 		}
@@ -549,7 +572,7 @@ func TestTopics(t *testing.T) {
 		}
 	}
 	text, _, err := runCLI(t, "topics", "--data", mtx, "--labels", labels, "--k", "3")
-	if err != nil || !strings.Contains(text, "factor  1") {
+	if err != nil || !strings.Contains(text, "cluster  1") {
 		t.Errorf("topics text: %v\n%s", err, text)
 	}
 }
@@ -559,8 +582,7 @@ func TestTopics(t *testing.T) {
 // method, then k and "average"; mistakes are errors before any work.
 func TestExperiment(t *testing.T) {
 	mtx, labels := writeFixture(t, t.TempDir())
-	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
-		"--methods", "nmf,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--format", "json")
+	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--format", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,12 +607,14 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "nmf", "--clusters", "2-4"}, "k = 4"},
 		{[]string{"--methods", "nmf", "--format", "xml"}, "--format"},
 		{[]string{"--clusters", "2"}, "--methods is required"},
-		{[]string{"--methods", "nmf", "--assign", "vote"}, "--assign"},
-		{[]string{"--methods", "nmf", "--start", "big"}, "--start"},
+		{[]string{"--methods", "nmf", "--assign", "vote"}, "-assign"},
+		{[]string{"--methods", "nmf", "--start", "big"}, "-start"},
 		{[]string{"--methods", "nmf", "--compare", "999-table1"}, "000-table2"},
-		{[]string{"--methods", "nmf", "--lambda", "-2"}, "--lambda"},
+		{[]string{"--methods", "nmf", "--lambda", "-2"}, "-lambda"},
+		{[]string{"--methods", "nmf", "--tol", "NaN"}, "--tol NaN"},
+		{[]string{"--methods", "gnmf", "--neighbors", "0"}, "--neighbors 0"},
 		{[]string{"--methods", "nmf", "--runs", "0"}, "--runs"},
-		{[]string{"--methods", "lpnmf", "--start", "normalized"}, "KL"},
+		{[]string{"--methods", "lpnmf", "--papers", "--start", "normalized"}, "Frobenius"},
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
 	} {
 		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -606,8 +630,7 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
 	plots := filepath.Join(dir, "plots", "nested")
-	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
-		"--methods", "nmf-ncw,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--compare", "000-table2", "--plot", plots)
+	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf-ncw,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--compare", "000-table2", "--plot", plots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -628,8 +651,7 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plots, "objective-kmeans.png")); err == nil {
 		t.Error("an objective plot for a baseline")
 	}
-	out, _, err = runCLI(t, "sweep", "--data", mtx, "--labels", labels, "--tfidf", "--normalize", "l2",
-		"--method", "gnmf", "--param", "neighbors=2-4", "--clusters", "2-3", "--runs", "2", "--baselines", "nmf", "--format", "json", "--plot", plots)
+	out, _, err = runCLI(t, "sweep", "--data", mtx, "--labels", labels, "--method", "gnmf", "--param", "neighbors=2-4", "--clusters", "2-3", "--runs", "2", "--baselines", "nmf", "--format", "json", "--plot", plots)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,246 +6,287 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
-// methodFlags are the factorization options of fit, cluster, bench and demo.
+// methodFlags are the factorization options of fit, cluster, topics,
+// bench and demo: each flag fills a field of model.Options, whose zero
+// value is the default, so the command line adds no defaults of its own.
 type methodFlags struct {
-	method       string
+	fs           *flag.FlagSet
+	method       solver.Method
 	k            int
+	lambda       solver.Lambda
+	lambdas      string
+	formulation  solver.Formulation
+	papers       bool
+	start        model.Start
+	assign       model.Assign
 	iters        int
 	minIters     int
 	tol          float64
-	stop         string
+	stop         solver.StopRule
+	evaluate     int
 	restarts     int
 	restartIters int
 	seed         uint64
-	assign       string
+	kernel       solver.KernelKind
+	degree       int
+	coef0        float64
+	sigma        float64
 	kernelMemGB  float64
+	cgTol        float64
+	cgIters      int
 	graph        graphFlags
-
-	kernel string
-	degree int
-	coef0  float64
-	sigma  float64
-
-	cgTol    float64
-	cgIters  int
-	init     string
-	evaluate int
 }
 
 // graphFlags are the sample-graph options of the graph-regularized methods
 // and of the graph sub-command.
 type graphFlags struct {
-	lambda     float64
 	neighbors  int
-	weight     string
+	weight     graph.Weight
+	symmetry   graph.Symmetry
+	minShared  int
 	heatT      float64
 	file       string
 	symmetrize bool
 }
 
-func (g *graphFlags) register(fs *flag.FlagSet, withLambda bool) {
-	if withLambda {
-		fs.Float64Var(&g.lambda, "lambda", -1, "graph regularization weight (default: the papers': gnmf 10 on sparse text, 100 on dense images; lccf and lpnmf 100)")
+func (g *graphFlags) register(fs *flag.FlagSet, withFile bool) {
+	if withFile {
 		fs.StringVar(&g.file, "graph", "", "use this n x n Matrix Market graph (e.g. hyperlinks) instead of a nearest-neighbour graph")
 		fs.BoolVar(&g.symmetrize, "symmetrize", false, "accept an asymmetric (directed) --graph by taking W = max(W, W^T)")
 	}
 	fs.IntVar(&g.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
-	fs.StringVar(&g.weight, "weight", "", "edge weights: binary, heat or cosine (default: binary, cosine for lccf)")
-	fs.Float64Var(&g.heatT, "heat-t", 0, "heat kernel width t (default: mean distance over a seeded sample)")
+	fs.TextVar(&g.weight, "weight", graph.Binary, "edge weights: binary, heat or cosine")
+	fs.TextVar(&g.symmetry, "symmetry", graph.Either, "edge rule: either (i chose j or j chose i, the papers') or mutual (both)")
+	fs.IntVar(&g.minShared, "min-shared", 0, "keep an edge only when its samples share this many of their p neighbours (0: no pruning)")
+	fs.Float64Var(&g.heatT, "heat-t", 0, "heat kernel width t (0: the mean distance over a seeded sample)")
+}
+
+// options checks the graph flags and returns the graph options.
+func (g *graphFlags) options() (graph.Options, error) {
+	if g.neighbors < 1 {
+		return graph.Options{}, fmt.Errorf("--neighbors %d: must be at least 1", g.neighbors)
+	}
+	if g.minShared < 0 || (g.minShared > 0 && g.minShared >= g.neighbors) {
+		return graph.Options{}, fmt.Errorf("--min-shared %d: must be 0 (no pruning) or between 1 and --neighbors - 1 = %d", g.minShared, g.neighbors-1)
+	}
+	if !(g.heatT >= 0) || math.IsInf(g.heatT, 0) {
+		return graph.Options{}, fmt.Errorf("--heat-t %v: must be a finite number >= 0 (0: from the data)", g.heatT)
+	}
+	return graph.Options{Neighbors: g.neighbors, Weight: g.weight, Symmetry: g.symmetry, MinShared: g.minShared, HeatT: g.heatT}, nil
 }
 
 func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
-	fs.StringVar(&f.method, "method", "nmf", "method: "+strings.Join(methodNames(), ", "))
+	fs.TextVar(&f.method, "method", solver.NMF, "method: "+strings.Join(solver.MethodNames(), ", "))
 	fs.IntVar(&f.k, "k", 0, "number of factors (clusters), 1 <= k <= min(samples, features)")
+	f.registerSettings(fs, defaultIters)
+}
+
+// registerSettings registers every factorization flag but --method and
+// --k, which the experiment protocol sets itself.
+func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int) {
+	f.fs = fs
+	fs.TextVar(&f.lambda, "lambda", solver.Auto, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method)")
+	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
+	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
+	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
+	fs.TextVar(&f.start, "start", model.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
+	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
-	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start")
-	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold; 0 or negative runs all --iters")
+	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
+	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 runs all --iters")
 	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
-	fs.StringVar(&f.stop, "stop", "relative", "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
+	fs.TextVar(&f.stop, "stop", solver.RelativeDecrease, "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
 	fs.IntVar(&f.restarts, "restarts", 1, "random starts; the best objective wins")
 	fs.IntVar(&f.restartIters, "restart-iters", 0, "run each start this many iterations, then continue only the best (the reference code uses 30); 0 runs every start to the end")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed; the same seed gives the same result")
-	fs.StringVar(&f.assign, "assign", "argmax", "cluster assignment from V: argmax (paper 004) or kmeans (the reference code)")
-	fs.StringVar(&f.init, "init", "random", "first start: random, kmeans (k-means on the samples: U from the centroids; the reference code's start for the KL methods) or nndsvd")
-	fs.StringVar(&f.kernel, "kernel", "linear", "kernel of cf and lccf: linear, poly or gaussian")
+	fs.TextVar(&f.kernel, "kernel", solver.Linear, "kernel of cf and lccf: linear, poly or gaussian")
 	fs.IntVar(&f.degree, "degree", 2, "degree of the polynomial kernel")
 	fs.Float64Var(&f.coef0, "coef0", 0, "constant added inside the polynomial kernel")
-	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian kernel width (default: mean distance over a seeded sample)")
+	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian kernel width (0: the mean distance over a seeded sample)")
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
 	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
 	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
 	f.graph.register(fs, true)
 }
 
-func methodNames() []string {
-	var out []string
-	for _, m := range solver.Methods {
-		out = append(out, m, m+"-ncw")
-	}
-	return out
+// set reports whether the flag named was given on the command line.
+func set(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
-// options checks the flags and returns the solver options without the
-// graph, which needs the data.
-func (f *methodFlags) options(threads int) (solver.Options, error) {
+// finite checks a float flag: finite and, unless zeroOK, positive, or
+// not negative.
+func finite(name string, v float64, zeroOK bool) error {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Errorf("--%s %v: must be a finite number", name, v)
+	case v < 0 || (v == 0 && !zeroOK):
+		want := "> 0"
+		if zeroOK {
+			want = ">= 0"
+		}
+		return fmt.Errorf("--%s %v: must be %s", name, v, want)
+	}
+	return nil
+}
+
+// options checks every flag and returns the pipeline's options; the data
+// decide nothing here (the data's shape is checked by model.Fit).
+func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
+	var o model.Options
 	if f.k < 1 {
-		return solver.Options{}, fmt.Errorf("--k is required and must be at least 1 (got %d)", f.k)
+		return o, fmt.Errorf("--k is required and must be at least 1 (got %d)", f.k)
 	}
-	if f.iters < 1 {
-		return solver.Options{}, fmt.Errorf("--iters %d: must be at least 1", f.iters)
+	if f.papers {
+		o = model.PapersOptions(f.method, sparse)
 	}
-	if f.restarts < 1 {
-		return solver.Options{}, fmt.Errorf("--restarts %d: must be at least 1", f.restarts)
+	given := func(name string) bool { return f.fs == nil || set(f.fs, name) }
+	o.Method, o.K, o.Seed, o.Threads = f.method, f.k, f.seed, threads
+	if !f.papers || given("formulation") {
+		o.Formulation = f.formulation
 	}
-	if f.minIters < 0 || f.restartIters < 0 || f.evaluate < 1 {
-		return solver.Options{}, fmt.Errorf("--min-iters and --restart-iters must not be negative, --evaluate at least 1")
+	if !f.papers || given("start") {
+		o.Start = f.start
 	}
-	valid := false
-	for _, m := range methodNames() {
-		valid = valid || m == f.method
+	if !f.papers || given("assign") {
+		o.Assign = f.assign
 	}
-	if !valid {
-		return solver.Options{}, fmt.Errorf("--method %q: unknown method (known: %s)", f.method, strings.Join(methodNames(), ", "))
+	if !f.papers || given("lambda") {
+		o.Lambda = f.lambda
 	}
-	switch f.init {
-	case "random", "kmeans", "nndsvd":
-	default:
-		return solver.Options{}, fmt.Errorf("--init %q: want random, kmeans or nndsvd", f.init)
+	switch {
+	case f.iters < 1:
+		return o, fmt.Errorf("--iters %d: must be at least 1", f.iters)
+	case f.minIters < 0 || f.minIters > f.iters:
+		return o, fmt.Errorf("--min-iters %d: must be between 0 and --iters %d", f.minIters, f.iters)
+	case f.evaluate < 1:
+		return o, fmt.Errorf("--evaluate %d: must be at least 1", f.evaluate)
+	case f.restarts < 1:
+		return o, fmt.Errorf("--restarts %d: must be at least 1", f.restarts)
+	case f.restartIters < 0 || f.restartIters > f.iters:
+		return o, fmt.Errorf("--restart-iters %d: must be between 0 and --iters %d", f.restartIters, f.iters)
+	case f.degree < 1:
+		return o, fmt.Errorf("--degree %d: must be at least 1", f.degree)
+	case f.cgIters < 1:
+		return o, fmt.Errorf("--cg-iters %d: must be at least 1", f.cgIters)
 	}
-	if f.assign != "argmax" && f.assign != "kmeans" {
-		return solver.Options{}, fmt.Errorf("--assign %q: want argmax or kmeans", f.assign)
+	for _, c := range []struct {
+		name   string
+		v      float64
+		zeroOK bool
+	}{{"tol", f.tol, true}, {"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
+		if err := finite(c.name, c.v, c.zeroOK); err != nil {
+			return o, err
+		}
 	}
-	var stop solver.StopRule
-	switch f.stop {
-	case "relative":
-	case "meanfit":
-		stop = solver.MeanFit
-	default:
-		return solver.Options{}, fmt.Errorf("--stop %q: want relative or meanfit", f.stop)
+	if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
+		return o, fmt.Errorf("--coef0 %v: must be a finite number", f.coef0)
 	}
-	kind, err := solver.ParseKernel(f.kernel)
-	if err != nil {
-		return solver.Options{}, fmt.Errorf("--kernel: %w", err)
+	if f.kernelMemGB > 1<<20 {
+		return o, fmt.Errorf("--kernel-memory %v: more than a million GiB", f.kernelMemGB)
 	}
-	if f.degree < 1 || f.sigma < 0 || f.kernelMemGB <= 0 {
-		return solver.Options{}, fmt.Errorf("--degree must be at least 1, --sigma not negative, --kernel-memory positive")
-	}
-	if f.graph.lambda < 0 && f.graph.lambda != -1 {
-		return solver.Options{}, fmt.Errorf("--lambda %v: must not be negative", f.graph.lambda)
-	}
-	if f.graph.neighbors < 1 {
-		return solver.Options{}, fmt.Errorf("--neighbors %d: must be at least 1", f.graph.neighbors)
-	}
-	if !(f.cgTol > 0) || f.cgIters < 1 {
-		return solver.Options{}, fmt.Errorf("--cg-tol must be positive and --cg-iters at least 1")
-	}
-	if f.graph.heatT < 0 {
-		return solver.Options{}, fmt.Errorf("--heat-t %v: must not be negative", f.graph.heatT)
+	if f.lambdas != "" {
+		for _, s := range strings.Split(f.lambdas, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return o, fmt.Errorf("--lambdas: %q is not a finite number > 0", s)
+			}
+			o.Lambdas = append(o.Lambdas, v)
+		}
 	}
 	tol := f.tol
-	if tol <= 0 {
-		tol = -1 // an explicit --tol 0 means "never stop early"
+	if tol == 0 {
+		tol = -1 // --tol 0 means never stop early
 	}
-	return solver.Options{
-		Method: f.method, K: f.k, MaxIter: f.iters, MinIter: f.minIters, Tol: tol, StopRule: stop,
-		Restarts: f.restarts, RestartIters: f.restartIters, Seed: f.seed, Threads: threads, Evaluate: f.evaluate,
-		Kernel:       solver.Kernel{Kind: kind, Degree: f.degree, Coef0: f.coef0, Sigma: f.sigma},
-		KernelMemory: int64(f.kernelMemGB * (1 << 30)),
-		CGTol:        f.cgTol, CGMaxIter: f.cgIters,
-		InitMethod: map[string]string{"random": solver.InitRandom, "nndsvd": solver.InitNNDSVD, "kmeans": solver.InitLabels}[f.init],
-	}, nil
-}
-
-// defaults fills lambda and the weighting with the papers' choices where
-// the user gave none.
-func (f *methodFlags) defaults(sparse bool) {
-	base, _ := strings.CutSuffix(f.method, "-ncw")
-	if f.graph.lambda == -1 {
-		switch {
-		case base == "gnmf" && sparse:
-			f.graph.lambda = 10
-		default:
-			f.graph.lambda = 100
-		}
+	if !f.papers || given("iters") {
+		o.Solver.MaxIter = f.iters
 	}
-	if f.graph.weight == "" {
-		f.graph.weight = "binary"
-		if base == "lccf" {
-			f.graph.weight = "cosine"
-		}
-	}
-}
-
-// buildGraph makes the sample graph of a prepared data set: the user's
-// file, or the p-nearest-neighbour graph (cosine for sparse rows, Euclidean
-// for dense ones).
-func (g *graphFlags) buildGraph(ctx context.Context, p *prepared, seed uint64, threads int, stderr io.Writer) (*graph.Graph, error) {
-	n, _ := p.ds.Dims()
-	if g.file != "" {
-		gr, notes, err := graph.Read(g.file, n)
-		if err != nil {
-			return nil, err
-		}
-		if notes.Asymmetric > 0 && !g.symmetrize {
-			return nil, fmt.Errorf("%s: %d pairs of samples have different weights in the two directions (a directed graph?); the regularizer needs a symmetric graph: pass --symmetrize to use W = max(W, W^T)", g.file, notes.Asymmetric)
-		}
-		if s := notes.String(); s != "" {
-			fmt.Fprintf(stderr, "%s: %s\n", g.file, s)
-		}
-		return gr, nil
-	}
-	w, err := graph.ParseWeight(g.weight)
+	o.Solver.MinIter, o.Solver.Tol, o.Solver.StopRule, o.Solver.Evaluate = f.minIters, tol, f.stop, f.evaluate
+	o.Solver.Restarts, o.Solver.RestartIters = f.restarts, f.restartIters
+	o.Solver.Kernel = solver.Kernel{Kind: f.kernel, Degree: f.degree, Coef0: f.coef0, Sigma: f.sigma}
+	o.Solver.KernelMemory = int64(f.kernelMemGB * (1 << 30))
+	o.Solver.CGTol, o.Solver.CGMaxIter = f.cgTol, f.cgIters
+	g, err := f.graph.options()
 	if err != nil {
-		return nil, fmt.Errorf("--weight: %w", err)
+		return o, err
 	}
-	o := graph.Options{Neighbors: g.neighbors, Weight: w, HeatT: g.heatT, Seed: seed, Threads: threads}
-	if p.ds.Sparse != nil {
-		return graph.Sparse(ctx, p.ds.Sparse, o)
+	weight := o.Graph.Weight
+	o.Graph = g
+	if f.papers && !given("weight") {
+		o.Graph.Weight = weight
 	}
-	return graph.Dense(ctx, p.ds.Dense, o)
+	return o, nil
+}
+
+// sampleGraph reads the --graph file for the prepared data; nil without
+// one.
+func (g *graphFlags) sampleGraph(p *model.Prepared, stderr io.Writer) (*graph.Graph, error) {
+	if g.file == "" {
+		return nil, nil
+	}
+	n, _ := p.Data.Dims()
+	gr, notes, err := graph.Read(g.file, n)
+	if err != nil {
+		return nil, err
+	}
+	if notes.Asymmetric > 0 && !g.symmetrize {
+		return nil, fmt.Errorf("%s: %d pairs of samples have different weights in the two directions (a directed graph?); the regularizer needs a symmetric graph: pass --symmetrize to use W = max(W, W^T)", g.file, notes.Asymmetric)
+	}
+	if s := notes.String(); s != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", g.file, s)
+	}
+	return gr, nil
 }
 
 // fitSummary is summary.json and the --json output of fit and cluster.
 type fitSummary struct {
-	Method       string   `json:"method"`
-	K            int      `json:"k"`
-	Samples      int      `json:"samples"`
-	Features     int      `json:"features"`
-	NNZ          int      `json:"nnz"`
-	Classes      []int    `json:"classes,omitempty"`
-	Lambda       *float64 `json:"lambda,omitempty"`
-	Neighbors    int      `json:"neighbors,omitempty"`
-	Weight       string   `json:"weight,omitempty"`
-	Kernel       string   `json:"kernel,omitempty"`
-	Assign       string   `json:"assign"`
-	Init         string   `json:"init"`
-	Iterations   int      `json:"iterations"`
-	Status       string   `json:"status"`
-	Objective    float64  `json:"objective"`
-	Start        int      `json:"start"`
-	Seed         uint64   `json:"seed"`
-	Seconds      float64  `json:"seconds"`
-	GraphSeconds float64  `json:"graph_seconds,omitempty"`
-	CG           *cgJSON  `json:"cg,omitempty"`
-	BLAS         string   `json:"blas"`
-	Kernels      string   `json:"kernels"`
-	Threads      int      `json:"threads"`
-	ClusterSizes []int    `json:"cluster_sizes"`
-	Unassigned   int      `json:"unassigned"`
-	Accuracy     *float64 `json:"accuracy,omitempty"`
-	NMI          *float64 `json:"nmi,omitempty"`
-	Labels       []int    `json:"labels,omitempty"`
-	Files        []string `json:"files,omitempty"`
+	Method       string            `json:"method"`
+	K            int               `json:"k"`
+	Samples      int               `json:"samples"`
+	Features     int               `json:"features"`
+	NNZ          int               `json:"nnz"`
+	Classes      []int             `json:"classes,omitempty"`
+	Formulation  string            `json:"formulation,omitempty"`
+	Lambda       *float64          `json:"lambda,omitempty"`
+	LambdaAuto   []model.Candidate `json:"lambda_candidates,omitempty"`
+	GraphTrusted *bool             `json:"graph_trusted,omitempty"`
+	Neighbors    int               `json:"neighbors,omitempty"`
+	Weight       string            `json:"weight,omitempty"`
+	GraphPurity  *float64          `json:"graph_purity,omitempty"`
+	Kernel       string            `json:"kernel,omitempty"`
+	Assign       string            `json:"assign"`
+	Start        string            `json:"start"`
+	Iterations   int               `json:"iterations"`
+	Status       string            `json:"status"`
+	Objective    float64           `json:"objective"`
+	BestStart    int               `json:"best_start"`
+	Seed         uint64            `json:"seed"`
+	Seconds      float64           `json:"seconds"`
+	GraphSeconds float64           `json:"graph_seconds,omitempty"`
+	CG           *cgJSON           `json:"cg,omitempty"`
+	BLAS         string            `json:"blas"`
+	Kernels      string            `json:"kernels"`
+	Threads      int               `json:"threads"`
+	ClusterSizes []int             `json:"cluster_sizes"`
+	Unassigned   int               `json:"unassigned"`
+	Accuracy     *float64          `json:"accuracy,omitempty"`
+	NMI          *float64          `json:"nmi,omitempty"`
+	Labels       []int             `json:"labels,omitempty"`
+	Files        []string          `json:"files,omitempty"`
 }
 
 // cgJSON reports lpnmf's linear solves.
@@ -256,88 +297,67 @@ type cgJSON struct {
 	Clamped     int     `json:"clamped_negatives"`
 }
 
-// factorize builds the graph when the method needs one, runs the solver,
-// assigns clusters, and scores them against the labels when there are any.
-func factorize(ctx context.Context, p *prepared, mf *methodFlags, rt runtimeFlags, progress func(int, int, float64), stderr io.Writer) (*fitSummary, *solver.Result, error) {
-	opts, err := mf.options(rt.threads)
+// factorize runs the pipeline on prepared data with the flags' options and
+// summarizes the result, scored against the labels when there are any.
+func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), stderr io.Writer) (*fitSummary, *model.Result, error) {
+	ds := p.Data
+	opts, err := mf.options(rt.threads, ds.Sparse != nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts.Progress = progress
-	mf.defaults(p.ds.Sparse != nil)
-	d, err := p.solverData()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
+	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
+		return nil, nil, err
 	}
-	sum := &fitSummary{Method: mf.method, K: mf.k, Assign: mf.assign, Init: mf.init, Seed: mf.seed, Classes: p.classes}
-	if solver.TakesGraph(mf.method) {
-		opts.Lambda = mf.graph.lambda
-		sum.Lambda = &opts.Lambda
-		if opts.Lambda > 0 {
-			t0 := time.Now()
-			if opts.Graph, err = mf.graph.buildGraph(ctx, p, mf.seed, rt.threads, stderr); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
-			}
-			sum.GraphSeconds = time.Since(t0).Seconds()
-			if mf.graph.file == "" {
-				sum.Neighbors, sum.Weight = mf.graph.neighbors, mf.graph.weight
-			}
-		}
-	}
-	if strings.HasPrefix(mf.method, "cf") || strings.HasPrefix(mf.method, "lccf") {
-		sum.Kernel = mf.kernel
-	}
-	if mf.init == "kmeans" {
-		// k-means on the prepared samples, with the default replicates:
-		// one replicate's k-means++ seeding misses clusters too often.
-		km := cluster.KMeansOptions{K: mf.k, Seed: mf.seed, Threads: rt.threads}
-		var r *cluster.KMeansResult
-		if p.ds.Sparse != nil {
-			r, err = cluster.KMeansSparse(ctx, p.ds.Sparse, km)
-		} else {
-			r, err = cluster.KMeans(ctx, p.ds.Dense, km)
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("--init kmeans: %w", err)
-		}
-		opts.InitLabels = r.Labels
-	}
-	m, n := d.Dims()
-	res, err := solver.Fit(ctx, d, opts)
+	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		if res != nil && errors.Is(err, context.Canceled) {
 			return nil, nil, fmt.Errorf("canceled after %d iterations (objective %.6g): %w", res.Iterations, res.Final(), err)
 		}
-		return nil, nil, fmt.Errorf("%s: %w", p.ds.Source, err)
+		return nil, nil, err
 	}
-	labels := res.Labels
-	if mf.assign == "kmeans" {
-		km, err := cluster.KMeans(ctx, res.V, cluster.KMeansOptions{K: mf.k, Seed: mf.seed, Threads: rt.threads})
-		if err != nil {
-			return nil, nil, err
+	n, m := ds.Dims()
+	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: ds.NNZ(),
+		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
+	if opts.Method.TakesGraph() {
+		sum.Formulation = opts.Formulation.String()
+		sum.Lambda = &res.Lambda
+		sum.LambdaAuto = res.Candidates
+		if res.Candidates != nil {
+			sum.GraphTrusted = &res.Trusted
 		}
-		labels = km.Labels
-		res.Labels = labels
+		if res.Graph != nil {
+			sum.GraphSeconds = res.GraphTime.Seconds()
+			if opts.SampleGraph == nil {
+				sum.Neighbors, sum.Weight = opts.Graph.Neighbors, opts.Graph.Weight.String()
+			}
+			if ds.Labels != nil {
+				purity := res.Graph.Agreement(ds.Labels)
+				sum.GraphPurity = &purity
+			}
+		}
 	}
-	sum.Samples, sum.Features, sum.NNZ = n, m, d.NNZ()
-	sum.Iterations, sum.Status, sum.Objective, sum.Start = res.Iterations, res.Status.String(), res.Final(), res.Start
+	if opts.Method.Concept() {
+		sum.Kernel = opts.Solver.Kernel.Kind.String()
+	}
+	sum.Iterations, sum.Status, sum.Objective, sum.BestStart = res.Iterations, res.Status.String(), res.Final(), res.Start
 	sum.Seconds = res.Runtime.Seconds()
 	if res.CG.Solves > 0 {
 		sum.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
 	}
 	sum.BLAS, sum.Kernels, sum.Threads = blas.Name(), kernels.Path(), rt.threadCount()
-	sum.ClusterSizes = clusterSizes(labels, mf.k)
-	for _, l := range labels {
+	sum.ClusterSizes = clusterSizes(res.Labels, opts.K)
+	for _, l := range res.Labels {
 		if l < 0 {
 			sum.Unassigned++
 		}
 	}
-	if p.ds.Labels != nil {
-		acc, _, err := cluster.Accuracy(p.ds.Labels, labels)
+	if ds.Labels != nil {
+		acc, _, err := cluster.Accuracy(ds.Labels, res.Labels)
 		if err != nil {
 			return nil, nil, err
 		}
-		nmi, err := cluster.NMI(p.ds.Labels, labels)
+		nmi, err := cluster.NMI(ds.Labels, res.Labels)
 		if err != nil {
 			return nil, nil, err
 		}

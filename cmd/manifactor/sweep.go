@@ -12,6 +12,7 @@ import (
 
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/figure"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -94,10 +95,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *method == "" {
 		return errors.New("--method is required")
 	}
-	if !knownMethod(*method) {
-		return fmt.Errorf("--method: unknown method %q (known: %s)", *method, strings.Join(methodNames(), ", "))
+	m, err := solver.ParseMethod(*method)
+	if err != nil {
+		return fmt.Errorf("--method: %w", err)
 	}
-	if !solver.TakesGraph(*method) {
+	if !m.TakesGraph() {
 		return fmt.Errorf("--method %s takes no graph, so neither lambda nor neighbors changes it; sweep gnmf, lccf, lpnmf or their -ncw forms", *method)
 	}
 	if *param == "" {
@@ -115,12 +117,15 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	sparse := p.ds.Sparse != nil
+	sparse := p.Data.Sparse != nil
 	build := func(v float64) (experiment.Method, error) {
-		if sp.name == "lambda" {
-			return pf.method(*method, sparse, v, -1)
-		}
-		return pf.method(*method, sparse, -1, int(v))
+		return pf.method(*method, sparse, func(o *model.Options) {
+			if sp.name == "lambda" {
+				o.Lambda = solver.Fixed(v)
+			} else {
+				o.Graph.Neighbors = int(v)
+			}
+		})
 	}
 	// Build every method now so a bad combination fails before the work.
 	for _, v := range sp.values {
@@ -130,7 +135,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	bms := map[string]experiment.Method{}
 	for _, name := range base {
-		if bms[name], err = pf.method(name, sparse, -1, -1); err != nil {
+		if bms[name], err = pf.method(name, sparse, nil); err != nil {
 			return fmt.Errorf("--baselines: %w", err)
 		}
 	}
@@ -138,14 +143,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var btable *experiment.Table
 	if len(bms) > 0 {
 		prot.Progress = progressLine(stderr, pf.terminal, "baselines: ")
-		if btable, err = prot.Run(ctx, p.ds, bms); err != nil {
+		if btable, err = prot.Run(ctx, p.Data, bms); err != nil {
 			return err
 		}
 	}
 	points := make([]experiment.SweepPoint, 0, len(sp.values))
 	for i, v := range sp.values {
 		prot.Progress = progressLine(stderr, pf.terminal, fmt.Sprintf("%s = %g (%d of %d): ", sp.name, v, i+1, len(sp.values)))
-		pt, err := prot.Sweep(ctx, p.ds, *method, []float64{v}, build)
+		pt, err := prot.Sweep(ctx, p.Data, *method, []float64{v}, build)
 		if err != nil {
 			return err
 		}
@@ -157,7 +162,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if pf.plot == "" {
 		return nil
 	}
-	return plotSweep(pf.plot, baseName(p.ds.Source), *method, sp.name, points, btable)
+	return plotSweep(pf.plot, baseName(p.Data.Source), *method, sp.name, points, btable)
 }
 
 func writeSweep(w io.Writer, format, method, param string, points []experiment.SweepPoint, base *experiment.Table) error {

@@ -12,9 +12,9 @@ import (
 	"github.com/manifactor/manifactor/solver"
 )
 
-// topic is one factor read as words.
+// topic is one cluster read as words.
 type topic struct {
-	Factor        int       `json:"factor"`
+	Cluster       int       `json:"cluster"`
 	Size          int       `json:"size"`
 	Terms         []string  `json:"terms"`
 	Weights       []float64 `json:"weights"`
@@ -39,7 +39,7 @@ func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum 
 	printSummary(stdout, sum)
 	fmt.Fprintln(stdout)
 	for _, t := range topics {
-		fmt.Fprintf(stdout, "factor %2d (%d samples", t.Factor+1, t.Size)
+		fmt.Fprintf(stdout, "cluster %2d (%d samples", t.Cluster+1, t.Size)
 		if t.DominantClass != "" {
 			fmt.Fprintf(stdout, "; %.0f %% %s", 100*t.DominantShare, t.DominantClass)
 		}
@@ -48,25 +48,46 @@ func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum 
 	return nil
 }
 
-// readTopics lists each factor's strongest features (largest entries of
-// its column of U, named by the vocabulary when there is one), its size,
-// and the most common true class among the samples assigned to it.
+// readTopics lists each cluster's strongest features, its size, and the
+// most common true class among its samples. A cluster's features are the
+// largest entries of U times the mean of its samples' rows of V: its
+// centroid in feature space as the factorization sees it (for the arg max
+// assignment, mostly the cluster's own column of U), named by the
+// vocabulary.
 func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int) []topic {
 	m, k := res.U.Dims()
 	out := make([]topic, k)
 	order := make([]int, m)
+	mean := make([]float64, k*k)
+	count := make([]float64, k)
+	for j, l := range res.Labels {
+		if l >= 0 {
+			count[l]++
+			for f := 0; f < k; f++ {
+				mean[l*k+f] += res.V.At(j, f)
+			}
+		}
+	}
+	score := make([]float64, m)
 	for c := 0; c < k; c++ {
 		for i := range order {
 			order[i] = i
+			score[i] = 0
+			for f := 0; f < k; f++ {
+				score[i] += res.U.At(i, f) * mean[c*k+f]
+			}
+			if count[c] > 0 {
+				score[i] /= count[c]
+			}
 		}
-		sort.SliceStable(order, func(a, b int) bool { return res.U.At(order[a], c) > res.U.At(order[b], c) })
-		t := topic{Factor: c, Size: sizes[c]}
+		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+		t := topic{Cluster: c, Size: sizes[c]}
 		for _, i := range order[:min(top, m)] {
-			if res.U.At(i, c) <= 0 {
+			if score[i] <= 0 {
 				break
 			}
 			t.Terms = append(t.Terms, ds.Vocabulary[i])
-			t.Weights = append(t.Weights, res.U.At(i, c))
+			t.Weights = append(t.Weights, score[i])
 		}
 		if ds.Labels != nil && t.Size > 0 {
 			count := map[int]int{}

@@ -1,0 +1,23 @@
+// Package model is manifactor's one pipeline from a data set to clusters:
+//
+//	Prepare: weighting (tf-idf for term counts) and unit-length samples,
+//	         the features no sample uses dropped, a class subset;
+//	Fit:     the sample graph (for the graph methods), the start, the
+//	         factorization (for the graph methods under Auto, once per
+//	         candidate weight, keeping the one the data supports), and the
+//	         assignment of every sample to a cluster.
+//
+// The command line, the experiment protocol and library users all go
+// through Prepare and Fit, so the same Options and Seed give the same
+// factors and labels whichever calls them, and the zero value of Options is
+// the command line's default. Seeds of the steps derive from Options.Seed
+// in one place (see Fit).
+//
+// Its own choices are typed: Start, Assign, Weighting and Normalization,
+// each with a parser for the command line; the method, lambda and
+// formulation are the solver package's types.
+//
+// The package sits above dataset, graph, solver and cluster and uses
+// them; it must not import experiment, figure or cmd, and it never prints
+// or reads flags.
+package model

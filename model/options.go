@@ -1,0 +1,282 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// Start is how Fit starts the factorization. The zero value is
+// RandomStart.
+type Start int
+
+const (
+	// RandomStart draws the factors uniformly from [0, 1), seeded by
+	// Options.Seed (under the scale-invariant formulation rescaled so
+	// that the basis has unit columns, which leaves the objective).
+	RandomStart Start = iota
+	// KMeansStart starts from the clusters of k-means on the samples
+	// (solver.LabelsStart): the reference code's start for the KL
+	// methods.
+	KMeansStart
+	// NormalizedStart is RandomStart with the basis rescaled to unit
+	// columns and V to match (solver.NormalizedStart): the reference
+	// code's start for GNMF and LCCF, which gives the papers' lambda its
+	// effect under the Papers formulation.
+	NormalizedStart
+	// NNDSVDStart is non-negative double SVD (solver.NNDSVDStart).
+	NNDSVDStart
+)
+
+var startNames = [...]string{RandomStart: "random", KMeansStart: "kmeans", NormalizedStart: "normalized", NNDSVDStart: "nndsvd"}
+
+// String returns the name ParseStart accepts.
+func (s Start) String() string {
+	if s < 0 || int(s) >= len(startNames) {
+		return fmt.Sprintf("Start(%d)", int(s))
+	}
+	return startNames[s]
+}
+
+// ParseStart parses "random", "kmeans", "normalized" or "nndsvd".
+func ParseStart(s string) (Start, error) {
+	if i := slices.Index(startNames[:], s); i >= 0 {
+		return Start(i), nil
+	}
+	return 0, fmt.Errorf("model: unknown start %q (want random, kmeans, normalized or nndsvd)", s)
+}
+
+// Assign is how Fit gives every sample its cluster. The zero value is
+// KMeansAssign.
+type Assign int
+
+const (
+	// KMeansAssign clusters the rows of V by k-means (10 replicates), as
+	// the authors' reference code does for GNMF and LCCF. It serves every
+	// method: it finds the clusters of a smooth V that the arg max misses.
+	KMeansAssign Assign = iota
+	// ArgMaxAssign takes the factor of the largest entry of the sample's
+	// row of V, U's columns at unit length (paper 004); a sample whose row
+	// is all zero gets -1.
+	ArgMaxAssign
+)
+
+var assignNames = [...]string{KMeansAssign: "kmeans", ArgMaxAssign: "argmax"}
+
+// String returns the name ParseAssign accepts.
+func (a Assign) String() string {
+	if a < 0 || int(a) >= len(assignNames) {
+		return fmt.Sprintf("Assign(%d)", int(a))
+	}
+	return assignNames[a]
+}
+
+// ParseAssign parses "kmeans" or "argmax".
+func ParseAssign(s string) (Assign, error) {
+	if i := slices.Index(assignNames[:], s); i >= 0 {
+		return Assign(i), nil
+	}
+	return 0, fmt.Errorf("model: unknown assignment %q (want kmeans or argmax)", s)
+}
+
+// DefaultLambdas are the weights Auto chooses among (besides 0, the plain
+// method): a factor of about 3 apart, from a graph term that barely moves
+// the plain factorization to one that makes V nearly constant on the
+// graph's communities (see Options.Lambda).
+var DefaultLambdas = []float64{1, 3, 10, 30, 100, 300, 1000}
+
+// Options configures Fit. The zero value with K set is the command line's
+// default run: NMF, a random start, 500 iterations at most, assignment by
+// k-means on V; for the graph methods the 5-nearest-neighbour 0/1 graph
+// and lambda chosen by Auto.
+type Options struct {
+	// Method is the factorization; the zero value is NMF.
+	Method solver.Method
+	// K is the number of factors and clusters, 1 <= K <= min(features,
+	// samples).
+	K int
+	// Formulation is how the graph methods weigh their graph term; the
+	// zero value is the scale-invariant one.
+	Formulation solver.Formulation
+	// Lambda is the graph term's weight for the graph methods: a fixed
+	// value (solver.Fixed; 0 gives the plain method), or solver.Auto. The
+	// zero value is Auto under the scale-invariant formulation and the
+	// papers' value (solver.DefaultLambda) under Papers. Auto fits the
+	// plain method and the graph method at every weight of Lambdas from
+	// the same start, assigns each, and keeps one by the data alone (no
+	// labels): it trusts the graph when the clustering at the middle
+	// weight (the candidate nearest the geometric middle of their range,
+	// 30 for DefaultLambdas) is at least as cohesive in the data (see
+	// Cohesion) as the plain method's, and then keeps the weight whose
+	// clustering cuts the least graph weight; otherwise it keeps the most
+	// cohesive clustering. Result.Candidates reports every candidate.
+	Lambda solver.Lambda
+	// Lambdas are Auto's candidate weights (0 is always added); nil means
+	// DefaultLambdas. Each must be finite and positive.
+	Lambdas []float64
+	// Graph says how the p-nearest-neighbour graph of the samples is
+	// built (its Seed and Threads are set from the fields below).
+	Graph graph.Options
+	// SampleGraph, when set, is the graph of the samples to use instead
+	// of a nearest-neighbour graph (e.g. hyperlinks).
+	SampleGraph *graph.Graph
+	// Start is how the factorization starts; the zero value is
+	// RandomStart.
+	Start Start
+	// Assign is how samples get their cluster; the zero value is
+	// KMeansAssign.
+	Assign Assign
+	// Solver holds the solver's remaining settings, passed through:
+	// iterations, tolerance, stopping rule, evaluation interval,
+	// restarts, kernel and kernel memory, CG settings. Its Method, K,
+	// Lambda, Formulation, Graph, Start, InitLabels, Init, Seed, Threads
+	// and Progress must be left zero: the fields above set them.
+	Solver solver.Options
+	// Seed seeds every random step: the factorization's start with Seed,
+	// the k-means start, the assignment and the graph's heat-kernel
+	// sample each with Seed mixed with a constant of their own.
+	Seed uint64
+	// Threads bounds the goroutines of every step; 0 means GOMAXPROCS.
+	// Results do not depend on it.
+	Threads int
+	// Progress, when set, is called with the pipeline's steps and the
+	// solver's iterations. It runs on the fitting goroutine and must be
+	// quick.
+	Progress func(Progress)
+}
+
+// Progress is one report of Fit's work.
+type Progress struct {
+	// Stage is "graph", "start", "fit" or "assign".
+	Stage string
+	// Candidate (1-based) and Candidates count Auto's fits; both are 1
+	// without Auto. Lambda is the weight being fitted.
+	Candidate, Candidates int
+	Lambda                float64
+	// Start (0-based), Iter (1-based) and Objective describe the solver's
+	// last evaluated iteration during "fit".
+	Start, Iter int
+	Objective   float64
+}
+
+// The streams mixed into Options.Seed for the steps other than the
+// factorization's own start, so that no two steps draw the same numbers.
+const (
+	kmeansStartStream = 0x6b6d65616e73     // "kmeans"
+	assignStream      = 0x9e3779b97f4a7c15 // golden ratio
+)
+
+// Check validates what can be checked before the data: the choices and
+// that the pass-through solver settings leave the pipeline's fields
+// alone. Fit calls it first.
+func (o Options) Check() error {
+	if !o.Method.Valid() {
+		return fmt.Errorf("model: unknown method %d", int(o.Method))
+	}
+	if o.K < 1 {
+		return fmt.Errorf("model: k = %d: need at least 1 factor", o.K)
+	}
+	if o.Start < 0 || int(o.Start) >= len(startNames) {
+		return fmt.Errorf("model: unknown start %d", int(o.Start))
+	}
+	if o.Assign < 0 || int(o.Assign) >= len(assignNames) {
+		return fmt.Errorf("model: unknown assignment %d", int(o.Assign))
+	}
+	if o.Threads < 0 {
+		return fmt.Errorf("model: negative thread count %d", o.Threads)
+	}
+	if o.Start == NormalizedStart && o.Method.KL() && o.Formulation == solver.Papers {
+		return fmt.Errorf("model: the normalized start is for the Frobenius methods, not %s", o.Method)
+	}
+	if v := o.Lambda.Value(); !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("model: lambda = %v: must be finite and not negative", v)
+	}
+	for _, v := range o.Lambdas {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("model: candidate lambda %v: must be finite and positive", v)
+		}
+	}
+	s := o.Solver
+	if s.Method != 0 || s.K != 0 || !s.Lambda.IsDefault() || s.Formulation != 0 || s.Graph != nil || s.Start != 0 ||
+		s.InitLabels != nil || s.Init != nil || s.Seed != 0 || s.Threads != 0 || s.Progress != nil {
+		return fmt.Errorf("model: Options.Solver sets a field the pipeline owns (method, k, lambda, formulation, graph, start, seed, threads or progress); set it in Options")
+	}
+	return nil
+}
+
+// lambdas returns the weights Fit tries for the method: one for a fixed
+// or default lambda, 0 and the candidates under Auto, 0 for a method
+// without a graph.
+func (o Options) lambdas(sparse bool) []float64 {
+	if !o.Method.TakesGraph() {
+		return []float64{0}
+	}
+	l := o.Lambda
+	if l.IsDefault() && o.Formulation == solver.Papers {
+		return []float64{solver.DefaultLambda(o.Method, solver.Papers, sparse)}
+	}
+	if l.IsDefault() || l.IsAuto() {
+		c := o.Lambdas
+		if c == nil {
+			c = DefaultLambdas
+		}
+		c = slices.Compact(slices.Sorted(slices.Values(c)))
+		return append([]float64{0}, c...)
+	}
+	return []float64{l.Value()}
+}
+
+// MarshalText returns the start's name.
+func (s Start) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a start's name.
+func (s *Start) UnmarshalText(b []byte) error {
+	v, err := ParseStart(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
+}
+
+// MarshalText returns the assignment's name.
+func (a Assign) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText parses an assignment's name.
+func (a *Assign) UnmarshalText(b []byte) error {
+	v, err := ParseAssign(string(b))
+	if err == nil {
+		*a = v
+	}
+	return err
+}
+
+// PapersOptions returns the settings of the papers' reference code for
+// method on sparse (text) or dense (image) data; K and Seed are left to
+// set. They are the Papers formulation with the papers' lambda; the
+// rescaled random start and k-means on V for GNMF and LCCF, as the
+// authors' GNMF and LCCF code does; a k-means start for NMF-KL and LPNMF,
+// as their KL code does; a random start and the arg max of V for the
+// rest (paper 004); and 100 iterations on sparse text, 300 on dense
+// images (the papers do not say; measured in docs/REPRODUCTION.md: on
+// text GNMF's clusters blur from that start when run much longer, on
+// images it improves up to about 300).
+func PapersOptions(method solver.Method, sparse bool) Options {
+	o := Options{Method: method, Formulation: solver.Papers, Assign: ArgMaxAssign}
+	o.Solver.MaxIter = 300
+	if sparse {
+		o.Solver.MaxIter = 100
+	}
+	switch method.Base() {
+	case solver.GNMF:
+		o.Start, o.Assign = NormalizedStart, KMeansAssign
+	case solver.LCCF:
+		// Paper 002 eq. 8 weighs LCCF's graph by cosine similarity.
+		o.Start, o.Assign, o.Graph.Weight = NormalizedStart, KMeansAssign, graph.Cosine
+	case solver.NMFKL, solver.LPNMF:
+		o.Start = KMeansStart
+	}
+	return o
+}

@@ -1,0 +1,278 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/manifactor/manifactor/dataset"
+)
+
+// Weighting is how Prepare weighs the features. The zero value is
+// AutoWeighting.
+type Weighting int
+
+const (
+	// AutoWeighting applies LogTFIDF to a sparse matrix of whole numbers
+	// (term counts, e.g. TDT2.mat and the CLUTO corpora), as the papers'
+	// authors' code does, and nothing to anything else or to a data set
+	// the text pipeline has already weighted (Dataset.Weighted).
+	AutoWeighting Weighting = iota
+	// NoWeighting keeps the values as they are.
+	NoWeighting
+	// TFIDF is x = tf log(n / df) (paper 004).
+	TFIDF
+	// LogTFIDF is x = (1 + ln tf) log(n / df), the authors' reference
+	// code's weighting.
+	LogTFIDF
+)
+
+var weightingNames = [...]string{AutoWeighting: "auto", NoWeighting: "none", TFIDF: "tfidf", LogTFIDF: "log-tfidf"}
+
+// String returns the name ParseWeighting accepts.
+func (w Weighting) String() string {
+	if w < 0 || int(w) >= len(weightingNames) {
+		return fmt.Sprintf("Weighting(%d)", int(w))
+	}
+	return weightingNames[w]
+}
+
+// ParseWeighting parses "auto", "none", "tfidf" or "log-tfidf".
+func ParseWeighting(s string) (Weighting, error) {
+	if i := slices.Index(weightingNames[:], s); i >= 0 {
+		return Weighting(i), nil
+	}
+	return 0, fmt.Errorf("model: unknown weighting %q (want auto, none, tfidf or log-tfidf)", s)
+}
+
+// Normalization is how Prepare scales the samples. The zero value is
+// AutoNormalization.
+type Normalization int
+
+const (
+	// AutoNormalization scales to unit length exactly when the weighting
+	// applied tf-idf: the papers' document vectors.
+	AutoNormalization Normalization = iota
+	// NoNormalization keeps every sample's length.
+	NoNormalization
+	// L2 scales every sample to unit Euclidean length.
+	L2
+)
+
+var normalizationNames = [...]string{AutoNormalization: "auto", NoNormalization: "none", L2: "l2"}
+
+// String returns the name ParseNormalization accepts.
+func (n Normalization) String() string {
+	if n < 0 || int(n) >= len(normalizationNames) {
+		return fmt.Sprintf("Normalization(%d)", int(n))
+	}
+	return normalizationNames[n]
+}
+
+// ParseNormalization parses "auto", "none" or "l2".
+func ParseNormalization(s string) (Normalization, error) {
+	if i := slices.Index(normalizationNames[:], s); i >= 0 {
+		return Normalization(i), nil
+	}
+	return 0, fmt.Errorf("model: unknown normalization %q (want auto, none or l2)", s)
+}
+
+// PrepareOptions says how Prepare turns a loaded data set into the data
+// the factorization sees. The zero value is the papers' preparation:
+// term counts weighted by (1 + ln tf) log(n / df) over the whole corpus
+// and scaled to unit length, other data as it is, and the features no
+// sample uses dropped.
+type PrepareOptions struct {
+	Weighting Weighting
+	Normalize Normalization
+	// KeepZeroFeatures keeps the features that are zero in every sample
+	// (after the class selection).
+	KeepZeroFeatures bool
+	// Classes, when set, keeps only the samples of these labels, after
+	// the weighting: the idf stays the whole corpus's, as in the papers'
+	// protocol, so a class subset prepared here is the protocol's subset
+	// for those classes. Every label must occur.
+	Classes []int
+}
+
+// Prepared reports what Prepare did.
+type Prepared struct {
+	Data *dataset.Dataset // the prepared data set
+	// Weighting and Normalize are what was applied (never Auto).
+	Weighting Weighting
+	Normalize Normalization
+	// ZeroFeatures counts the all-zero features dropped; ZeroSamples the
+	// samples left all zero.
+	ZeroFeatures, ZeroSamples int
+}
+
+// Prepare weighs, normalizes and selects ds as opt says and returns the
+// prepared data set, which may share storage with ds: ds must not be used
+// afterwards. Errors name the source and what is wrong: negative values,
+// a non-count under log tf-idf, a class that does not occur.
+func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
+	if ds == nil {
+		return nil, fmt.Errorf("model: nil data set")
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ds.CheckNonNegative(); err != nil {
+		return nil, err
+	}
+	w := opt.Weighting
+	if w == AutoWeighting {
+		w = NoWeighting
+		if !ds.Weighted && ds.Sparse != nil && wholeNumbers(ds.Sparse.Val) {
+			w = LogTFIDF
+		}
+	}
+	norm := opt.Normalize
+	if norm == AutoNormalization {
+		norm = NoNormalization
+		if w == TFIDF || w == LogTFIDF {
+			norm = L2
+		}
+	}
+	if w < 0 || int(w) >= len(weightingNames) {
+		return nil, fmt.Errorf("model: unknown weighting %d", int(w))
+	}
+	if norm < 0 || int(norm) >= len(normalizationNames) {
+		return nil, fmt.Errorf("model: unknown normalization %d", int(norm))
+	}
+	p := &Prepared{Weighting: w, Normalize: norm}
+	switch w {
+	case TFIDF:
+		if err := ds.TFIDF(); err != nil {
+			return nil, err
+		}
+	case LogTFIDF:
+		if err := ds.LogTFIDF(); err != nil {
+			return nil, err
+		}
+	}
+	if w != NoWeighting || norm != NoNormalization {
+		ds.Weighted = true
+	}
+	if norm == L2 {
+		ds.NormalizeL2()
+	}
+	if ds.Vocabulary == nil {
+		// Name features by their column in the source, so they keep
+		// their identity through the drop of all-zero features.
+		_, m := ds.Dims()
+		ds.Vocabulary = make([]string, m)
+		for j := range ds.Vocabulary {
+			ds.Vocabulary[j] = "f" + strconv.Itoa(j+1)
+		}
+	}
+	if opt.Classes != nil {
+		sub, err := selectClasses(ds, opt.Classes)
+		if err != nil {
+			return nil, err
+		}
+		ds = sub
+	}
+	if !opt.KeepZeroFeatures {
+		_, m := ds.Dims()
+		p.ZeroFeatures = m - len(ds.DropZeroFeatures())
+	}
+	p.ZeroSamples = countZeroSamples(ds)
+	p.Data = ds
+	return p, nil
+}
+
+// wholeNumbers reports whether every value is a whole number, as term
+// counts are.
+func wholeNumbers(v []float64) bool {
+	for _, x := range v {
+		if x != math.Trunc(x) {
+			return false
+		}
+	}
+	return len(v) > 0
+}
+
+// selectClasses keeps the samples whose label is in keep; every label in
+// keep must occur.
+func selectClasses(ds *dataset.Dataset, keep []int) (*dataset.Dataset, error) {
+	if ds.Labels == nil {
+		return nil, fmt.Errorf("%s: a class selection needs labels, and the data has none", ds.Source)
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("%s: an empty class selection", ds.Source)
+	}
+	labels, _ := ds.Classes()
+	for _, c := range keep {
+		if _, found := slices.BinarySearch(labels, c); !found {
+			return nil, fmt.Errorf("%s: label %d does not occur (the data has %d classes, labels %d..%d)", ds.Source, c, len(labels), labels[0], labels[len(labels)-1])
+		}
+	}
+	want := make(map[int]bool, len(keep))
+	for _, c := range keep {
+		want[c] = true
+	}
+	var idx []int
+	for i, l := range ds.Labels {
+		if want[l] {
+			idx = append(idx, i)
+		}
+	}
+	sub := ds.SelectSamples(idx)
+	sub.Weighted = ds.Weighted
+	return sub, nil
+}
+
+// countZeroSamples counts the samples with no non-zero feature.
+func countZeroSamples(ds *dataset.Dataset) int {
+	n, m := ds.Dims()
+	zero := 0
+	if a := ds.Sparse; a != nil {
+		for i := 0; i < n; i++ {
+			all := true
+			for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
+				all = all && v == 0
+			}
+			if all {
+				zero++
+			}
+		}
+		return zero
+	}
+	raw := ds.Dense.RawMatrix()
+	for i := 0; i < n; i++ {
+		all := true
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+m] {
+			all = all && v == 0
+		}
+		if all {
+			zero++
+		}
+	}
+	return zero
+}
+
+// MarshalText returns the weighting's name.
+func (w Weighting) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
+
+// UnmarshalText parses a weighting's name.
+func (w *Weighting) UnmarshalText(b []byte) error {
+	v, err := ParseWeighting(string(b))
+	if err == nil {
+		*w = v
+	}
+	return err
+}
+
+// MarshalText returns the normalization's name.
+func (n Normalization) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
+
+// UnmarshalText parses a normalization's name.
+func (n *Normalization) UnmarshalText(b []byte) error {
+	v, err := ParseNormalization(string(b))
+	if err == nil {
+		*n = v
+	}
+	return err
+}
