@@ -22,7 +22,6 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/model"
-	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -58,9 +57,6 @@ func (f Factorization) Name() string { return f.Options.Method.String() }
 func (f Factorization) validate() error {
 	o := f.Options
 	o.K = 1 // set by the protocol
-	if !o.Method.Valid() {
-		return fmt.Errorf("unknown factorization %v (known: %s)", o.Method, strings.Join(solver.MethodNames(), ", "))
-	}
 	return o.Check()
 }
 
@@ -103,6 +99,9 @@ var _ Method = Baseline{}
 
 // baselineNames lists the algorithms Baseline knows, in order.
 var baselineNames = []string{"kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans"}
+
+// BaselineNames returns the algorithms Baseline knows, in order.
+func BaselineNames() []string { return slices.Clone(baselineNames) }
 
 // Baselines returns a default Baseline for each algorithm, keyed by its
 // name.

@@ -209,7 +209,7 @@ func TestBadInputs(t *testing.T) {
 		{"no runs", Protocol{Classes: []int{2}}, ds, good, "0 runs"},
 		{"nil method", ok, ds, map[string]Method{"x": nil}, `method "x" is nil`},
 		{"unknown baseline", ok, ds, map[string]Method{"x": Baseline{Algorithm: "dbscan"}}, `unknown baseline "dbscan"`},
-		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Method: 40}}}, `unknown factorization Method(40)`},
+		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Method: 40}}}, `unknown method 40`},
 		{"unknown start", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Start: 9}}}, `unknown start 9`},
 		{"no methods", ok, ds, nil, "no methods"},
 		{"no labels", ok, &unlabelled, good, "no labels"},

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -35,9 +37,7 @@ type Result struct {
 // Candidate is one of Auto's fits.
 type Candidate struct {
 	Lambda float64 `json:"lambda"`
-	// Cohesion is the share of the data's variance between the clusters
-	// of this fit's assignment: 1 - (sum of squared distances of the
-	// samples to their cluster's mean) / (sum to the overall mean).
+	// Cohesion is the Cohesion of this fit's clustering in the data.
 	Cohesion float64 `json:"cohesion"`
 	// Cut is the share of the graph's edge weight between samples in
 	// different clusters.
@@ -89,8 +89,8 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			opts.Progress(p)
 		}
 	}
-	if opts.Method.TakesGraph() && slicesMax(lambdas) > 0 {
-		report(Progress{Stage: "graph", Candidate: 1, Candidates: len(lambdas)})
+	if opts.Method.TakesGraph() && slices.Max(lambdas) > 0 {
+		report(Progress{Stage: GraphStage, Candidate: 1, Candidates: len(lambdas)})
 		t0 := time.Now()
 		if res.Graph, err = sampleGraph(ctx, ds, opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", ds.Source, err)
@@ -102,7 +102,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	so.Graph = res.Graph
 	switch opts.Start {
 	case KMeansStart:
-		report(Progress{Stage: "start", Candidate: 1, Candidates: len(lambdas)})
+		report(Progress{Stage: StartStage, Candidate: 1, Candidates: len(lambdas)})
 		km := cluster.KMeansOptions{K: opts.K, Seed: opts.Seed ^ kmeansStartStream, Threads: opts.Threads}
 		var r *cluster.KMeansResult
 		if ds.Sparse != nil {
@@ -120,27 +120,35 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		so.Start = solver.NNDSVDStart
 	}
 	var cands []Candidate
-	var byCut, byCohesion *fitted
+	// The candidates Auto may keep: the one cutting least, the one cutting
+	// least among those at least as cohesive as the plain method's (the
+	// first candidate), and the most cohesive.
+	var byCut, byAdmissibleCut, byCohesion *fitted
 	for c, lambda := range lambdas {
 		so.Lambda = solver.Fixed(lambda)
 		so.Progress = func(start, iter int, obj float64) {
-			report(Progress{Stage: "fit", Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
+			report(Progress{Stage: FitStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
 		}
 		f, err := fitOne(ctx, ds, d, so, opts)
 		if err != nil {
-			if f != nil {
-				res.Result, res.Lambda = f.res, lambda
-				res.Runtime = time.Since(begin)
-				return res, err
+			if ctx.Err() == nil {
+				err = fmt.Errorf("%s: %w", ds.Source, err)
 			}
-			return nil, fmt.Errorf("%s: %w", ds.Source, err)
+			if f == nil {
+				return nil, err
+			}
+			// The factorization so far (cancelled, or a linear solve that
+			// did not converge), with the candidates done before it.
+			res.Result, res.Lambda, res.Candidates = f.res, lambda, cands
+			res.Runtime = time.Since(begin)
+			return res, err
 		}
 		if !auto {
 			res.Result, res.Lambda = f.res, lambda
 			res.Runtime = time.Since(begin)
 			return res, nil
 		}
-		report(Progress{Stage: "assign", Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
+		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
 		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final()}
 		if res.Graph != nil {
 			cand.Cut = 1 - res.Graph.Agreement(f.res.Labels)
@@ -151,21 +159,37 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		if byCut == nil || cand.Cut < cands[byCut.cand].Cut {
 			byCut = f
 		}
+		if cand.Cohesion >= cands[0].Cohesion && (byAdmissibleCut == nil || cand.Cut < cands[byAdmissibleCut.cand].Cut) {
+			byAdmissibleCut = f
+		}
 		if byCohesion == nil || cand.Cohesion > cands[byCohesion.cand].Cohesion {
 			byCohesion = f
 		}
 	}
-	// The graph is trusted when the middle candidate weight leaves a
-	// clustering at least as cohesive in the data as the plain method's.
 	res.Trusted = cands[middle(cands)].Cohesion >= cands[0].Cohesion
-	kept := byCohesion
-	if res.Trusted {
-		kept = byCut
-	}
+	kept := autoChoice(cands, res.Trusted, byCut, byAdmissibleCut, byCohesion)
 	cands[kept.cand].Kept = true
 	res.Result, res.Lambda, res.Candidates = kept.res, cands[kept.cand].Lambda, cands
 	res.Runtime = time.Since(begin)
 	return res, nil
+}
+
+// autoChoice is Auto's rule (see Options.Lambda). The graph is trusted
+// when the middle weight leaves a clustering at least as cohesive in the
+// data as the plain method's. Then the candidates as cohesive as the plain
+// method's are admissible, and the one whose clustering cuts the least
+// graph weight is kept, unless another cuts at most half as much: the
+// data's cohesion is a weak signal that favours splitting large classes,
+// and a clustering that halves the disagreement with a trusted graph is
+// the stronger evidence. Untrusted, the most cohesive clustering is kept.
+func autoChoice(c []Candidate, trusted bool, byCut, byAdmissibleCut, byCohesion *fitted) *fitted {
+	if !trusted {
+		return byCohesion
+	}
+	if c[byCut.cand].Cut <= c[byAdmissibleCut.cand].Cut/2 {
+		return byCut
+	}
+	return byAdmissibleCut
 }
 
 // middle returns the index of the candidate whose weight is nearest the
@@ -181,14 +205,6 @@ func middle(c []Candidate) int {
 		}
 	}
 	return best
-}
-
-func slicesMax(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = max(m, v)
-	}
-	return m
 }
 
 // fitted is one factorization with its assignment.
@@ -209,7 +225,8 @@ func fitOne(ctx context.Context, ds *dataset.Dataset, d *solver.Data, so solver.
 	if opts.Assign == KMeansAssign {
 		km, err := cluster.KMeans(ctx, res.V, cluster.KMeansOptions{K: opts.K, Seed: opts.Seed ^ assignStream, Threads: opts.Threads})
 		if err != nil {
-			return nil, fmt.Errorf("assignment: %w", err)
+			// The factorization stands; its labels stay the arg max.
+			return &fitted{res: res}, fmt.Errorf("assignment: %w", err)
 		}
 		res.Labels = km.Labels
 	}
@@ -263,7 +280,7 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	if a := ds.Sparse; a != nil {
 		for i := 0; i < n; i++ {
 			row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-			norm := math.Sqrt(dot(row, row))
+			norm := math.Sqrt(kernels.Dot(row, row))
 			if norm == 0 {
 				continue
 			}
@@ -275,7 +292,7 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 		var total float64
 		for c := 0; c < k; c++ {
 			s := sums[c*m : (c+1)*m]
-			total += math.Sqrt(dot(s, s))
+			total += math.Sqrt(kernels.Dot(s, s))
 		}
 		return total / float64(n)
 	}
@@ -296,20 +313,12 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	var between float64
 	for c := 0; c < k; c++ {
 		s := sums[c*m : (c+1)*m]
-		between += dot(s, s) / count[c]
+		between += kernels.Dot(s, s) / count[c]
 	}
-	mean := dot(all, all) / float64(n)
+	mean := kernels.Dot(all, all) / float64(n)
 	total := sq - mean
 	if !(total > 0) {
 		return 0
 	}
 	return (between - mean) / total
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }

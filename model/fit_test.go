@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -120,8 +121,8 @@ func TestFitLambdaZeroAndDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(auto.Candidates) != len(DefaultLambdas)+1 || auto.Graph == nil {
-			t.Errorf("%v: zero Lambda ran %d candidates, want Auto's %d", pair[1], len(auto.Candidates), len(DefaultLambdas)+1)
+		if len(auto.Candidates) != len(DefaultLambdas())+1 || auto.Graph == nil {
+			t.Errorf("%v: zero Lambda ran %d candidates, want Auto's %d", pair[1], len(auto.Candidates), len(DefaultLambdas())+1)
 		}
 		// The plain candidate is the plain method.
 		if c := auto.Candidates[0]; c.Lambda != 0 || c.Objective != plain.Final() {
@@ -200,11 +201,17 @@ func TestAutoRule(t *testing.T) {
 		if trusted != res.Trusted {
 			t.Fatalf("%s: Trusted = %v, rule says %v", what, res.Trusted, trusted)
 		}
-		best := 0
+		best, adm := 0, 0
 		for i := range c {
 			if trusted && c[i].Cut < c[best].Cut || !trusted && c[i].Cohesion > c[best].Cohesion {
 				best = i
 			}
+			if c[i].Cohesion >= c[0].Cohesion && c[i].Cut < c[adm].Cut {
+				adm = i
+			}
+		}
+		if trusted && c[best].Cut > c[adm].Cut/2 {
+			best = adm
 		}
 		if kept != best || res.Lambda != c[best].Lambda {
 			t.Fatalf("%s: kept candidate %d (lambda %v), rule says %d", what, kept, res.Lambda, best)
@@ -285,6 +292,7 @@ func TestFitBadOptions(t *testing.T) {
 		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(-1)}, "lambda = -1"},
 		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(math.Inf(1))}, "lambda = +Inf"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{1, 0}}, "candidate lambda 0"},
+		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{}}, "empty list"},
 		{Options{K: 2, Solver: solver.Options{K: 3}}, "the pipeline owns"},
 		{Options{K: 2, Solver: solver.Options{Seed: 3}}, "the pipeline owns"},
 		{Options{K: 2, Method: solver.LPNMF, Start: NormalizedStart, Formulation: solver.Papers}, "normalized start"},
@@ -369,5 +377,25 @@ func TestAutoRealData(t *testing.T) {
 		if auto.Trusted != c.trusted || accA < accP+c.gain {
 			t.Errorf("%s classes %v: trusted %v (lambda %v), accuracy %.3f against NMF's %.3f; want trusted %v and a gain of %v", c.file, c.classes, auto.Trusted, auto.Lambda, accA, accP, c.trusted, c.gain)
 		}
+	}
+}
+
+// TestFitCanceled: cancelling during Auto's third candidate returns the
+// context's error with the factorization so far and the candidates done.
+func TestFitCanceled(t *testing.T) {
+	ds := planted(t, 6, 90, 40, 3, 0.3)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o := Options{Method: solver.GNMF, K: 3, Seed: 2, Progress: func(p Progress) {
+		if p.Stage == FitStage && p.Candidate == 3 && p.Iter == 5 {
+			cancel()
+		}
+	}}
+	res, err := Fit(ctx, ds, o)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want the context's", err)
+	}
+	if res == nil || len(res.Candidates) != 2 || res.Iterations < 5 || res.Lambda != res.Candidates[1].Lambda*3 {
+		t.Fatalf("result %+v", res)
 	}
 }

@@ -82,11 +82,11 @@ func ParseAssign(s string) (Assign, error) {
 	return 0, fmt.Errorf("model: unknown assignment %q (want kmeans or argmax)", s)
 }
 
-// DefaultLambdas are the weights Auto chooses among (besides 0, the plain
-// method): a factor of about 3 apart, from a graph term that barely moves
-// the plain factorization to one that makes V nearly constant on the
+// DefaultLambdas returns the weights Auto chooses among (besides 0, the
+// plain method): a factor of about 3 apart, from a graph term that barely
+// moves the plain factorization to one that makes V nearly constant on the
 // graph's communities (see Options.Lambda).
-var DefaultLambdas = []float64{1, 3, 10, 30, 100, 300, 1000}
+func DefaultLambdas() []float64 { return []float64{1, 3, 10, 30, 100, 300, 1000} }
 
 // Options configures Fit. The zero value with K set is the command line's
 // default run: NMF, a random start, 500 iterations at most, assignment by
@@ -110,12 +110,15 @@ type Options struct {
 	// labels): it trusts the graph when the clustering at the middle
 	// weight (the candidate nearest the geometric middle of their range,
 	// 30 for DefaultLambdas) is at least as cohesive in the data (see
-	// Cohesion) as the plain method's, and then keeps the weight whose
-	// clustering cuts the least graph weight; otherwise it keeps the most
-	// cohesive clustering. Result.Candidates reports every candidate.
+	// Cohesion) as the plain method's. Trusted, it keeps, among the
+	// clusterings at least as cohesive as the plain method's, the one that
+	// cuts the least graph weight, unless another cuts at most half as
+	// much, which it keeps instead; untrusted, it keeps the most cohesive
+	// clustering. Result.Candidates reports every candidate.
 	Lambda solver.Lambda
 	// Lambdas are Auto's candidate weights (0 is always added); nil means
-	// DefaultLambdas. Each must be finite and positive.
+	// DefaultLambdas. Each must be finite and positive, and a non-nil
+	// slice must not be empty.
 	Lambdas []float64
 	// Graph says how the p-nearest-neighbour graph of the samples is
 	// built (its Seed and Threads are set from the fields below).
@@ -148,10 +151,29 @@ type Options struct {
 	Progress func(Progress)
 }
 
+// Stage is a step of the pipeline, as Progress reports it.
+type Stage int
+
+const (
+	GraphStage  Stage = iota // building the sample graph
+	StartStage               // k-means for the start
+	FitStage                 // the factorization's iterations
+	AssignStage              // the assignment of one of Auto's candidates
+)
+
+var stageNames = [...]string{GraphStage: "graph", StartStage: "start", FitStage: "fit", AssignStage: "assign"}
+
+// String returns the stage's name.
+func (s Stage) String() string {
+	if s < 0 || int(s) >= len(stageNames) {
+		return fmt.Sprintf("Stage(%d)", int(s))
+	}
+	return stageNames[s]
+}
+
 // Progress is one report of Fit's work.
 type Progress struct {
-	// Stage is "graph", "start", "fit" or "assign".
-	Stage string
+	Stage Stage
 	// Candidate (1-based) and Candidates count Auto's fits; both are 1
 	// without Auto. Lambda is the weight being fitted.
 	Candidate, Candidates int
@@ -194,6 +216,9 @@ func (o Options) Check() error {
 	if v := o.Lambda.Value(); !(v >= 0) || math.IsInf(v, 0) {
 		return fmt.Errorf("model: lambda = %v: must be finite and not negative", v)
 	}
+	if o.Lambdas != nil && len(o.Lambdas) == 0 {
+		return fmt.Errorf("model: an empty list of candidate lambdas (nil means the default candidates)")
+	}
 	for _, v := range o.Lambdas {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("model: candidate lambda %v: must be finite and positive", v)
@@ -221,7 +246,7 @@ func (o Options) lambdas(sparse bool) []float64 {
 	if l.IsDefault() || l.IsAuto() {
 		c := o.Lambdas
 		if c == nil {
-			c = DefaultLambdas
+			c = DefaultLambdas()
 		}
 		c = slices.Compact(slices.Sorted(slices.Values(c)))
 		return append([]float64{0}, c...)

@@ -37,7 +37,7 @@ import (
 // Under ScaleInvariant the graph term is sum_c (w_c^T K w_c) g_c with
 // g_c = lambda v_c^T L v_c, and X W's columns are brought to unit length
 // (w^T K w = 1, V's columns scaled to match) at the start and after every
-// iteration, which leaves the objective. The V update above is then the
+// iteration, which leaves the objective unchanged. The V update above is then the
 // papers'; for fixed V the graph term is a quadratic sum_c g_c w_c^T K w_c
 // with g_c >= 0, which adds g_c to the diagonal of V^T V in the W update's
 // denominator (K W (V^T V + diag(g)), and in P+ and P- for the general

@@ -94,7 +94,7 @@ func ParseLambda(s string) (Lambda, error) {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return Lambda{}, fmt.Errorf("lambda %q: want auto or a finite number >= 0", s)
+		return Lambda{}, fmt.Errorf("solver: lambda %q: want auto or a finite number >= 0", s)
 	}
 	return Fixed(v), nil
 }

@@ -184,8 +184,9 @@ type problem struct {
 	// lambda is the weight folded into reg: Lambda, divided by the
 	// graph's mean degree under ScaleInvariant.
 	lambda float64
-	// ncwNorm scales the NC degrees so that their inverses average 1
-	// under ScaleInvariant (1 under Papers): a common factor of the
+	// ncwNorm scales the NC degrees so that their inverses average 1: for
+	// the KL methods always, for the others under ScaleInvariant with a
+	// graph term (1 otherwise): a common factor of the
 	// weights would otherwise change what Lambda means.
 	ncwNorm float64
 	kern    *kernelMatrix

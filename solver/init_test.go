@@ -51,6 +51,6 @@ func TestDeterministicStarts(t *testing.T) {
 		t.Error("short InitLabels accepted")
 	}
 	if _, err := Fit(context.Background(), d, Options{K: 3, Start: Start(42)}); err == nil {
-		t.Error("unknown InitMethod accepted")
+		t.Error("unknown start accepted")
 	}
 }

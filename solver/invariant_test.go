@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -408,5 +409,99 @@ func TestLPNMFInvariantMatchesReference(t *testing.T) {
 		if !mat.EqualApprox(res.V, mat.NewDense(n, k, flat(rv)), 1e-7) {
 			t.Fatalf("%s: V differs from the reference", name)
 		}
+	}
+}
+
+// TestInvariantGeneralMatchesReference: ScaleInvariant LCCF on signed data
+// (K = X^T X with negative entries, the general updates of paper 002
+// eqs. 25 and 28 with V^T V + diag(g) in W's products) against plain
+// loops.
+func TestInvariantGeneralMatchesReference(t *testing.T) {
+	const n, m, k, iters, lambda = 20, 9, 3, 25, 2.0
+	rng := rand.New(rand.NewPCG(251, 1))
+	xs := mat.NewDense(n, m, nil) // samples as rows
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			xs.Set(i, j, rng.NormFloat64())
+		}
+	}
+	d, err := NewDenseData(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := randomGraph(252, n, 3)
+	w, deg := graphDense(g)
+	lam := lambda / meanDegree(deg)
+	x := tr(rows(xs, false)) // m x n
+	K := mul(tr(x), x)
+	kp, kn := zeros(n, n), zeros(n, n)
+	for i := range K {
+		for j := range K[i] {
+			kp[i][j], kn[i][j] = math.Max(K[i][j], 0), math.Max(-K[i][j], 0)
+		}
+	}
+	init := randomFactors(253, n, n, k)
+	wf, v := rows(init.U, false), rows(init.V, false)
+	norms := func() []float64 {
+		kw := mul(K, wf)
+		s := make([]float64, k)
+		for c := range s {
+			for i := range wf {
+				s[c] += wf[i][c] * kw[i][c]
+			}
+			s[c] = math.Sqrt(s[c])
+		}
+		return s
+	}
+	general := func(f, b, pp, pn dmat) {
+		for i := range f {
+			for c := range f[i] {
+				f[i][c] *= (b[i][c] + math.Sqrt(b[i][c]*b[i][c]+4*pp[i][c]*pn[i][c])) / (2 * math.Max(pp[i][c], Eps))
+			}
+		}
+	}
+	normalizeCols(wf, v, norms())
+	var ref []float64
+	for it := 0; it < iters; it++ {
+		kw := mul(K, wf)
+		qp, qn := mul(v, mul(tr(wf), mul(kp, wf))), mul(v, mul(tr(wf), mul(kn, wf)))
+		sv := mul(w, v)
+		for i := range v {
+			for c := range v[i] {
+				qp[i][c] += lam * deg[i] * v[i][c]
+				qn[i][c] += lam * sv[i][c]
+			}
+		}
+		general(v, kw, qp, qn)
+		gq := graphQuad(v, w, deg)
+		s := mul(tr(v), v)
+		for c := 0; c < k; c++ {
+			s[c][c] += lam * gq[c]
+		}
+		kv := mul(K, v)
+		general(wf, kv, mul(mul(kp, wf), s), mul(mul(kn, wf), s))
+		nrm := norms()
+		obj := objectiveRef(x, mul(x, wf), v, 0, nil, nil)
+		for c := 0; c < k; c++ {
+			obj += lam * nrm[c] * nrm[c] * gq[c]
+		}
+		ref = append(ref, obj)
+		normalizeCols(wf, v, nrm)
+	}
+	res, err := Fit(context.Background(), d, Options{Method: LCCF, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.General {
+		t.Fatal("general updates not used on signed data")
+	}
+	checkMonotone(t, "lccf signed", res.Objective)
+	for i := range ref {
+		if !relClose(res.Objective[i+1], ref[i], 1e-9) {
+			t.Fatalf("objective after iteration %d = %v, reference %v", i+1, res.Objective[i+1], ref[i])
+		}
+	}
+	if !mat.EqualApprox(res.V, mat.NewDense(n, k, flat(v)), 1e-8) {
+		t.Fatal("V differs from the reference")
 	}
 }

@@ -50,8 +50,7 @@ type klIter struct {
 	colU    []float64
 	wsumV   []float64 // sum_j g_j v_jc
 	b       blas64.General
-	sv      blas64.General // lambda W V for the graph term
-	rxt     []float64      // x / y at each stored entry of X^T
+	rxt     []float64 // x / y at each stored entry of X^T
 	cg      CGStats
 	vdots   []float64 // per sample: sum_i x_ij log y_ij
 	scratch [][]float64
@@ -68,7 +67,7 @@ func newKLIter(p *problem, f *factors) *klIter {
 	it := &klIter{p: p, f: f, x: p.klX, xt: p.klXT, gamma: p.gamma, colU: make([]float64, k), wsumV: make([]float64, k),
 		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ())}
 	if p.spec.Base() == LPNMF && p.reg != nil {
-		it.b, it.sv = general(p.d.n, k), general(p.d.n, k)
+		it.b = general(p.d.n, k)
 		it.logV = make([]float64, p.d.n*k)
 		if p.opts.Formulation == ScaleInvariant {
 			it.invariant, it.rc, it.den = true, make([]float64, k), make([]float64, k)
@@ -166,10 +165,9 @@ func (it *klIter) sums() {
 }
 
 // evaluate forms, for the current factors, the ratios at X^T's non-zeros
-// (which the next V half reuses: same U and V), the per-sample sums of
-// x log y, and lambda W V; then returns the objective.
-// With eval unset it forms only the ratios: the logarithms and the graph
-// product serve the objective alone.
+// (which the next V half reuses: same U and V) and the per-sample sums of
+// x log y; then returns the objective. With eval unset it forms only the
+// ratios: the logarithms serve the objective alone.
 func (it *klIter) evaluate(eval bool) float64 {
 	it.sums()
 	// y at X^T's stored entries, then x / y and sum x log y per sample.
@@ -190,7 +188,6 @@ func (it *klIter) evaluate(eval bool) float64 {
 	if !eval {
 		return math.NaN()
 	}
-	it.graphProduct()
 	return it.objective()
 }
 
@@ -285,12 +282,6 @@ func (it *klIter) solveV() error {
 		}
 	}
 	return nil
-}
-
-func (it *klIter) graphProduct() {
-	if it.sv.Data != nil {
-		it.p.reg.w.MulDenseTo(it.sv, it.f.v, it.p.opts.Threads)
-	}
 }
 
 // objective adds the weighted divergence, from the per-sample sums of

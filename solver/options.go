@@ -267,9 +267,11 @@ type Result struct {
 	W *mat.Dense
 	// Objective holds the objective at the start (index 0) and after each
 	// iteration of the returned start (each evaluated one, see
-	// ObjectiveIters), for the factors as the updates left them. The final normalization keeps U V^T (X W V^T) but rescales V,
-	// so with lambda > 0 the graph term of the returned factors differs.
-	// For the -ncw methods it is the weighted objective.
+	// ObjectiveIters), for the factors as the updates left them. The
+	// final normalization keeps U V^T (X W V^T) but rescales V: under
+	// ScaleInvariant the objective does not change, under Papers with
+	// lambda > 0 the graph term of the returned factors differs. For the
+	// -ncw methods it is the weighted objective.
 	Objective []float64
 	// ObjectiveIters gives the iteration of each Objective entry when
 	// Options.Evaluate > 1; nil when every iteration was evaluated.

@@ -70,10 +70,10 @@ type TransformOptions struct {
 // features. Each new sample is independent, so rows are computed in
 // parallel and the result does not depend on Threads.
 func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformOptions) (*mat.Dense, error) {
-	md := res.model
-	if res == nil || res.V == nil || md.trainN == 0 {
+	if res == nil || res.V == nil || res.model.trainN == 0 {
 		return nil, fmt.Errorf("solver: Transform needs a result returned by Fit")
 	}
+	md := res.model
 	if train == nil || x == nil {
 		return nil, fmt.Errorf("solver: Transform needs the training data and the new data")
 	}

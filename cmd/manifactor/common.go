@@ -168,7 +168,8 @@ func (d *dataFlags) load() (*model.Prepared, error) {
 		// default); Prepare must not do it again.
 		d.opts.Text.NoTFIDF = prep.Weighting == model.NoWeighting
 		d.opts.Text.LogTF = prep.Weighting == model.LogTFIDF
-		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization
+		// Unit length exactly when tf-idf applies, unless told.
+		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization || (prep.Normalize == model.AutoNormalization && prep.Weighting == model.NoWeighting)
 		prep.Weighting, prep.Normalize = model.NoWeighting, model.NoNormalization
 	}
 	ds, err := dataset.Load(d.path, d.opts)
@@ -185,7 +186,11 @@ func (d *dataFlags) load() (*model.Prepared, error) {
 		return nil, err
 	}
 	if d.stderr != nil && d.prep.Weighting == model.AutoWeighting && p.Weighting == model.LogTFIDF {
-		fmt.Fprintf(d.stderr, "%s: term counts: weighted by tf-idf with (1 + ln tf), as the papers' authors' code does, each document at unit length (--weighting none to turn off)\n", d.path)
+		length := ""
+		if p.Normalize == model.L2 {
+			length = ", each document at unit length"
+		}
+		fmt.Fprintf(d.stderr, "%s: term counts: weighted by tf-idf with (1 + ln tf), as the papers' authors' code does%s (--weighting none to turn off)\n", d.path, length)
 	}
 	return p, nil
 }

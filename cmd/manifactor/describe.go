@@ -18,7 +18,7 @@ type describeOutput struct {
 	NNZ          int            `json:"nnz"`
 	Density      float64        `json:"density"`
 	Sparse       bool           `json:"sparse"`
-	ZeroFeatures int            `json:"zero_features_dropped"`
+	ZeroFeatures int            `json:"zero_features"`
 	ZeroSamples  int            `json:"zero_samples"`
 	EmptyIDs     []string       `json:"empty_ids,omitempty"`
 	Classes      int            `json:"classes"`
@@ -60,7 +60,11 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		ZeroSamples: p.ZeroSamples, ClassSizes: classSizes(ds),
 	}
 	out.Density = float64(out.NNZ) / (float64(n) * float64(m))
-	out.ZeroFeatures = countZeroFeatures(ds)
+	// All-zero features in the file: still there unless dropped.
+	out.ZeroFeatures = p.ZeroFeatures
+	if df.prep.KeepZeroFeatures {
+		out.ZeroFeatures = countZeroFeatures(ds)
+	}
 	if *purity && ds.Labels != nil && n > gopt.Neighbors {
 		g, err := model.BuildGraph(ctx, ds, gopt, 1, rt.threads)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ type protocolFlags struct {
 func (f *protocolFlags) register(fs *flag.FlagSet) {
 	f.df.register(fs)
 	f.rt.register(fs)
-	f.mf.registerSettings(fs, solver.DefaultMaxIter)
+	f.mf.registerSettings(fs, solver.DefaultMaxIter, false)
 	fs.StringVar(&f.clusters, "clusters", "2-10", "the numbers of classes k drawn, e.g. 2-10 or 2,5,10")
 	fs.IntVar(&f.runs, "runs", 50, "random draws of k classes per k")
 	fs.StringVar(&f.plot, "plot", "", "write figures (PNG and SVG) into this directory")
@@ -96,7 +95,7 @@ func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepar
 
 // knownNames lists every method the protocol can run.
 func knownNames() []string {
-	return append(solver.MethodNames(), "kmeans", "lsi-kmeans", "aa", "ncut", "pca-kmeans")
+	return append(solver.MethodNames(), experiment.BaselineNames()...)
 }
 
 // method builds one method with the flags' settings; tweak, when set,
@@ -137,14 +136,8 @@ func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol
 			}
 			return p.Data, nil
 		}}
-	terminal := false
-	if st, ok := stderr.(*os.File); ok {
-		if fi, err := st.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			terminal = true
-		}
-	}
-	f.terminal = terminal
-	prot.Progress = progressLine(stderr, terminal, "")
+	f.terminal = isTerminal(stderr)
+	prot.Progress = progressLine(stderr, f.terminal, "")
 	return prot
 }
 

@@ -32,8 +32,9 @@ func TestMethodSettings(t *testing.T) {
 		want   model.Options
 		iters  int
 	}{
-		{nil, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Auto}, def},
-		{nil, "nmf-kl", model.Options{Method: solver.NMFKL, Lambda: solver.Auto}, def},
+		{nil, "gnmf", model.Options{Method: solver.GNMF}, def},
+		{nil, "nmf-kl", model.Options{Method: solver.NMFKL}, def},
+		{[]string{"--lambda", "auto"}, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Auto}, def},
 		{[]string{"--papers"}, "gnmf", model.Options{Method: solver.GNMF, Formulation: solver.Papers, Start: model.NormalizedStart}, 100},
 		{[]string{"--papers"}, "lccf-ncw", model.Options{Method: solver.LCCFNCW, Formulation: solver.Papers, Start: model.NormalizedStart, Graph: graph.Options{Weight: graph.Cosine}}, 100},
 		{[]string{"--papers"}, "lpnmf", model.Options{Method: solver.LPNMF, Formulation: solver.Papers, Start: model.KMeansStart, Assign: model.ArgMaxAssign}, 100},

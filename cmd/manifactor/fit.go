@@ -85,7 +85,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	progress, done := progressPrinter(stderr, mf.iters)
+	opts, err := mf.options(rt.threads, p.Data.Sparse != nil)
+	if err != nil {
+		return err
+	}
+	progress, done := progressPrinter(stderr, opts.Solver.MaxIter)
 	sum, res, err := factorize(ctx, p, &mf, rt, progress, stderr)
 	done()
 	if err != nil {
@@ -210,15 +214,22 @@ func printSummary(w io.Writer, s *fitSummary) {
 	}
 }
 
+// isTerminal reports whether w is a terminal (progress is shown there
+// only; a log file would get a line per update).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
 // progressPrinter reports iterations on stderr when it is a terminal, at
 // most five times a second; done ends the progress line.
 func progressPrinter(stderr io.Writer, maxIter int) (progress func(model.Progress), done func()) {
 	done = func() {}
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return nil, done
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if !isTerminal(stderr) {
 		return nil, done
 	}
 	last := time.Now()
@@ -232,7 +243,7 @@ func progressPrinter(stderr io.Writer, maxIter int) (progress func(model.Progres
 		if p.Candidates > 1 {
 			prefix = fmt.Sprintf("lambda %g (%d of %d), ", p.Lambda, p.Candidate, p.Candidates)
 		}
-		if p.Stage != "fit" {
+		if p.Stage != model.FitStage {
 			fmt.Fprintf(stderr, "\r%s%s...                              ", prefix, p.Stage)
 			return
 		}

@@ -84,20 +84,25 @@ func (g *graphFlags) options() (graph.Options, error) {
 	if !(g.heatT >= 0) || math.IsInf(g.heatT, 0) {
 		return graph.Options{}, fmt.Errorf("--heat-t %v: must be a finite number >= 0 (0: from the data)", g.heatT)
 	}
+	if g.heatT > 0 && g.weight != graph.Heat {
+		return graph.Options{}, fmt.Errorf("--heat-t %v: the heat kernel's width, but --weight is %v", g.heatT, g.weight)
+	}
 	return graph.Options{Neighbors: g.neighbors, Weight: g.weight, Symmetry: g.symmetry, MinShared: g.minShared, HeatT: g.heatT}, nil
 }
 
 func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
 	fs.TextVar(&f.method, "method", solver.NMF, "method: "+strings.Join(solver.MethodNames(), ", "))
 	fs.IntVar(&f.k, "k", 0, "number of factors (clusters), 1 <= k <= min(samples, features)")
-	f.registerSettings(fs, defaultIters)
+	f.registerSettings(fs, defaultIters, true)
 }
 
 // registerSettings registers every factorization flag but --method and
-// --k, which the experiment protocol sets itself.
-func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int) {
+// --k, which the experiment protocol sets itself; withFile adds --graph,
+// which the protocol cannot use (a graph file has the whole corpus's
+// samples, not a drawn subset's).
+func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withFile bool) {
 	f.fs = fs
-	fs.TextVar(&f.lambda, "lambda", solver.Auto, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method)")
+	fs.TextVar(&f.lambda, "lambda", solver.Lambda{}, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method); default: auto, or the papers' value under --formulation papers")
 	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
@@ -118,7 +123,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int) {
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
 	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
 	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
-	f.graph.register(fs, true)
+	f.graph.register(fs, withFile)
 }
 
 // set reports whether the flag named was given on the command line.
@@ -196,8 +201,11 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
 		return o, fmt.Errorf("--coef0 %v: must be a finite number", f.coef0)
 	}
-	if f.kernelMemGB > 1<<20 {
-		return o, fmt.Errorf("--kernel-memory %v: more than a million GiB", f.kernelMemGB)
+	if f.kernelMemGB > 1<<20 || int64(f.kernelMemGB*(1<<30)) < 1 {
+		return o, fmt.Errorf("--kernel-memory %v: want between a byte and a million GiB", f.kernelMemGB)
+	}
+	if f.lambdas != "" && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
+		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but --lambda is %v", f.lambdas, f.lambda)
 	}
 	if f.lambdas != "" {
 		for _, s := range strings.Split(f.lambdas, ",") {

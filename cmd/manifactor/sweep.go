@@ -109,6 +109,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if sp.name == "neighbors" && pf.mf.graph.minShared > 0 {
+		for _, v := range sp.values {
+			if int(v) <= pf.mf.graph.minShared {
+				return fmt.Errorf("--param neighbors: p = %g must be above --min-shared %d", v, pf.mf.graph.minShared)
+			}
+		}
+	}
 	var base []string
 	if *baselines != "" {
 		base = strings.Split(*baselines, ",")
