@@ -168,7 +168,7 @@ func (it *cfIter) step(bool) (float64, error) {
 	it.mulK(it.kv, f.v)
 	s := it.vtv
 	if it.invariant {
-		columnGraphTerms(it.gk, f.v, it.sv, reg.deg)
+		columnGraphTerms(it.gk, f.v, it.sv, reg.deg, th)
 		s = withDiagonal(it.sm, it.vtv, it.gk)
 	}
 	var tr float64
@@ -200,20 +200,20 @@ func (it *cfIter) step(bool) (float64, error) {
 // V's columns, and every product that depends on them, to match; X W V^T
 // and the scale-invariant objective are unchanged.
 func (it *cfIter) rescale() {
-	norms := unitScales(it.wtkw)
+	norms, th := unitScales(it.wtkw), it.p.opts.Threads
 	f := it.f
-	scaleColumns(f.a, norms, false)
-	scaleColumns(f.v, norms, true)
-	scaleColumns(it.kw, norms, false)
-	scaleColumns(it.sv, norms, true)
+	scaleColumns(f.a, norms, false, th)
+	scaleColumns(f.v, norms, true, th)
+	scaleColumns(it.kw, norms, false, th)
+	scaleColumns(it.sv, norms, true, th)
 	scaleGram(it.wtkw, norms, false)
 	scaleGram(it.vtv, norms, true)
 	switch {
 	case it.p.kern == nil:
-		scaleColumns(it.xwm, norms, false)
+		scaleColumns(it.xwm, norms, false, th)
 	case it.general():
-		scaleColumns(it.kpw, norms, false)
-		scaleColumns(it.knw, norms, false)
+		scaleColumns(it.kpw, norms, false, th)
+		scaleColumns(it.knw, norms, false, th)
 		scaleGram(it.wtkp, norms, false)
 		scaleGram(it.wtkn, norms, false)
 	}

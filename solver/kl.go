@@ -249,8 +249,8 @@ func (it *klIter) step(eval bool) (float64, error) {
 				norms[c] = 1
 			}
 		}
-		scaleColumns(f.a, norms, false)
-		scaleColumns(f.v, norms, true)
+		scaleColumns(f.a, norms, false, it.p.opts.Threads)
+		scaleColumns(f.v, norms, true, it.p.opts.Threads)
 	}
 	return it.evaluate(eval), nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 )
 
@@ -116,7 +117,7 @@ func (it *nmfIter) step(bool) (float64, error) {
 	// U half of the scale-invariant objective: with V fixed, the graph
 	// term is sum_c gk[c] |u_c|^2, a ridge penalty on U's columns, which
 	// adds gk[c] to the diagonal of V^T V in the denominator.
-	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg)
+	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
 	s := withDiagonal(it.sv, it.vtv, it.gk)
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true}, th)
 	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
@@ -128,10 +129,10 @@ func (it *nmfIter) step(bool) (float64, error) {
 // Gram matrices and lambda W V to match; U V^T and the scale-invariant
 // objective are unchanged.
 func (it *nmfIter) rescale() {
-	norms := unitScales(it.utu)
-	scaleColumns(it.f.a, norms, false)
-	scaleColumns(it.f.v, norms, true)
-	scaleColumns(it.wv, norms, true)
+	norms, th := unitScales(it.utu), it.p.opts.Threads
+	scaleColumns(it.f.a, norms, false, th)
+	scaleColumns(it.f.v, norms, true, th)
+	scaleColumns(it.wv, norms, true, th)
 	scaleGram(it.utu, norms, false)
 	scaleGram(it.vtv, norms, true)
 }
@@ -166,15 +167,28 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 }
 
 // columnGraphTerms sets gk[c] = v_c^T (lambda L) v_c = sum_i deg_i v_ic^2 -
-// v_ic (lambda W V)_ic, given wv = lambda W V and deg = lambda D, summed
-// in row order.
-func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64) {
-	k := v.Cols
+// v_ic (lambda W V)_ic, given wv = lambda W V and deg = lambda D: row
+// chunks in parallel, each chunk's k sums added in chunk order so the
+// result does not depend on threads.
+func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64, threads int) {
+	k, n := v.Cols, v.Rows
+	chunks := (n + rowChunk - 1) / rowChunk
+	part := make([]float64, chunks*k)
+	parallel.For(chunks, threads, 1, func(c0, c1 int) {
+		for ch := c0; ch < c1; ch++ {
+			acc := part[ch*k : (ch+1)*k]
+			for i := ch * rowChunk; i < min((ch+1)*rowChunk, n); i++ {
+				vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
+				for c, x := range vi {
+					acc[c] += deg[i]*x*x - x*wi[c]
+				}
+			}
+		}
+	})
 	clear(gk)
-	for i := 0; i < v.Rows; i++ {
-		vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
-		for c, x := range vi {
-			gk[c] += deg[i]*x*x - x*wi[c]
+	for ch := 0; ch < chunks; ch++ {
+		for c := range gk {
+			gk[c] += part[ch*k+c]
 		}
 	}
 }
@@ -212,19 +226,28 @@ func unitScales(g blas64.General) []float64 {
 	return out
 }
 
-// scaleColumns multiplies (mul) or divides column c of f by s[c].
-func scaleColumns(f blas64.General, s []float64, mul bool) {
+// scaleColumns multiplies (mul) or divides column c of f by s[c], rows
+// in parallel. A division is a multiplication by the reciprocal (a
+// division per entry cost the scale-invariant updates a tenth of an
+// iteration on TDT2); each entry gets the same operation whatever the
+// thread count.
+func scaleColumns(f blas64.General, s []float64, mul bool, threads int) {
 	k := f.Cols
-	for i := 0; i < f.Rows; i++ {
-		row := f.Data[i*f.Stride : i*f.Stride+k]
-		for c := range row {
-			if mul {
-				row[c] *= s[c]
-			} else {
-				row[c] /= s[c]
-			}
+	r := s
+	if !mul {
+		r = make([]float64, len(s))
+		for c, x := range s {
+			r[c] = 1 / x
 		}
 	}
+	parallel.For(f.Rows, threads, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := f.Data[i*f.Stride : i*f.Stride+k]
+			for c := range row {
+				row[c] *= r[c]
+			}
+		}
+	})
 }
 
 // scaleGram multiplies (mul) or divides entry (a, b) of the k x k Gram
