@@ -10,7 +10,8 @@
 // The command line, the experiment protocol and library users all go
 // through Prepare and Fit, so the same Options and Seed give the same
 // factors and labels whichever calls them, and the zero value of Options is
-// the command line's default. Seeds of the steps derive from Options.Seed
+// the command line's default (but for the seed, which the command line
+// sets to 1). Seeds of the steps derive from Options.Seed
 // in one place (see Fit).
 //
 // Its own choices are typed: Start, Assign, Weighting and Normalization,

@@ -140,7 +140,9 @@ type Options struct {
 	Solver solver.Options
 	// Seed seeds every random step: the factorization's start with Seed,
 	// the k-means start, the assignment and the graph's heat-kernel
-	// sample each with Seed mixed with a constant of their own.
+	// sample each with Seed mixed with a constant of their own. The
+	// command line's --seed defaults to 1, not 0: a seed is an input the
+	// caller chooses, and the command line's recorded figures use 1.
 	Seed uint64
 	// Threads bounds the goroutines of every step; 0 means GOMAXPROCS.
 	// Results do not depend on it.
