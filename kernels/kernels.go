@@ -13,6 +13,8 @@ var (
 	mulUpdateImpl  = mulUpdateGeneric
 	axpyGatherImpl = axpyGatherGeneric
 	dotGatherImpl  = dotGatherGeneric
+	cdSweepImpl    = cdSweepGeneric
+	cdColumnImpl   = cdColumnGeneric
 	path           = "generic"
 )
 
@@ -58,7 +60,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl = dotGatherGeneric
+		dotGatherImpl, cdSweepImpl, cdColumnImpl = dotGatherGeneric, cdSweepGeneric, cdColumnGeneric
 		path = "generic"
 		return nil
 	}
@@ -155,4 +157,60 @@ func DotGather(dst, x []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	dotGatherImpl(dst, x, ind, b, ldb)
+}
+
+// CDSweep is one sweep of cyclic coordinate descent on the non-negative
+// quadratic q(f) = f^T S f - 2 b^T f + d |f|^2, for the k x k symmetric S
+// (row-major, len(s) >= k*k, k = len(f)), given grad = S f + d f - b and the
+// reciprocals invH[c] = 1 / (S_cc + d) (0 skips coordinate c). Each
+// coordinate moves to its minimizer along itself, clamped at zero, and
+// grad follows. It returns the sum of delta^2 (S_cc + d) over the moves,
+// the decrease of q when no clamp is active. It panics if grad or invH is
+// shorter than f or s shorter than k*k.
+//
+// Reference:
+//
+//	for c := range f {
+//		if invH[c] == 0 { continue }
+//		x := f[c] - grad[c]*invH[c]
+//		if !(x > 0) { x = 0 }
+//		delta := x - f[c]
+//		if delta == 0 { continue }
+//		f[c] = x
+//		for t := range f { grad[t] += delta * s[c*k+t] }
+//		grad[c] += d * delta
+//		gain += delta * delta * (s[c*k+c] + d)
+//	}
+func CDSweep(f, grad, s, invH []float64, d float64) float64 {
+	k := len(f)
+	if len(grad) < k || len(invH) < k || len(s) < k*k {
+		panic("kernels: CDSweep length mismatch")
+	}
+	if k == 0 {
+		return 0
+	}
+	return cdSweepImpl(f, grad, s, invH, d)
+}
+
+// CDColumn is the coordinate-descent step of one factor column over a
+// block of rows: each u[i] moves to max(0, u[i] - g[i]*ih), delta[i]
+// receives the change, and the sum of the squared changes is returned. It
+// panics if g or delta is shorter than u.
+//
+// Reference:
+//
+//	for i, x := range u {
+//		y := x - g[i]*ih
+//		if !(y > 0) { y = 0 }
+//		u[i], delta[i] = y, y-x
+//		sq += (y - x) * (y - x)
+//	}
+func CDColumn(u, g, delta []float64, ih float64) float64 {
+	if len(g) < len(u) || len(delta) < len(u) {
+		panic("kernels: CDColumn length mismatch")
+	}
+	if len(u) == 0 {
+		return 0
+	}
+	return cdColumnImpl(u, g, delta, ih)
 }

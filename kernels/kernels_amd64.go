@@ -19,7 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl = dotGatherAVX2
+		dotGatherImpl, cdSweepImpl, cdColumnImpl = dotGatherAVX2, cdSweepAVX2, cdColumnAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -118,3 +118,17 @@ func eachBlock(k, maxCols int, fn func(blk, col, w int)) {
 		col += w
 	}
 }
+
+// cdSweepAVX2 is cdSweepGeneric with the update of grad four-wide in FMAs
+// (so its rounding differs from the reference's) and one call per sweep
+// instead of one Axpy call per moved coordinate.
+//
+//go:noescape
+func cdSweepAVX2(f, grad, s, invH []float64, d float64) float64
+
+// cdColumnAVX2 is cdColumnGeneric four rows at a time, with an FMA for
+// u - g*ih and the squares summed in four lanes (its rounding and the
+// order of the sum differ from the reference's).
+//
+//go:noescape
+func cdColumnAVX2(u, g, delta []float64, ih float64) float64
