@@ -292,6 +292,9 @@ func (a *Assign) UnmarshalText(b []byte) error {
 // images it improves up to about 300).
 func PapersOptions(method solver.Method, sparse bool) Options {
 	o := Options{Method: method, Formulation: solver.Papers, Assign: ArgMaxAssign}
+	// The papers' multiplicative updates, whose iterations their tables
+	// count.
+	o.Solver.Algorithm = solver.MU
 	o.Solver.MaxIter = 300
 	if sparse {
 		o.Solver.MaxIter = 100

@@ -55,6 +55,7 @@ func (p rowProduct) row(i int, dst []float64) {
 // iterations of one start.
 type passWork struct {
 	k       int
+	cd      []*cdWork // per worker, for cd half steps
 	idx     []int
 	bounds  []int       // chunk c is rows bounds[c] .. bounds[c+1]-1
 	partial []float64   // one k x k upper triangle per chunk
@@ -99,6 +100,10 @@ type half struct {
 	gram    blas64.General // receives f^T f of the new f when Data is set
 	update  bool           // false: leave f, only form gram and the dot
 	wantDot bool           // return sum_i f_i . N_i (after the update)
+	// cd, when set, replaces the multiplicative step by coordinate
+	// descent on f_i^T s f_i - 2 N_i . f_i (cdRow); it needs s, and
+	// addNum and deg unset.
+	cd *cdRule
 }
 
 // run applies the half-step and returns the dot when h.wantDot is set.
@@ -107,13 +112,27 @@ type half struct {
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1
-	w.buffers(parallel.Workers(chunks, threads, 1))
+	workers := parallel.Workers(chunks, threads, 1)
+	w.buffers(workers)
+	var invH []float64
+	if h.update && h.cd != nil {
+		for len(w.cd) < workers {
+			w.cd = append(w.cd, newCDWork(k))
+		}
+		// The reciprocals of s's diagonal, the same for every row.
+		invH = make([]float64, k)
+		cdInverse(invH, h.s.Data, 0)
+	}
 	parallel.ForWorker(chunks, threads, 1, func(worker, c, _ int) {
 		lo, hi := w.bounds[c], w.bounds[c+1]
 		buf := w.scratch[worker]
 		num, den, trans := buf[:k], buf[k:2*k], buf[2*k:]
 		var dot float64
-		for i := lo; i < hi; i++ {
+		first := lo
+		if h.update && h.cd != nil {
+			dot, first = w.cdChunk(h, w.cd[worker], invH, lo, hi, num), hi
+		}
+		for i := first; i < hi; i++ {
 			fi := h.f.Data[i*k : (i+1)*k]
 			if h.update || h.wantDot {
 				h.num.row(i, num)
@@ -228,4 +247,34 @@ func transpose(t, a []float64, rows, k int) {
 			t[j*transStride+i] = x
 		}
 	}
+}
+
+// cdChunk runs a cd half step on rows lo..hi-1 of h.f, cdBlock rows at a
+// time (cdRows), and returns sum_i f_i . N_i for the updated rows. num
+// is a length-k scratch row, invH the reciprocals of h.s's diagonal.
+func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num []float64) float64 {
+	k := w.k
+	var dot float64
+	for b := lo; b < hi; b += cdBlock {
+		r := min(cdBlock, hi-b)
+		for i := 0; i < r; i++ {
+			h.num.row(b+i, num)
+			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
+			for c := 0; c < k; c++ {
+				cw.p[c*cdBlock+i] = num[c]
+				cw.u[c*cdBlock+i] = fi[c]
+			}
+		}
+		cdRows(cw, h.s.Data, invH, k, r, h.cd)
+		for i := 0; i < r; i++ {
+			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
+			for c := 0; c < k; c++ {
+				fi[c] = cw.u[c*cdBlock+i]
+			}
+		}
+		for c := 0; c < k; c++ {
+			dot += kernels.Dot(cw.u[c*cdBlock:c*cdBlock+r], cw.p[c*cdBlock:c*cdBlock+r])
+		}
+	}
+	return dot
 }

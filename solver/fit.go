@@ -2,6 +2,8 @@ package solver
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -20,13 +22,16 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	if err := opts.check(d); err != nil {
 		return nil, err
 	}
+	opts.Algorithm = opts.Algorithm.Resolve(opts.Method)
 	begin := time.Now()
 	p, err := prepare(ctx, d, opts, opts.Method)
 	if err != nil {
 		return nil, err
 	}
 	best, err := drive(ctx, p)
-	if best == nil {
+	var nf *NonFiniteError
+	if best == nil || errors.As(err, &nf) {
+		// Never factors with NaN or Inf in them.
 		return nil, err
 	}
 	res := p.result(best.f)
@@ -44,6 +49,21 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	res.IterTime = best.iterTime
 	res.Runtime = time.Since(begin)
 	return res, err
+}
+
+// NonFiniteError reports an objective that became NaN or infinite: the
+// data or a factor overflowed, or an update divided by zero. Fit returns
+// no result with it.
+type NonFiniteError struct {
+	Start, Iter int // Iter 0 is the starting point
+	Objective   float64
+}
+
+func (e *NonFiniteError) Error() string {
+	if e.Iter == 0 {
+		return fmt.Sprintf("solver: the objective of start %d is %v at its starting point (the data or the start overflow)", e.Start+1, e.Objective)
+	}
+	return fmt.Sprintf("solver: the objective of start %d became %v at iteration %d (a factor overflowed or an update divided by zero)", e.Start+1, e.Objective, e.Iter)
 }
 
 // iterator is one start of one method: begin returns the objective of the
@@ -95,6 +115,9 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 		if !eval {
 			continue
 		}
+		if math.IsNaN(obj) || math.IsInf(obj, 0) {
+			return &NonFiniteError{Start: r.start, Iter: iter, Objective: obj}
+		}
 		r.trace = append(r.trace, obj)
 		r.evals = append(r.evals, iter)
 		if o.Progress != nil {
@@ -141,6 +164,9 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 		}
 		r := &run{start: s, f: f, it: p.iterator(f)}
 		r.trace, r.evals = []float64{r.it.begin()}, []int{0}
+		if obj := r.trace[0]; math.IsNaN(obj) || math.IsInf(obj, 0) {
+			return nil, &NonFiniteError{Start: s, Objective: obj}
+		}
 		limit := o.MaxIter
 		if short {
 			limit = min(o.RestartIters, o.MaxIter)
@@ -190,6 +216,9 @@ type problem struct {
 	// weights would otherwise change what Lambda means.
 	ncwNorm float64
 	kern    *kernelMatrix
+	// colors partitions the graph's vertices for CD's V half; nil
+	// without a regularizer or under MU.
+	colors *coloring
 	// KL methods: X and X^T in CSR (also for dense data: its non-zeros)
 	// and, for -ncw, the per-sample weights of the divergence.
 	klX, klXT *sparse.CSR
@@ -275,6 +304,9 @@ func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, er
 			}
 		}
 		p.reg, p.lambda = r, lambda
+		if o.Algorithm == CD && !spec.Concept() && !spec.KL() {
+			p.colors = colorGraph(r.w)
+		}
 	}
 	return p, nil
 }

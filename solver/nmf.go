@@ -52,6 +52,11 @@ type nmfIter struct {
 	invariant bool
 	gk        []float64
 	sv        blas64.General
+	// cdU and cdV, set under CD, replace the multiplicative steps of the
+	// U and V halves by coordinate descent (cdRow); with a regularizer V's
+	// rows go colour by colour (cdGraphHalf).
+	cdU, cdV *cdRule
+	colors   *coloring
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -59,6 +64,17 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k)}
 	if !d.IsSparse() {
 		it.xtu, it.xv = general(d.n, k), general(d.m, k)
+	}
+	if p.opts.Algorithm == CD {
+		// The stored non-zeros also for dense data, so that both forms
+		// of the same matrix run the same sweeps.
+		nnz := d.nnz
+		it.cdU = newCDRule(nnz, d.m, k)
+		if p.reg != nil {
+			nnz += p.reg.w.NNZ()
+			it.colors = p.colors
+		}
+		it.cdV = newCDRule(nnz, d.n, k)
 	}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
@@ -104,14 +120,20 @@ func (it *nmfIter) begin() float64 {
 
 func (it *nmfIter) step(bool) (float64, error) {
 	th := it.p.opts.Threads
-	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true}
-	if it.p.reg != nil {
+	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, cd: it.cdV}
+	switch {
+	case it.p.reg != nil && it.cdV != nil:
+		it.cdGraphHalf(h.num, it.utu.Data, th)
+		it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+	case it.p.reg != nil:
 		h.addNum, h.deg = it.wv, it.p.reg.deg
+		fallthrough
+	default:
+		it.vw.run(h, th)
 	}
-	it.vw.run(h, th)
 	it.graphProduct()
 	if !it.invariant {
-		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true}, th)
+		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
 		return it.objective(tr), nil
 	}
 	// U half of the scale-invariant objective: with V fixed, the graph
@@ -119,7 +141,7 @@ func (it *nmfIter) step(bool) (float64, error) {
 	// adds gk[c] to the diagonal of V^T V in the denominator.
 	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
 	s := withDiagonal(it.sv, it.vtv, it.gk)
-	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true}, th)
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
 	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 	it.rescale()
 	return obj, nil

@@ -154,6 +154,11 @@ type Options struct {
 	// vertex per sample.
 	Graph *graph.Graph
 
+	// Algorithm is how the objective is minimized; the zero value is the
+	// fastest for the method (AutoAlgorithm). Explicit CD for a method
+	// without it is an error (see HasCD).
+	Algorithm Algorithm
+
 	// Kernel is the kernel of cf and lccf; the zero value is linear.
 	Kernel Kernel
 	// KernelMemory caps the bytes an explicit n x n kernel may take
@@ -385,6 +390,12 @@ func (o Options) check(d *Data) error {
 		if d.neg != nil {
 			return fmt.Errorf("solver: negative entry %v at sample %d, feature %d (1-based); %s needs non-negative data", d.neg.v, d.neg.i+1, d.neg.j+1, spec)
 		}
+	}
+	switch {
+	case o.Algorithm < AutoAlgorithm || o.Algorithm > CD:
+		return fmt.Errorf("solver: unknown solver %d", int(o.Algorithm))
+	case o.Algorithm == CD && !HasCD(spec):
+		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, CDMethods())
 	}
 	if o.Formulation != ScaleInvariant && o.Formulation != Papers {
 		return fmt.Errorf("solver: unknown formulation %d", int(o.Formulation))

@@ -30,6 +30,16 @@ type benchOutput struct {
 	Objective    float64 `json:"objective"`
 	Evaluate     int     `json:"evaluate_every"`
 	CG           *cgJSON `json:"cg,omitempty"`
+	// Trace, with --trace, is every evaluated iteration's objective and
+	// the seconds since the factorization began (its set-up included):
+	// the time-to-objective curve of bench/timeto.sh.
+	Trace []tracePoint `json:"trace,omitempty"`
+}
+
+type tracePoint struct {
+	Iter      int     `json:"iter"`
+	Seconds   float64 `json:"seconds"`
+	Objective float64 `json:"objective"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,6 +52,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	mf.register(fs, 50)
 	asJSON := fs.Bool("json", false, "print JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the factorization loop to this file")
+	trace := fs.Bool("trace", false, "record the objective and the elapsed time at every evaluated iteration (with --json; see --evaluate)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +113,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer pprof.StopCPUProfile()
 	}
+	var points []tracePoint
+	began := time.Now()
+	if *trace {
+		opts.Progress = func(p model.Progress) {
+			if p.Stage == model.FitStage {
+				points = append(points, tracePoint{p.Iter, time.Since(began).Seconds(), p.Objective})
+			}
+		}
+	}
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		return err
@@ -112,7 +132,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MsPerIter:    res.IterTime.Seconds() * 1000 / float64(res.Iterations),
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
 		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: ds.NNZ(), Objective: res.Final(),
-		Evaluate: mf.evaluate,
+		Evaluate: mf.evaluate, Trace: points,
 	}
 	if opts.Method == solver.NMF {
 		out.GFlops = nmfFlops(n, m, ds.NNZ(), sparse, opts.K) / (out.MsPerIter * 1e6)

@@ -477,6 +477,9 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--weighting", "sqrt"}, []string{"-weighting", "sqrt"}},
 		{[]string{"--method", "nmf", "--normalize", "l7"}, []string{"-normalize", "l7"}},
 		{[]string{"--method", "nmf", "--start", "big"}, []string{"-start", "big"}},
+		{[]string{"--method", "nmf", "--solver", "hals"}, []string{"-solver", "hals"}},
+		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
+		{[]string{"--method", "lpnmf", "--solver", "cd"}, []string{"--solver cd", "lpnmf"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
 	}
 	for _, c := range cases {

@@ -46,6 +46,7 @@ type methodFlags struct {
 	kernelMemGB  float64
 	cgTol        float64
 	cgIters      int
+	algorithm    solver.Algorithm
 	graph        graphFlags
 }
 
@@ -108,6 +109,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
 	fs.TextVar(&f.start, "start", model.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
+	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (mu for now), mu (the papers' multiplicative updates) or cd (coordinate descent)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
 	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 runs all --iters")
@@ -172,6 +174,12 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	}
 	if !f.papers || given("lambda") {
 		o.Lambda = f.lambda
+	}
+	if !f.papers || given("solver") {
+		o.Solver.Algorithm = f.algorithm
+	}
+	if o.Solver.Algorithm == solver.CD && !solver.HasCD(f.method) {
+		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, solver.CDMethods())
 	}
 	switch {
 	case f.iters < 1:

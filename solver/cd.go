@@ -1,0 +1,318 @@
+package solver
+
+import (
+	"fmt"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Algorithm selects how Fit minimizes a method's objective. The zero
+// value, AutoAlgorithm, is meant to be the one that reaches a given
+// objective soonest for the method; until CD's clustering quality has been
+// measured on every corpus it is MU for every method (bench/RESULTS.md has
+// CD's time to objective).
+type Algorithm int
+
+const (
+	// AutoAlgorithm is MU for now (see Algorithm).
+	AutoAlgorithm Algorithm = iota
+	// MU is the papers' multiplicative updates, the reference
+	// implementation's arithmetic.
+	MU
+	// CD is (block) coordinate descent: each entry of a factor is set to
+	// the exact minimizer of the objective with the others fixed, so the
+	// objective never increases (see cdRow).
+	CD
+)
+
+var algorithmNames = [...]string{AutoAlgorithm: "auto", MU: "mu", CD: "cd"}
+
+// String returns the name ParseAlgorithm accepts.
+func (a Algorithm) String() string {
+	if a < 0 || int(a) >= len(algorithmNames) {
+		return fmt.Sprintf("Algorithm(%d)", int(a))
+	}
+	return algorithmNames[a]
+}
+
+// ParseAlgorithm parses "auto", "mu" or "cd".
+func ParseAlgorithm(s string) (Algorithm, error) {
+	for a, name := range algorithmNames {
+		if s == name {
+			return Algorithm(a), nil
+		}
+	}
+	return 0, fmt.Errorf("solver: unknown solver %q (want auto, mu or cd)", s)
+}
+
+// MarshalText returns the algorithm's name.
+func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText parses an algorithm's name.
+func (a *Algorithm) UnmarshalText(b []byte) error {
+	v, err := ParseAlgorithm(string(b))
+	if err == nil {
+		*a = v
+	}
+	return err
+}
+
+// HasCD reports whether Fit has a coordinate-descent solver for m: the
+// Frobenius methods whose factor is U (NMF, GNMF and their NC-weighted
+// forms). Concept factorization's W enters its objective through the
+// n x n kernel, so a coordinate step on one entry of W changes K W in a
+// whole column (O(n) per entry, O(n^2 k) per sweep against the O(nnz k) of
+// a multiplicative step); the KL methods keep MU for now.
+func HasCD(m Method) bool {
+	return !m.Concept() && !m.KL()
+}
+
+// Resolve returns the algorithm Fit runs for method m: a for MU and CD,
+// and MU for AutoAlgorithm (see Algorithm).
+func (a Algorithm) Resolve(m Method) Algorithm {
+	if a != AutoAlgorithm {
+		return a
+	}
+	return MU
+}
+
+// CDMethods names the methods that have CD, comma-separated, for error
+// messages.
+func CDMethods() string {
+	var s string
+	for _, m := range Methods() {
+		if HasCD(m) {
+			if s != "" {
+				s += ", "
+			}
+			s += m.String()
+		}
+	}
+	return s
+}
+
+// cdRule is the inner loop of the coordinate-descent half-steps (the
+// acceleration of Gillis and Glineur, 2012: the data product of a half
+// step costs far more than a sweep over the k coordinates, so several
+// sweeps run per product). A row's sweeps stop after sweeps, or when a
+// sweep decreases the objective by at most tol2 times what the first
+// sweep did.
+type cdRule struct {
+	sweeps int
+	tol2   float64
+}
+
+// cdAlpha and cdEps are the inner loop's settings: at most 1 + cdAlpha rho
+// sweeps per row, rho the ratio of the half step's product cost to one
+// sweep's, and a stop once a sweep gains less than cdEps^2 of the first
+// (Gillis and Glineur's alpha = 0.5 and epsilon = 0.01 on ||delta||; here
+// on the objective's decrease, which is h delta^2 per coordinate).
+const (
+	cdAlpha = 0.5
+	cdEps   = 0.01
+)
+
+// newCDRule sizes the inner loop for a half step over rows rows whose data
+// product touches nnz stored entries: rho = (nnz k + rows k^2) / (rows
+// k^2), the product and the Gram matrix against one sweep.
+func newCDRule(nnz, rows, k int) *cdRule {
+	rho := float64(nnz)/float64(rows*k) + 1
+	return &cdRule{sweeps: 1 + int(cdAlpha*rho), tol2: cdEps * cdEps}
+}
+
+// cdRow minimizes q(f) = f^T S f - 2 b^T f + d |f|^2 over f >= 0 by cyclic
+// coordinate descent from the given f, for the symmetric positive
+// semi-definite k x k S (row-major) and d >= 0. grad holds S f + d f - b on
+// entry and is kept equal to it. Each step sets one coordinate to the
+// minimizer of q along it with the others fixed,
+//
+//	f_c <- max(0, f_c - grad_c / h_c),  h_c = S_cc + d,
+//
+// which lowers q by h_c delta^2 (delta the change), so q never increases; a
+// coordinate with h_c = 0 (an all-zero factor column) is left as it is.
+// It returns the number of sweeps run.
+func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) int {
+	var first float64
+	for sweep := 1; ; sweep++ {
+		gain := kernels.CDSweep(f, grad, s, invH, d)
+		if sweep == 1 {
+			first = gain
+		}
+		if sweep >= r.sweeps || gain <= r.tol2*first {
+			return sweep
+		}
+	}
+}
+
+// cdInverse sets invH[c] = 1 / (S_cc + d), or 0 where that is not
+// positive (the coordinate cdRow leaves alone), for the k x k s.
+func cdInverse(invH, s []float64, d float64) {
+	k := len(invH)
+	for c := range invH {
+		invH[c] = 0
+		if h := s[c*k+c] + d; h > 0 {
+			invH[c] = 1 / h
+		}
+	}
+}
+
+// cdStart sets grad = S f + d f - b for cdRow, with idx the identity
+// indices of AxpyGather.
+func cdStart(grad, f, b, s []float64, d float64, idx []int) {
+	clear(grad)
+	kernels.AxpyGather(grad, f, idx, s, len(f))
+	kernels.Axpy(-1, b, grad)
+	if d != 0 {
+		kernels.Axpy(d, f, grad)
+	}
+}
+
+// coloring is a partition of a graph's vertices into independent sets
+// (no edge inside a set), in increasing vertex order within each, so that
+// the rows of one set can be updated at once: the graph term couples a
+// row only with its neighbours.
+type coloring struct {
+	order []int // vertices by color
+	start []int // color c is order[start[c]:start[c+1]]
+}
+
+// colorGraph colors the symmetric w greedily in vertex order (each vertex
+// takes the smallest color none of its earlier neighbours has): at most
+// one more color than the largest degree, and the same for any thread
+// count.
+func colorGraph(w *sparse.CSR) *coloring {
+	n := w.Rows
+	color := make([]int, n)
+	seen := []int{} // seen[c] = the last vertex that found color c taken
+	colors := 0
+	for j := 0; j < n; j++ {
+		for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
+			if s := w.Ind[q]; s < j {
+				seen[color[s]] = j
+			}
+		}
+		c := 0
+		for c < colors && seen[c] == j {
+			c++
+		}
+		if c == colors {
+			colors++
+			seen = append(seen, -1)
+		}
+		color[j] = c
+		// seen holds j only for the colors taken by j's neighbours; the
+		// next vertex compares against its own index.
+	}
+	count := make([]int, colors+1)
+	for _, c := range color {
+		count[c+1]++
+	}
+	for c := 1; c <= colors; c++ {
+		count[c] += count[c-1]
+	}
+	col := &coloring{order: make([]int, n), start: append([]int(nil), count...)}
+	for j, c := range color {
+		col.order[count[c]] = j
+		count[c]++
+	}
+	return col
+}
+
+// cdGraphHalf is GNMF's V half under CD: for each row j of V, with the
+// other rows fixed, the objective is
+//
+//	v_j^T S v_j - 2 (X^T U)_j . v_j + deg_j |v_j|^2 - 2 v_j . sum_s w_js v_s
+//
+// (S = U^T U, plus the graph weights folded in w and deg), a quadratic that
+// cdRow minimizes. Rows of one color share no edge, so they are updated
+// in parallel, colour after colour (block Gauss-Seidel); each row reads its
+// neighbours' latest values, and the result does not depend on threads.
+func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
+	k, v, reg := it.f.k, it.f.v, it.p.reg
+	col := it.colors
+	idx := it.vw.idx
+	for c := 0; c+1 < len(col.start); c++ {
+		rows := col.order[col.start[c]:col.start[c+1]]
+		it.vw.buffers(parallel.Workers(len(rows), threads, 64))
+		parallel.ForWorker(len(rows), threads, 64, func(worker, lo, hi int) {
+			buf := it.vw.scratch[worker]
+			b, grad, invH := buf[:k], buf[k:2*k], buf[2*k:3*k]
+			for _, j := range rows[lo:hi] {
+				num.row(j, b)
+				p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
+				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
+				vj := v.Data[j*k : (j+1)*k]
+				cdStart(grad, vj, b, s, reg.deg[j], idx)
+				cdInverse(invH, s, reg.deg[j])
+				cdRow(vj, grad, s, reg.deg[j], it.cdV, invH)
+			}
+		})
+	}
+}
+
+// cdBlock is the number of rows whose sweeps run together, column by
+// column: 256 rows of the factor, its gradient and the data product, k
+// columns each, stay in a core's L2 cache (180 KiB at k = 30).
+const cdBlock = 256
+
+// cdWork is one worker's space for cdRows: u, g and p hold a block of
+// rows column-major (entry (i, c) at c*cdBlock + i), delta one column.
+type cdWork struct {
+	u, g, p, delta []float64
+}
+
+func newCDWork(k int) *cdWork {
+	return &cdWork{u: make([]float64, k*cdBlock), g: make([]float64, k*cdBlock), p: make([]float64, k*cdBlock), delta: make([]float64, cdBlock)}
+}
+
+// cdRows runs cdRow (with d = 0) on the r <= cdBlock rows held in w.u,
+// their b in w.p, all at once and column by column: the step of column c
+// is one CDColumn over the block, and the gradient follows by k axpys of
+// the column's changes, so the work is long vector operations with no
+// branch per coordinate. Each row sees exactly cdRow's sequence of
+// coordinate steps; only the inner loop's stopping rule is taken over the
+// block (the block's gain against its first sweep's), which keeps the
+// result the same for any thread count since blocks are fixed.
+func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule) {
+	// g = S u - p, column by column.
+	for l := 0; l < k; l++ {
+		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
+		for i, x := range pl {
+			gl[i] = -x
+		}
+		for c := 0; c < k; c++ {
+			if slc := s[l*k+c]; slc != 0 {
+				kernels.Axpy(slc, w.u[c*cdBlock:c*cdBlock+r], gl)
+			}
+		}
+	}
+	var first float64
+	delta := w.delta[:r]
+	for sweep := 1; ; sweep++ {
+		var gain float64
+		for c := 0; c < k; c++ {
+			ih := invH[c]
+			if ih == 0 {
+				continue
+			}
+			sq := kernels.CDColumn(w.u[c*cdBlock:c*cdBlock+r], w.g[c*cdBlock:c*cdBlock+r], delta, ih)
+			if sq == 0 {
+				continue
+			}
+			gain += sq / ih
+			for l := 0; l < k; l++ {
+				if scl := s[c*k+l]; scl != 0 {
+					kernels.Axpy(scl, delta, w.g[l*cdBlock:l*cdBlock+r])
+				}
+			}
+		}
+		if sweep == 1 {
+			first = gain
+		}
+		if sweep >= rule.sweeps || gain <= rule.tol2*first {
+			return
+		}
+	}
+}
