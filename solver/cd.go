@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
@@ -81,16 +82,13 @@ func (a Algorithm) Resolve(m Method) Algorithm {
 // CDMethods names the methods that have CD, comma-separated, for error
 // messages.
 func CDMethods() string {
-	var s string
+	var names []string
 	for _, m := range Methods() {
 		if HasCD(m) {
-			if s != "" {
-				s += ", "
-			}
-			s += m.String()
+			names = append(names, m.String())
 		}
 	}
-	return s
+	return strings.Join(names, ", ")
 }
 
 // cdRule is the inner loop of the coordinate-descent half-steps (the
@@ -132,8 +130,9 @@ func newCDRule(nnz, rows, k int) *cdRule {
 //
 // which lowers q by h_c delta^2 (delta the change), so q never increases; a
 // coordinate with h_c = 0 (an all-zero factor column) is left as it is.
-// It returns the number of sweeps run.
-func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) int {
+// invH holds the reciprocals 1 / h_c from cdInverse. It is the plain
+// reference of cdRows and GNMF's per-row step.
+func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) {
 	var first float64
 	for sweep := 1; ; sweep++ {
 		gain := kernels.CDSweep(f, grad, s, invH, d)
@@ -141,7 +140,7 @@ func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) int {
 			first = gain
 		}
 		if sweep >= r.sweeps || gain <= r.tol2*first {
-			return sweep
+			return
 		}
 	}
 }
@@ -231,7 +230,7 @@ func colorGraph(w *sparse.CSR) *coloring {
 // neighbours' latest values, and the result does not depend on threads.
 func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
-	col := it.colors
+	col := it.p.colors
 	idx := it.vw.idx
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]

@@ -66,6 +66,14 @@ func (e *NonFiniteError) Error() string {
 	return fmt.Sprintf("solver: the objective of start %d became %v at iteration %d (a factor overflowed or an update divided by zero)", e.Start+1, e.Objective, e.Iter)
 }
 
+// checkFinite returns a *NonFiniteError when obj is NaN or infinite.
+func checkFinite(start, iter int, obj float64) error {
+	if math.IsNaN(obj) || math.IsInf(obj, 0) {
+		return &NonFiniteError{Start: start, Iter: iter, Objective: obj}
+	}
+	return nil
+}
+
 // iterator is one start of one method: begin returns the objective of the
 // starting factors (and prepares what the first step needs), step runs one
 // iteration and, when eval is set, returns the objective after it (methods
@@ -115,8 +123,8 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 		if !eval {
 			continue
 		}
-		if math.IsNaN(obj) || math.IsInf(obj, 0) {
-			return &NonFiniteError{Start: r.start, Iter: iter, Objective: obj}
+		if err := checkFinite(r.start, iter, obj); err != nil {
+			return err
 		}
 		r.trace = append(r.trace, obj)
 		r.evals = append(r.evals, iter)
@@ -164,8 +172,8 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 		}
 		r := &run{start: s, f: f, it: p.iterator(f)}
 		r.trace, r.evals = []float64{r.it.begin()}, []int{0}
-		if obj := r.trace[0]; math.IsNaN(obj) || math.IsInf(obj, 0) {
-			return nil, &NonFiniteError{Start: s, Objective: obj}
+		if err := checkFinite(s, 0, r.trace[0]); err != nil {
+			return nil, err
 		}
 		limit := o.MaxIter
 		if short {
@@ -304,7 +312,7 @@ func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, er
 			}
 		}
 		p.reg, p.lambda = r, lambda
-		if o.Algorithm == CD && !spec.Concept() && !spec.KL() {
+		if o.Algorithm == CD && HasCD(spec) {
 			p.colors = colorGraph(r.w)
 		}
 	}

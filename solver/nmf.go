@@ -53,10 +53,9 @@ type nmfIter struct {
 	gk        []float64
 	sv        blas64.General
 	// cdU and cdV, set under CD, replace the multiplicative steps of the
-	// U and V halves by coordinate descent (cdRow); with a regularizer V's
-	// rows go colour by colour (cdGraphHalf).
+	// U and V halves by coordinate descent (cdRows); with a regularizer V's
+	// rows go colour by colour (cdGraphHalf, p.colors).
 	cdU, cdV *cdRule
-	colors   *coloring
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -72,7 +71,6 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		it.cdU = newCDRule(nnz, d.m, k)
 		if p.reg != nil {
 			nnz += p.reg.w.NNZ()
-			it.colors = p.colors
 		}
 		it.cdV = newCDRule(nnz, d.n, k)
 	}
