@@ -15,7 +15,17 @@ after 40 iterations at least 5 times sooner than scikit-learn's cd does.
 
 Usage: python3 bench/timeto.py [--data PATH] [--k 30] [--rounds 3]
        [--bin bin/manifactor] [--plot out/timeto.png] [--start random]
-       [--sk-init random]
+       [--sk-init random] [--loss kl]
+
+With --loss kl it measures NMF under the KL divergence instead (issue 12's
+NMF-KL goals): the target is the objective manifactor's mu reaches after
+--iters iterations (200 by default); manifactor's cd and mu are timed to
+it from their traces, and scikit-learn's NMF(solver="mu",
+beta_loss="kullback-leibler"), which has no cd for KL, by fresh fits at
+SK_ITERS_KL iterations, once (each costs minutes): when none reaches the
+target, the time of the longest is a lower bound on scikit-learn's time.
+The divergences are the same sum x log(x/y) - x + y in both; scikit-learn
+reports sqrt(2 D).
 
 The start decides which local minimum a fit reaches (on TDT2 at k = 30
 scikit-learn's nndsvda start ends 0.0009 lower in relative error than
@@ -38,6 +48,7 @@ from sklearn.decomposition import NMF
 from compare import prepare
 
 SK_ITERS = [5, 10, 20, 40, 80]
+SK_ITERS_KL = [40, 80, 160]
 
 
 def sklearn_curve(x, k, solver, seed, init):
@@ -56,9 +67,65 @@ def sklearn_curve(x, k, solver, seed, init):
     return pts
 
 
-def manifactor_curve(binary, data, k, solver, iters, start, seed):
+def sklearn_kl(x, k, seed, init):
+    """(iterations, seconds, divergence) of fresh mu fits under KL at each
+    of SK_ITERS_KL."""
+    pts = []
+    for it in SK_ITERS_KL:
+        model = NMF(n_components=k, solver="mu", beta_loss="kullback-leibler", tol=0, max_iter=it,
+                    random_state=seed, init=init)
+        t = time.perf_counter()
+        model.fit_transform(x)
+        secs = time.perf_counter() - t
+        pts.append((it, secs, model.reconstruction_err_ ** 2 / 2))
+        print(f"  scikit-learn mu (KL), {it} it: {secs:.1f} s, divergence {pts[-1][2]:.2f}", flush=True)
+    return pts
+
+
+def main_kl(args, x, info):
+    mf = {"cd": [], "mu": []}
+    for r in range(args.rounds):
+        for s in ("cd", "mu"):
+            iters = args.iters if s == "mu" else max(20, args.iters // 4)
+            mf[s].append(manifactor_curve(args.bin, args.data, args.k, s, iters, args.start, r + 1, "nmf-kl"))
+    sk = sklearn_kl(x, args.k, 0, args.sk_init or None)
+    target = statistics.median(tr[-1]["objective"] for tr in mf["mu"])
+    mu_time = statistics.median(tr[-1]["seconds"] for tr in mf["mu"])
+    print(f"# time to objective, KL, {args.data}, k = {args.k}, {args.rounds} rounds (medians; scikit-learn once)")
+    print(f"# {platform.processor() or platform.machine()}, scikit-learn {sklearn.__version__}, "
+          f"manifactor blas {info.get('blas')}, kernels {info.get('kernels')}; "
+          f"starts: scikit-learn {args.sk_init or 'default (nndsvda)'}, manifactor {args.start}")
+    print(f"\ntarget: divergence {target:.2f} (manifactor mu, {args.iters} iterations, {mu_time:.2f} s)\n")
+    print("| implementation | time to target (s) | iterations | manifactor cd sooner by |")
+    print("| --- | ---: | ---: | ---: |")
+    times = {}
+    for s in ("cd", "mu"):
+        ts, its = [], []
+        for tr in mf[s]:
+            hit = [p for p in tr if p["objective"] <= target]
+            ts.append(hit[0]["seconds"] if hit else float("inf"))
+            its.append(hit[0]["iter"] if hit else None)
+        times[s] = statistics.median(ts)
+        shown = [i for i in its if i is not None]
+        times[s + "_it"] = statistics.median(shown) if shown else "not reached"
+        times[s + "_all"] = ts
+    cd = times["cd"]
+    for s in ("cd", "mu"):
+        print(f"| manifactor {s} | {times[s]:.3f} | {times[s + '_it']} | {times[s] / cd:.1f}x |")
+    hit = [p for p in sk if p[2] <= target]
+    if hit:
+        print(f"| scikit-learn mu | {hit[0][1]:.1f} | {hit[0][0]} | {hit[0][1] / cd:.0f}x |")
+    else:
+        it, secs, div = sk[-1]
+        print(f"| scikit-learn mu | > {secs:.1f} (divergence {div:.2f} at {it} it) | > {it} | > {secs / cd:.0f}x |")
+    print("\nper-round times to target:")
+    for s in ("cd", "mu"):
+        print(f"  manifactor {s}: " + ", ".join(f"{t:.3f}" for t in times[s + "_all"]))
+
+
+def manifactor_curve(binary, data, k, solver, iters, start, seed, method="nmf"):
     cmd = [binary, "bench", "--data", data, "--weighting", "tfidf", "--normalize", "l2",
-           "--method", "nmf", "--k", str(k), "--iters", str(iters), "--evaluate", "1",
+           "--method", method, "--k", str(k), "--iters", str(iters), "--evaluate", "1",
            "--trace", "--solver", solver, "--start", start, "--seed", str(seed), "--json"]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     return out["trace"]
@@ -81,11 +148,15 @@ def main():
     ap.add_argument("--start", default="random", help="manifactor's --start")
     ap.add_argument("--sk-init", default="", help="scikit-learn's init (default: its own default, nndsvda)")
     ap.add_argument("--plot", default="")
+    ap.add_argument("--loss", default="frobenius", choices=["frobenius", "kl"])
     args = ap.parse_args()
 
     x = prepare(args.data)
     sqnorm = float(x.multiply(x).sum())
     info = json.loads(subprocess.run([args.bin, "info", "--json"], check=True, capture_output=True, text=True).stdout)
+    if args.loss == "kl":
+        main_kl(args, x, info)
+        return
     sk = {"cd": [], "mu": []}
     mf = {"cd": [], "mu": []}
     for r in range(args.rounds):

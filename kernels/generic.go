@@ -108,3 +108,17 @@ func cdColumnGeneric(u, g, delta []float64, ih float64) (sq float64) {
 	}
 	return sq
 }
+
+func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {
+	y, hOld, hNew = y[:len(x)], hOld[:len(x)], hNew[:len(x)]
+	for q, xq := range x {
+		yq := y[q] + t*hOld[q]
+		y[q] = yq
+		r := 1 / max(yq, eps)
+		xr := xq * r
+		gOld += hOld[q] * xr
+		gNew += hNew[q] * xr
+		hess += hNew[q] * hNew[q] * xr * r
+	}
+	return gOld, gNew, hess
+}

@@ -15,6 +15,7 @@ var (
 	dotGatherImpl  = dotGatherGeneric
 	cdSweepImpl    = cdSweepGeneric
 	cdColumnImpl   = cdColumnGeneric
+	klStepImpl     = klStepGeneric
 	path           = "generic"
 )
 
@@ -60,7 +61,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl, cdSweepImpl, cdColumnImpl = dotGatherGeneric, cdSweepGeneric, cdColumnGeneric
+		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherGeneric, cdSweepGeneric, cdColumnGeneric, klStepGeneric
 		path = "generic"
 		return nil
 	}
@@ -213,4 +214,35 @@ func CDColumn(u, g, delta []float64, ih float64) float64 {
 		return 0
 	}
 	return cdColumnImpl(u, g, delta, ih)
+}
+
+// KLStep is the inner step of coordinate descent under the KL divergence,
+// over one row's stored entries x with current model values y (y = sum_c
+// f_c h_c): it moves y by t times hOld (the change of the coordinate just
+// stepped), then, at the new y, returns the x-weighted sums that give the
+// derivatives of -sum x log y along hOld and hNew,
+//
+//	gOld = sum x hOld / y,  gNew = sum x hNew / y,  hess = sum x hNew^2 / y^2,
+//
+// with y floored at eps in the ratios (never in the stored y). It panics
+// if y, hOld or hNew is shorter than x.
+//
+// Reference:
+//
+//	for q, xq := range x {
+//		y[q] += t * hOld[q]
+//		r := 1 / max(y[q], eps)
+//		xr := xq * r
+//		gOld += hOld[q] * xr
+//		gNew += hNew[q] * xr
+//		hess += hNew[q] * hNew[q] * xr * r
+//	}
+func KLStep(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {
+	if len(y) < len(x) || len(hOld) < len(x) || len(hNew) < len(x) {
+		panic("kernels: KLStep length mismatch")
+	}
+	if len(x) == 0 {
+		return 0, 0, 0
+	}
+	return klStepImpl(y, x, hOld, hNew, t, eps)
 }

@@ -19,7 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl, cdSweepImpl, cdColumnImpl = dotGatherAVX2, cdSweepAVX2, cdColumnAVX2
+		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherAVX2, cdSweepAVX2, cdColumnAVX2, klStepAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -132,3 +132,10 @@ func cdSweepAVX2(f, grad, s, invH []float64, d float64) float64
 //
 //go:noescape
 func cdColumnAVX2(u, g, delta []float64, ih float64) float64
+
+// klStepAVX2 is klStepGeneric four entries at a time, the move of y by an
+// FMA and the three sums in four lanes each (its rounding and the order of
+// the sums differ from the reference's).
+//
+//go:noescape
+func klStepAVX2(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64)

@@ -20,6 +20,16 @@
 // cfIter, klIter). Papers keeps the papers' objective to reproduce their
 // tables.
 //
+// Options.Algorithm chooses how the objective is minimized: MU, the
+// papers' multiplicative updates, or CD, coordinate descent (HasCD names
+// the methods that have it). Every CD step sets one entry of a factor to
+// a point no worse than where it was, with the other entries fixed, so
+// the objective never increases: for the Frobenius methods the exact
+// minimizer of a one-variable quadratic (cdRow; GNMF's rows coupled by
+// the graph are updated one graph colour at a time, cdGraphHalf), for
+// NMF-KL a Newton step on a convex function whose derivative is concave,
+// kept only when that concavity certifies a decrease (klCDRow).
+//
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed
 // order, and every reduction runs on one goroutine.

@@ -60,6 +60,13 @@ type klIter struct {
 	invariant bool
 	rc, den   []float64
 	logV      []float64
+	// Under CD (NMF-KL and its NC-weighted form): sweeps per half step,
+	// the workers' space, the U half's per-row shares of sum x log y, and
+	// X's values times the sample weights (X's own without weights).
+	cdSweeps int
+	cdWork   []*klCDWork
+	rowLogs  []float64
+	xw       []float64
 }
 
 func newKLIter(p *problem, f *factors) *klIter {
@@ -71,6 +78,15 @@ func newKLIter(p *problem, f *factors) *klIter {
 		it.logV = make([]float64, p.d.n*k)
 		if p.opts.Formulation == ScaleInvariant {
 			it.invariant, it.rc, it.den = true, make([]float64, k), make([]float64, k)
+		}
+	}
+	if p.opts.Algorithm == CD {
+		it.cdSweeps, it.rowLogs, it.xw = klSweeps, make([]float64, it.x.Rows), it.x.Val
+		if it.gamma != nil {
+			it.xw = make([]float64, len(it.x.Val))
+			for q, j := range it.x.Ind {
+				it.xw[q] = it.gamma[j] * it.x.Val[q]
+			}
 		}
 	}
 	for j := 0; j < it.xt.Rows; j++ {
@@ -201,6 +217,9 @@ func (it *klIter) begin() float64 {
 }
 
 func (it *klIter) step(eval bool) (float64, error) {
+	if it.cdSweeps > 0 {
+		return it.cdStep(eval)
+	}
 	k, f := it.f.k, it.f
 	lpnmf := it.b.Data != nil
 	// V half, from the stored ratios: num_j = sum_i x_ij u_i / y_ij.

@@ -1,0 +1,85 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func klStepAVX2(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64)
+//
+// Four entries per step: y += t*hOld (stored), r = 1/max(eps, y) (VMAXPD
+// with y as its second source passes a NaN y through, as Go's max does),
+// xr = x*r, then gOld += hOld*xr, gNew += hNew*xr, hess += hNew*(hNew*xr*r)
+// in Y10, Y11 and Y12; a scalar tail after the horizontal sums. The
+// division dominates: one VDIVPD per four entries.
+TEXT ·klStepAVX2(SB), NOSPLIT, $0-136
+	MOVQ         y_base+0(FP), SI
+	MOVQ         x_base+24(FP), DI
+	MOVQ         x_len+32(FP), CX
+	MOVQ         hOld_base+48(FP), R8
+	MOVQ         hNew_base+72(FP), R9
+	VBROADCASTSD t+96(FP), Y0
+	VBROADCASTSD eps+104(FP), Y1
+	MOVQ         $0x3FF0000000000000, AX
+	MOVQ         AX, X2
+	VBROADCASTSD X2, Y2
+	VXORPD       Y10, Y10, Y10
+	VXORPD       Y11, Y11, Y11
+	VXORPD       Y12, Y12, Y12
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-4, DX
+	JZ           hsum
+
+loop4:
+	VMOVUPD      (SI)(AX*8), Y3
+	VMOVUPD      (R8)(AX*8), Y4
+	VFMADD231PD  Y0, Y4, Y3
+	VMOVUPD      Y3, (SI)(AX*8)
+	VMAXPD       Y3, Y1, Y5
+	VDIVPD       Y5, Y2, Y6
+	VMULPD       (DI)(AX*8), Y6, Y7
+	VFMADD231PD  Y7, Y4, Y10
+	VMOVUPD      (R9)(AX*8), Y8
+	VFMADD231PD  Y7, Y8, Y11
+	VMULPD       Y6, Y7, Y13
+	VMULPD       Y8, Y13, Y13
+	VFMADD231PD  Y13, Y8, Y12
+	ADDQ         $4, AX
+	CMPQ         AX, DX
+	JB           loop4
+
+hsum:
+	VEXTRACTF128 $1, Y10, X13
+	VADDPD       X13, X10, X10
+	VHADDPD      X10, X10, X10
+	VEXTRACTF128 $1, Y11, X13
+	VADDPD       X13, X11, X11
+	VHADDPD      X11, X11, X11
+	VEXTRACTF128 $1, Y12, X13
+	VADDPD       X13, X12, X12
+	VHADDPD      X12, X12, X12
+	CMPQ         AX, CX
+	JAE          done
+
+loop1:
+	VMOVSD       (SI)(AX*8), X3
+	VMOVSD       (R8)(AX*8), X4
+	VFMADD231SD  X0, X4, X3
+	VMOVSD       X3, (SI)(AX*8)
+	VMAXSD       X3, X1, X5
+	VDIVSD       X5, X2, X6
+	VMULSD       (DI)(AX*8), X6, X7
+	VFMADD231SD  X7, X4, X10
+	VMOVSD       (R9)(AX*8), X8
+	VFMADD231SD  X7, X8, X11
+	VMULSD       X6, X7, X13
+	VMULSD       X8, X13, X13
+	VFMADD231SD  X13, X8, X12
+	INCQ         AX
+	CMPQ         AX, CX
+	JB           loop1
+
+done:
+	VMOVSD X10, gOld+112(FP)
+	VMOVSD X11, gNew+120(FP)
+	VMOVSD X12, hess+128(FP)
+	VZEROUPPER
+	RET

@@ -1,0 +1,210 @@
+package solver
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// klSweeps is the number of cyclic sweeps over a row's k coordinates per
+// half step of KL coordinate descent. Unlike the Frobenius case, a sweep
+// is not cheap against the half step's shared work: every coordinate step
+// passes over the row's stored entries with a division each, which costs
+// about what gathering the other factor's rows does. One sweep reached
+// mu's 200-iteration objective soonest on TDT2 (tf-idf) and la1 (counts);
+// two sweeps took 20 % and 35 % longer there (bench/RESULTS.md).
+const klSweeps = 1
+
+// klBacktracks bounds the halvings of one rejected Newton step before the
+// coordinate is left where it was.
+const klBacktracks = 40
+
+// klCDRow minimizes, over f >= 0, one row's part of the KL objective with
+// the other factor fixed,
+//
+//	phi(f) = lin . f - sum_q x_q log y_q,  y_q = sum_c f_c ht[c*nq+q],
+//
+// by cyclic coordinate descent (Hsieh and Dhillon, KDD 2011): each step
+// moves one coordinate by a one-variable Newton step, projected onto
+// f_c >= 0. ht holds the other factor's rows at the row's stored entries,
+// transposed (column c contiguous), and y the model values on entry,
+// which the steps keep current.
+//
+// Along coordinate c, phi(f + t e_c) has the derivative
+// p(t) = lin_c - sum x h / (y + t h), which is increasing and concave
+// (p” = -2 sum x h^3 / (y + t h)^3 <= 0). A Newton step with p(0) < 0
+// lands at or before the root of p (the tangent of a concave function lies
+// above it), so phi decreases along the whole step. A step with p(0) > 0
+// may overshoot the root; concavity puts p above the chord on [t, 0], so
+//
+//	phi(t) - phi(0) = -int_t^0 p <= -|t| (p(0) + p(t)) / 2,
+//
+// and the step is kept when p(0) + p(t) >= 0, else halved until it is.
+// p(t) comes free with the pass that moves y (kernels.KLStep), so every
+// step is certified not to increase the objective at no extra pass.
+func klCDRow(f, lin, x, ht, y []float64, sweeps int) {
+	k, nq := len(f), len(x)
+	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], 0, Eps)
+	for sweep := 1; sweep <= sweeps; sweep++ {
+		for c := 0; c < k; c++ {
+			hc := ht[c*nq : (c+1)*nq]
+			next := ht[:nq] // the next coordinate's column: c+1, or 0
+			if c+1 < k {
+				next = ht[(c+1)*nq : (c+2)*nq]
+			}
+			grad := lin[c] - g
+			var t float64
+			switch {
+			case grad < 0 && hs > 0:
+				t = -grad / hs
+			case grad > 0 && hs > 0:
+				t = max(-f[c], -grad/hs)
+			case grad > 0:
+				// phi is linear along c: its minimum is at f_c = 0.
+				t = -f[c]
+			}
+			if !(t != 0) || math.IsInf(t, 0) {
+				if sweep < sweeps || c+1 < k {
+					_, g, hs = kernels.KLStep(y, x, next, next, 0, Eps)
+				}
+				continue
+			}
+			old := f[c]
+			f[c] = old + t
+			gOld, gn, hn := kernels.KLStep(y, x, hc, next, t, Eps)
+			if t < 0 && hs > 0 {
+				// p(t) = lin_c - gOld; keep the step once p(0) + p(t) >= 0.
+				for try := 0; grad+lin[c]-gOld < 0; try++ {
+					back := -t / 2
+					if try == klBacktracks {
+						back = -t
+					}
+					t += back
+					f[c] = old + t
+					gOld, gn, hn = kernels.KLStep(y, x, hc, next, back, Eps)
+					if try == klBacktracks {
+						f[c] = old
+						break
+					}
+				}
+			}
+			g, hs = gn, hn
+		}
+	}
+}
+
+// gatherT sets ht[c*nq+q] = h[ind[q]*k+c] for nq = len(ind): the rows of
+// h at ind, transposed. Four rows at a time, so that each column's four
+// entries go to one cache line rather than four (a row of a common term
+// has thousands of entries, and its columns lie far apart).
+func gatherT(ht []float64, ind []int, h []float64, k int) {
+	nq := len(ind)
+	q := 0
+	for ; q+4 <= nq; q += 4 {
+		h0 := h[ind[q]*k : ind[q]*k+k]
+		h1 := h[ind[q+1]*k : ind[q+1]*k+k]
+		h2 := h[ind[q+2]*k : ind[q+2]*k+k]
+		h3 := h[ind[q+3]*k : ind[q+3]*k+k]
+		for c := range h0 {
+			d := ht[c*nq+q : c*nq+q+4]
+			d[0], d[1], d[2], d[3] = h0[c], h1[c], h2[c], h3[c]
+		}
+	}
+	for ; q < nq; q++ {
+		for c, x := range h[ind[q]*k : ind[q]*k+k] {
+			ht[c*nq+q] = x
+		}
+	}
+}
+
+// klCDWork is one worker's space: the other factor's rows at a row's
+// stored entries (transposed) and the row's model values.
+type klCDWork struct {
+	ht, y []float64
+}
+
+// cdHalf runs klCDRow on every row r of a (the data with the rows of f as
+// its rows; vals its values, weighted or not), against h (indexed by a's
+// columns) and the linear coefficients lin. With logs given it also sets
+// logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
+// row's share of the objective. Rows are independent and each is done by
+// one worker from start to end, so the result does not depend on threads.
+func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64) {
+	k := f.Cols
+	th := it.p.opts.Threads
+	for len(it.cdWork) < parallel.Workers(a.Rows, th, 16) {
+		it.cdWork = append(it.cdWork, &klCDWork{})
+	}
+	parallel.ForWorker(a.Rows, th, 16, func(worker, lo, hi int) {
+		w := it.cdWork[worker]
+		for r := lo; r < hi; r++ {
+			p0, p1 := a.Indptr[r], a.Indptr[r+1]
+			nq := p1 - p0
+			fr := f.Data[r*k : (r+1)*k]
+			if nq == 0 {
+				// The row's objective is lin . f: zero is its minimum.
+				clear(fr)
+				if logs != nil {
+					logs[r] = 0
+				}
+				continue
+			}
+			if cap(w.ht) < nq*k {
+				w.ht, w.y = make([]float64, 2*nq*k), make([]float64, 2*nq)
+			}
+			ht, y := w.ht[:nq*k], w.y[:nq]
+			// The model values first: DotGather prefetches the rows of h
+			// it reads, which the transposing gather then finds in cache.
+			kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
+			gatherT(ht, a.Ind[p0:p1], h.Data, k)
+			x := vals[p0:p1]
+			klCDRow(fr, lin, x, ht, y, it.cdSweeps)
+			if logs != nil {
+				var s float64
+				for q, xq := range x {
+					if xq != 0 {
+						s += xq * math.Log(max(y[q], Eps))
+					}
+				}
+				logs[r] = s
+			}
+		}
+	})
+}
+
+// cdStep is one iteration of KL coordinate descent: V's rows against U,
+// then U's rows against the new V, the sample weights on X's values (one
+// weight per sample cancels in V's rows). The objective comes from the U
+// half's final model values: no extra product.
+//
+// The start is not rescaled to the data first (alpha U V^T with the
+// alpha that minimizes the objective, sum x / sum y): tried, it lowered
+// the first objectives but, with one sweep, reached mu's 200-iteration
+// objective 49 % later on TDT2 (tf-idf) and 10 % later on la1 (counts);
+// from a start
+// far above the data the first sweep sets many coordinates to zero, and
+// the sparser factors converge faster.
+func (it *klIter) cdStep(eval bool) (float64, error) {
+	f := it.f
+	it.sums()
+	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil)
+	it.sums()
+	var logs []float64
+	if eval {
+		logs = it.rowLogs
+	}
+	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs)
+	if !eval {
+		return math.NaN(), nil
+	}
+	it.sums()
+	var xlogy float64
+	for _, s := range it.rowLogs {
+		xlogy += s
+	}
+	return it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV), nil
+}
