@@ -60,13 +60,13 @@ type klIter struct {
 	invariant bool
 	rc, den   []float64
 	logV      []float64
-	// Under CD (NMF-KL and its NC-weighted form): sweeps per half step,
-	// the workers' space, the U half's per-row shares of sum x log y, and
-	// X's values times the sample weights (X's own without weights).
-	cdSweeps int
-	cdWork   []*klCDWork
-	rowLogs  []float64
-	xw       []float64
+	// Under CD (NMF-KL and its NC-weighted form): cd set, the workers'
+	// space, the U half's per-row shares of sum x log y, and X's values
+	// times the sample weights (X's own without weights).
+	cd      bool
+	cdWork  []*klCDWork
+	rowLogs []float64
+	xw      []float64
 }
 
 func newKLIter(p *problem, f *factors) *klIter {
@@ -81,7 +81,7 @@ func newKLIter(p *problem, f *factors) *klIter {
 		}
 	}
 	if p.opts.Algorithm == CD {
-		it.cdSweeps, it.rowLogs, it.xw = klSweeps, make([]float64, it.x.Rows), it.x.Val
+		it.cd, it.rowLogs, it.xw = true, make([]float64, it.x.Rows), it.x.Val
 		if it.gamma != nil {
 			it.xw = make([]float64, len(it.x.Val))
 			for q, j := range it.x.Ind {
@@ -217,7 +217,7 @@ func (it *klIter) begin() float64 {
 }
 
 func (it *klIter) step(eval bool) (float64, error) {
-	if it.cdSweeps > 0 {
+	if it.cd {
 		return it.cdStep(eval)
 	}
 	k, f := it.f.k, it.f

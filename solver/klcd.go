@@ -10,14 +10,22 @@ import (
 	"github.com/manifactor/manifactor/sparse"
 )
 
-// klSweeps is the number of cyclic sweeps over a row's k coordinates per
-// half step of KL coordinate descent. Unlike the Frobenius case, a sweep
-// is not cheap against the half step's shared work: every coordinate step
-// passes over the row's stored entries with a division each, which costs
-// about what gathering the other factor's rows does. One sweep reached
-// mu's 200-iteration objective soonest on TDT2 (tf-idf) and la1 (counts);
-// two sweeps took 20 % and 35 % longer there (bench/RESULTS.md).
-const klSweeps = 1
+// klSweepsV and klSweepsU are the cyclic sweeps over a row's k
+// coordinates per half step of KL coordinate descent, for V's rows (the
+// samples) and U's (the features). Unlike the Frobenius case, a sweep is
+// not cheap against the half step's shared work: every coordinate step
+// passes over the row's stored entries with a division each, about what
+// gathering the other factor's rows costs. Samples (documents) have long
+// rows over which that gather is amortized; most features (terms) have a
+// handful of entries, where each step's fixed cost dominates. Measured
+// as time to mu's 200-iteration objective, seeds 1-3 (bench/RESULTS.md):
+// TDT2 tf-idf 4.5x mu's time with 1/1 sweeps, 4.6x with 2/1, 5.2x with
+// 3/1; la1 tf-idf 5.6x, 5.6x, 5.6x; two sweeps on both halves took 20 %
+// longer on TDT2 and 35 % on la1's counts than one.
+const (
+	klSweepsV = 2
+	klSweepsU = 1
+)
 
 // klBacktracks bounds the halvings of one rejected Newton step before the
 // coordinate is left where it was.
@@ -133,7 +141,7 @@ type klCDWork struct {
 // logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
 // row's share of the objective. Rows are independent and each is done by
 // one worker from start to end, so the result does not depend on threads.
-func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64) {
+func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, sweeps int) {
 	k := f.Cols
 	th := it.p.opts.Threads
 	for len(it.cdWork) < parallel.Workers(a.Rows, th, 16) {
@@ -162,7 +170,7 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 			kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
 			gatherT(ht, a.Ind[p0:p1], h.Data, k)
 			x := vals[p0:p1]
-			klCDRow(fr, lin, x, ht, y, it.cdSweeps)
+			klCDRow(fr, lin, x, ht, y, sweeps)
 			if logs != nil {
 				var s float64
 				for q, xq := range x {
@@ -183,7 +191,7 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 //
 // The start is not rescaled to the data first (alpha U V^T with the
 // alpha that minimizes the objective, sum x / sum y): tried, it lowered
-// the first objectives but, with one sweep, reached mu's 200-iteration
+// the first objectives but, with one sweep a half, reached mu's 200-iteration
 // objective 49 % later on TDT2 (tf-idf) and 10 % later on la1 (counts);
 // from a start
 // far above the data the first sweep sets many coordinates to zero, and
@@ -191,13 +199,13 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 func (it *klIter) cdStep(eval bool) (float64, error) {
 	f := it.f
 	it.sums()
-	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil)
+	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, klSweepsV)
 	it.sums()
 	var logs []float64
 	if eval {
 		logs = it.rowLogs
 	}
-	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs)
+	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, klSweepsU)
 	if !eval {
 		return math.NaN(), nil
 	}

@@ -53,6 +53,11 @@ func (f *protocolFlags) check() ([]int, error) {
 	for _, m := range []solver.Method{solver.NMF, solver.GNMF, solver.LPNMF} {
 		mf := f.mf
 		mf.method, mf.k = m, 2
+		if mf.algorithm == solver.CD && !solver.HasCD(m) {
+			// Whether each requested method has cd is checked by name
+			// (begin); here only the other flags are.
+			mf.algorithm = solver.MU
+		}
 		if _, err := mf.options(1, true); err != nil {
 			return nil, err
 		}
@@ -74,8 +79,12 @@ func (f *protocolFlags) check() ([]int, error) {
 func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepared, error) {
 	for _, name := range names {
 		if _, ok := experiment.Baselines()[name]; !ok {
-			if _, err := solver.ParseMethod(name); err != nil {
+			m, err := solver.ParseMethod(name)
+			if err != nil {
 				return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
+			}
+			if f.mf.algorithm == solver.CD && !solver.HasCD(m) {
+				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, solver.CDMethods())
 			}
 		}
 	}

@@ -608,6 +608,11 @@ func TestExperiment(t *testing.T) {
 			}
 		}
 	}
+	// --solver cd runs for methods that have it, whatever other families
+	// lack it.
+	if _, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf-kl,gnmf", "--clusters", "2", "--runs", "1", "--solver", "cd"); err != nil {
+		t.Errorf("experiment --solver cd with nmf-kl and gnmf: %v", err)
+	}
 	base := []string{"experiment", "--data", mtx, "--labels", labels, "--runs", "1"}
 	for _, c := range []struct {
 		args []string
@@ -627,6 +632,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "lpnmf", "--papers", "--start", "normalized"}, "Frobenius"},
 		{[]string{"--methods", "gnmf", "--graph", mtx}, "-graph"},
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
+		{[]string{"--methods", "nmf-kl,lpnmf", "--solver", "cd"}, "--solver cd: lpnmf"},
 	} {
 		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
