@@ -168,12 +168,24 @@ func (it *klIter) gatherRows(a *sparse.CSR, ratios []float64, h blas64.General, 
 	})
 }
 
+// sums sets colU and wsumV for the current factors.
 func (it *klIter) sums() {
+	it.sumU()
+	it.sumV()
+}
+
+// sumU sets colU, the column sums of U.
+func (it *klIter) sumU() {
 	k, f := it.f.k, it.f
 	clear(it.colU)
 	for i := 0; i < f.a.Rows; i++ {
 		kernels.Axpy(1, f.a.Data[i*k:(i+1)*k], it.colU)
 	}
+}
+
+// sumV sets wsumV, the sample-weighted column sums of V.
+func (it *klIter) sumV() {
+	k, f := it.f.k, it.f
 	clear(it.wsumV)
 	for j := 0; j < f.v.Rows; j++ {
 		kernels.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], it.wsumV)
