@@ -235,10 +235,17 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
 	col := it.p.colors
 	idx := it.vw.idx
+	blocks := 0
+	for c := 0; c+1 < len(col.start); c++ {
+		blocks += (col.start[c+1] - col.start[c] + 63) / 64
+	}
+	it.graphKKT.reset(blocks, k)
+	first := 0 // the first block of the color
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]
 		it.vw.buffers(parallel.Workers(len(rows), threads, 64))
 		parallel.ForWorker(len(rows), threads, 64, func(worker, lo, hi int) {
+			pg, ref := it.graphKKT.block(first + lo/64)
 			buf := it.vw.scratch[worker]
 			b, grad, invH := buf[:k], buf[k:2*k], buf[2*k:3*k]
 			for _, j := range rows[lo:hi] {
@@ -247,10 +254,12 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
 				vj := v.Data[j*k : (j+1)*k]
 				cdStart(grad, vj, b, s, reg.deg[j], idx)
+				addProjGrad(pg, ref, vj, grad, b, 1)
 				cdInverse(invH, s, reg.deg[j])
 				cdRow(vj, grad, s, reg.deg[j], it.cdV, invH)
 			}
 		})
+		first += (len(rows) + 63) / 64
 	}
 }
 
@@ -276,8 +285,10 @@ func newCDWork(k int) *cdWork {
 // branch per coordinate. Each row sees exactly cdRow's sequence of
 // coordinate steps; only the inner loop's stopping rule is taken over the
 // block (the block's gain against its first sweep's), which keeps the
-// result the same for any thread count since blocks are fixed.
-func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule) {
+// result the same for any thread count since blocks are fixed. pg and ref
+// receive the measure of the rows at their starting values (addProjGrad),
+// which the starting gradient gives for free.
+func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref []float64) {
 	// g = S u - p, column by column.
 	for l := 0; l < k; l++ {
 		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
@@ -287,6 +298,15 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule) {
 		for c := 0; c < k; c++ {
 			if slc := s[l*k+c]; slc != 0 {
 				kernels.Axpy(slc, w.u[c*cdBlock:c*cdBlock+r], gl)
+			}
+		}
+		if pg != nil {
+			for i, x := range gl {
+				if w.u[l*cdBlock+i] <= 0 {
+					x = min(x, 0)
+				}
+				pg[l] += x * x
+				ref[l] += pl[i] * pl[i]
 			}
 		}
 	}

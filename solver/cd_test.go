@@ -76,7 +76,7 @@ func exactData(t *testing.T, seed uint64, n, m, k int) (*Data, *mat.Dense) {
 func TestCDExactFactorization(t *testing.T) {
 	for _, method := range []Method{NMF, NMFNCW, NMFKL, NMFKLNCW} {
 		d, x := exactData(t, 61, 40, 30, 3)
-		res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: CD, K: 3, MaxIter: 3000, Tol: -1, Seed: 2})
+		res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: CD, K: 3, MaxIter: 3000, Tol: -1, PGTol: -1, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestCDSparseDenseThreads(t *testing.T) {
 					continue
 				}
 				if name == "sparse" {
-					if !slices.Equal(ref.V.RawMatrix().Data, res.V.RawMatrix().Data) || !slices.Equal(ref.U.RawMatrix().Data, res.U.RawMatrix().Data) {
+					if !slices.Equal(ref.V.RawMatrix().Data, res.V.RawMatrix().Data) || !slices.Equal(ref.U.RawMatrix().Data, res.U.RawMatrix().Data) || !slices.Equal(ref.ProjGrad, res.ProjGrad) {
 						t.Fatalf("%s/%s: %d threads differ from 1 in the last bits", o.Method, o.Formulation, threads)
 					}
 					continue
@@ -202,7 +202,7 @@ func TestCDRowsMatchRow(t *testing.T) {
 					w.u[c*cdBlock+i], w.p[c*cdBlock+i] = rows[i][c], bs[i][c]
 				}
 			}
-			cdRows(w, s, invH, k, r, rule)
+			cdRows(w, s, invH, k, r, rule, nil, nil)
 			idx := identity(k)
 			grad := make([]float64, k)
 			for i := range r {
@@ -321,7 +321,7 @@ func TestKLCDRow(t *testing.T) {
 	// go to -3, is cut to 0 (where the objective is infinite) and must be
 	// halved back to 1.5.
 	f, y := []float64{3}, []float64{3}
-	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, 1)
+	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, 1, nil, nil, 1)
 	if f[0] != 1.5 || y[0] != 1.5 {
 		t.Fatalf("overshooting step: f = %v, y = %v; want both 1.5", f[0], y[0])
 	}
@@ -363,7 +363,7 @@ func TestKLCDRow(t *testing.T) {
 							}
 						}
 					}
-					klCDRow(f, lin, x, ht, y, 1)
+					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1)
 					obj := klRowObjective(f, lin, x, ht)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)

@@ -64,11 +64,12 @@ type cfIter struct {
 	invariant bool
 	gk        []float64
 	sm        blas64.General
+	kkt       kktState // the last iteration's (see projGrader)
 }
 
 func newCFIter(p *problem, f *factors) *cfIter {
 	d, k, n := p.d, f.k, p.d.n
-	it := &cfIter{p: p, f: f, vw: newPassWork(n, k), ww: newPassWork(n, k), idx: identity(k),
+	it := &cfIter{p: p, f: f, vw: newPassWork(n, k), ww: newPassWork(n, k), idx: identity(k), kkt: newKKTState(k),
 		wtkw: general(k, k), vtv: general(k, k), kw: general(n, k), kv: general(n, k), den: general(n, k)}
 	if p.reg != nil {
 		it.sv = general(n, k)
@@ -160,6 +161,7 @@ func (it *cfIter) step(bool) (float64, error) {
 			h.addNum, h.deg = it.sv, reg.deg
 		}
 		it.vw.run(h, th)
+		it.kkt.v = &it.vw.kkt
 	}
 	it.graphProduct()
 	// W update, against the new V. Under ScaleInvariant the graph term
@@ -188,6 +190,11 @@ func (it *cfIter) step(bool) (float64, error) {
 		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
 	}
 	it.kernelProducts()
+	// The measure's column lengths, before any rescaling: |X w_c| and
+	// |v_c|, from the Gram matrices.
+	it.kkt.a = &it.ww.kkt
+	gramDiagonal(it.kkt.na, it.wtkw.Data)
+	gramDiagonal(it.kkt.nv, it.vtv.Data)
 	if !it.invariant {
 		return it.objective(tr), nil
 	}
@@ -195,6 +202,11 @@ func (it *cfIter) step(bool) (float64, error) {
 	it.rescale()
 	return obj, nil
 }
+
+// projGrad is available for the updates of linear and non-negative
+// kernels; the general updates (a kernel with negative entries) split
+// the gradient in two parts and are not measured.
+func (it *cfIter) projGrad() (kktState, bool) { return it.kkt, !it.general() }
 
 // rescale sets X W's columns to unit length (w_c^T K w_c = 1) and scales
 // V's columns, and every product that depends on them, to match; X W V^T

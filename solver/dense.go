@@ -60,6 +60,7 @@ type passWork struct {
 	bounds  []int       // chunk c is rows bounds[c] .. bounds[c+1]-1
 	partial []float64   // one k x k upper triangle per chunk
 	dots    []float64   // one objective term per chunk
+	kkt     kktSums     // per chunk, of the last run that updated f
 	scratch [][]float64 // per worker: num, den, and the transposed chunk
 }
 
@@ -108,12 +109,17 @@ type half struct {
 
 // run applies the half-step and returns the dot when h.wantDot is set.
 // Each chunk of rows is handled by one goroutine while its rows are in
-// cache; chunk results are summed in chunk order.
+// cache; chunk results are summed in chunk order. When h.update is set,
+// w.kkt receives the measure of the gradient D + deg .* f - N - A (half
+// the gradient of the half's objective) at the f the step started from.
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1
 	workers := parallel.Workers(chunks, threads, 1)
 	w.buffers(workers)
+	if h.update {
+		w.kkt.reset(chunks, k)
+	}
 	var invH []float64
 	if h.update && h.cd != nil {
 		for len(w.cd) < workers {
@@ -128,9 +134,14 @@ func (w *passWork) run(h half, threads int) float64 {
 		buf := w.scratch[worker]
 		num, den, trans := buf[:k], buf[k:2*k], buf[2*k:]
 		var dot float64
+		var pg, ref []float64
+		if h.update {
+			pg, ref = w.kkt.block(c)
+		}
 		first := lo
 		if h.update && h.cd != nil {
-			dot, first = w.cdChunk(h, w.cd[worker], invH, lo, hi, num), hi
+			dot = w.cdChunk(h, w.cd[worker], invH, lo, hi, num, pg, ref)
+			first = hi
 		}
 		for i := first; i < hi; i++ {
 			fi := h.f.Data[i*k : (i+1)*k]
@@ -150,6 +161,7 @@ func (w *passWork) run(h half, threads int) float64 {
 				if h.deg != nil {
 					kernels.Axpy(h.deg[i], fi, den)
 				}
+				addProjGradDiff(pg, ref, fi, den, num, 1)
 				kernels.MulUpdate(fi, num, den, Eps)
 			}
 			if h.wantDot {
@@ -250,11 +262,11 @@ func transpose(t, a []float64, rows, k int) {
 }
 
 // cdChunk runs a cd half step on rows lo..hi-1 of h.f, cdBlock rows at a
-// time (cdRows), and returns sum_i f_i . N_i for the updated rows. num
-// is a length-k scratch row, invH the reciprocals of h.s's diagonal.
-func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num []float64) float64 {
+// time (cdRows), and returns sum_i f_i . N_i for the updated rows; pg and
+// ref receive the measure at the rows' starting values. num is a length-k
+// scratch row, invH the reciprocals of h.s's diagonal.
+func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, pg, ref []float64) (dot float64) {
 	k := w.k
-	var dot float64
 	for b := lo; b < hi; b += cdBlock {
 		r := min(cdBlock, hi-b)
 		for i := 0; i < r; i++ {
@@ -265,7 +277,7 @@ func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num [
 				cw.u[c*cdBlock+i] = fi[c]
 			}
 		}
-		cdRows(cw, h.s.Data, invH, k, r, h.cd)
+		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref)
 		for i := 0; i < r; i++ {
 			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
 			for c := 0; c < k; c++ {

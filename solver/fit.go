@@ -44,6 +44,7 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	if p.opts.Evaluate > 1 {
 		res.ObjectiveIters = best.evals
 	}
+	res.ProjGrad = best.pgRel
 	res.Status = best.status
 	res.Start = best.start
 	res.IterTime = best.iterTime
@@ -84,6 +85,14 @@ type iterator interface {
 	step(eval bool) (float64, error)
 }
 
+// projGrader is an iterator that measures its projected gradient (see
+// Result.ProjGrad) in the two halves of the last iteration, the first
+// factor's and V's; ok is false where a method's update does not measure
+// it.
+type projGrader interface {
+	projGrad() (s kktState, ok bool)
+}
+
 // run is one start in progress.
 type run struct {
 	start    int
@@ -95,6 +104,8 @@ type run struct {
 	status   Status
 	iterTime time.Duration
 	meanFit  float64
+	// pgRel is Result.ProjGrad.
+	pgRel []float64
 }
 
 func (r *run) final() float64 { return r.trace[len(r.trace)-1] }
@@ -120,6 +131,7 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 			return err
 		}
 		r.iters = iter
+		pg, measured := r.projGrad()
 		if !eval {
 			continue
 		}
@@ -128,11 +140,23 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 		}
 		r.trace = append(r.trace, obj)
 		r.evals = append(r.evals, iter)
+		if measured {
+			r.pgRel = append(r.pgRel, pg)
+		}
 		if o.Progress != nil {
 			o.Progress(r.start, iter, obj)
 		}
-		if stop && converged(o, r, iter, prev, obj) {
+		if !stop {
+			continue
+		}
+		// converged runs at every evaluation: MeanFit's mean follows
+		// the objective from the start.
+		if converged(o, r, prev, obj) && iter >= o.MinIter {
 			r.status = Converged
+			return nil
+		}
+		if measured && o.PGTol > 0 && pg < o.PGTol && iter >= o.MinIter {
+			r.status = Stationary
 			return nil
 		}
 	}
@@ -140,16 +164,31 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 	return nil
 }
 
-func converged(o Options, r *run, iter int, prev, obj float64) bool {
+// projGrad returns the last iteration's relative projected gradient
+// (Result.ProjGrad) and whether the iterator measures it.
+func (r *run) projGrad() (float64, bool) {
+	pgi, ok := r.it.(projGrader)
+	if !ok {
+		return 0, false
+	}
+	s, ok := pgi.projGrad()
+	if !ok {
+		return 0, false
+	}
+	return s.relative(), true
+}
+
+// converged tests the objective's rule (Tol, StopRule).
+func converged(o Options, r *run, prev, obj float64) bool {
 	if o.Tol <= 0 {
 		return false
 	}
 	switch o.StopRule {
 	case MeanFit:
 		r.meanFit = 0.1*r.meanFit + 0.9*obj
-		return iter >= o.MinIter && r.meanFit > 0 && (r.meanFit-obj)/r.meanFit < o.Tol
+		return r.meanFit > 0 && (r.meanFit-obj)/r.meanFit < o.Tol
 	default:
-		return iter >= o.MinIter && prev > 0 && (prev-obj)/prev < o.Tol
+		return prev > 0 && (prev-obj)/prev < o.Tol
 	}
 }
 

@@ -67,12 +67,17 @@ type klIter struct {
 	cdWork  []*klCDWork
 	rowLogs []float64
 	xw      []float64
+	// kktU and kktV hold the measure of stationarity of the last U and V
+	// halves (see projGrader), na and nv the squared column lengths.
+	kktU, kktV kktSums
+	na, nv     []float64
 }
 
 func newKLIter(p *problem, f *factors) *klIter {
 	k := f.k
 	it := &klIter{p: p, f: f, x: p.klX, xt: p.klXT, gamma: p.gamma, colU: make([]float64, k), wsumV: make([]float64, k),
-		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ())}
+		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ()),
+		na: make([]float64, k), nv: make([]float64, k)}
 	if p.spec.Base() == LPNMF && p.reg != nil {
 		it.b = general(p.d.n, k)
 		it.logV = make([]float64, p.d.n*k)
@@ -235,6 +240,7 @@ func (it *klIter) step(eval bool) (float64, error) {
 	k, f := it.f.k, it.f
 	lpnmf := it.b.Data != nil
 	// V half, from the stored ratios: num_j = sum_i x_ij u_i / y_ij.
+	it.kktV.reset(blocks(f.v.Rows, 64), k)
 	it.gatherRows(it.xt, it.rxt, f.a, func(j int, num []float64) {
 		vj := f.v.Data[j*k : (j+1)*k]
 		if lpnmf {
@@ -245,7 +251,11 @@ func (it *klIter) step(eval bool) (float64, error) {
 			}
 			return
 		}
-		// One weight per sample cancels in v_j's own update.
+		// One weight per sample cancels in v_j's own update, not in the
+		// gradient.
+		g := it.weight(j)
+		pg, ref := it.kktV.block(j / 64)
+		addProjGradDiff(pg, ref, vj, it.colU, num, g*g)
 		kernels.MulUpdate(vj, num, it.colU, Eps)
 	})
 	if lpnmf {
@@ -266,8 +276,12 @@ func (it *klIter) step(eval bool) (float64, error) {
 		den = it.den
 	}
 	// U half against the new V, the sample weights on the ratios.
+	it.kktU.reset(blocks(f.a.Rows, 64), k)
 	it.sampledRows(it.x, f.a, f.v, it.gamma, func(i int, num []float64) {
-		kernels.MulUpdate(f.a.Data[i*k:(i+1)*k], num, den, Eps)
+		ui := f.a.Data[i*k : (i+1)*k]
+		pg, ref := it.kktU.block(i / 64)
+		addProjGradDiff(pg, ref, ui, den, num, 1)
+		kernels.MulUpdate(ui, num, den, Eps)
 	})
 	if it.invariant {
 		// U's column sums back to 1, V's columns scaled to match: U V^T
@@ -284,6 +298,20 @@ func (it *klIter) step(eval bool) (float64, error) {
 		scaleColumns(f.v, norms, true, it.p.opts.Threads)
 	}
 	return it.evaluate(eval), nil
+}
+
+// projGrad gives the last iteration's measure, each half at the point its
+// update started from (under cd, each coordinate's derivative as the
+// first sweep reached it). LPNMF's V half is a linear solve, not a step
+// along the gradient: not measured.
+func (it *klIter) projGrad() (kktState, bool) {
+	if it.b.Data != nil {
+		return kktState{}, false
+	}
+	// Nothing rescales the factors after the halves measured them.
+	columnSquares(it.na, it.f.a.Data)
+	columnSquares(it.nv, it.f.v.Data)
+	return kktState{a: &it.kktU, v: &it.kktV, na: it.na, nv: it.nv}, true
 }
 
 // solveV solves LPNMF's k systems (s_c G + lambda L) v_c = b_c (b already
@@ -383,3 +411,6 @@ func (it *klIter) graphTerms(rc []float64) {
 		}
 	}
 }
+
+// blocks returns the number of blocks of size grain that cover n rows.
+func blocks(n, grain int) int { return (n + grain - 1) / grain }

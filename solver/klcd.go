@@ -54,7 +54,12 @@ const klBacktracks = 40
 // and the step is kept when p(0) + p(t) >= 0, else halved until it is.
 // p(t) comes free with the pass that moves y (kernels.KLStep), so every
 // step is certified not to increase the objective at no extra pass.
-func klCDRow(f, lin, x, ht, y []float64, sweeps int) {
+//
+// pg and ref, when not nil, receive w times the measure of stationarity
+// (addProjGrad) met in the first sweep: each coordinate's derivative when
+// the sweep reaches it, which a sweep measures for free, as
+// scikit-learn's cd does; the data part is sum x h / y.
+func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float64) {
 	k, nq := len(f), len(x)
 	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], 0, Eps)
 	for sweep := 1; sweep <= sweeps; sweep++ {
@@ -65,6 +70,14 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int) {
 				next = ht[(c+1)*nq : (c+2)*nq]
 			}
 			grad := lin[c] - g
+			if sweep == 1 && pg != nil {
+				d := grad
+				if f[c] <= 0 {
+					d = min(d, 0)
+				}
+				pg[c] += w * d * d
+				ref[c] += w * g * g
+			}
 			var t float64
 			switch {
 			case grad < 0 && hs > 0:
@@ -132,7 +145,7 @@ func gatherT(ht []float64, ind []int, h []float64, k int) {
 // klCDWork is one worker's space: the other factor's rows at a row's
 // stored entries (transposed) and the row's model values.
 type klCDWork struct {
-	ht, y []float64
+	ht, y, zero []float64
 }
 
 // cdHalf runs klCDRow on every row r of a (the data with the rows of f as
@@ -141,20 +154,29 @@ type klCDWork struct {
 // logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
 // row's share of the objective. Rows are independent and each is done by
 // one worker from start to end, so the result does not depend on threads.
-func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, sweeps int) {
+// s receives the half's measure of stationarity (klCDRow's), each row's
+// times gamma[r]^2 when gamma is given: the V half runs on X's values
+// without the sample weights, which cancel in the steps but not in the
+// gradient.
+func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, s *kktSums, gamma []float64, sweeps int) {
 	k := f.Cols
 	th := it.p.opts.Threads
 	for len(it.cdWork) < parallel.Workers(a.Rows, th, 16) {
 		it.cdWork = append(it.cdWork, &klCDWork{})
 	}
+	s.reset(blocks(a.Rows, 16), k)
 	parallel.ForWorker(a.Rows, th, 16, func(worker, lo, hi int) {
 		w := it.cdWork[worker]
+		pg, ref := s.block(lo / 16)
 		for r := lo; r < hi; r++ {
 			p0, p1 := a.Indptr[r], a.Indptr[r+1]
 			nq := p1 - p0
 			fr := f.Data[r*k : (r+1)*k]
 			if nq == 0 {
 				// The row's objective is lin . f: zero is its minimum.
+				// The gradient is lin, taken at f as it was, with no
+				// data part.
+				addProjGrad(pg, ref, fr, lin, zeroRow(w, k), weight(gamma, r))
 				clear(fr)
 				if logs != nil {
 					logs[r] = 0
@@ -170,7 +192,7 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 			kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
 			gatherT(ht, a.Ind[p0:p1], h.Data, k)
 			x := vals[p0:p1]
-			klCDRow(fr, lin, x, ht, y, sweeps)
+			klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, weight(gamma, r))
 			if logs != nil {
 				var s float64
 				for q, xq := range x {
@@ -201,13 +223,13 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 func (it *klIter) cdStep(eval bool) (float64, error) {
 	f := it.f
 	it.sumU()
-	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, klSweepsV)
+	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, &it.kktV, it.gamma, klSweepsV)
 	it.sumV()
 	var logs []float64
 	if eval {
 		logs = it.rowLogs
 	}
-	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, klSweepsU)
+	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, &it.kktU, nil, klSweepsU)
 	if !eval {
 		return math.NaN(), nil
 	}
@@ -217,4 +239,21 @@ func (it *klIter) cdStep(eval bool) (float64, error) {
 		xlogy += s
 	}
 	return it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV), nil
+}
+
+// weight returns gamma[r]^2, or 1 without weights.
+func weight(gamma []float64, r int) float64 {
+	if gamma == nil {
+		return 1
+	}
+	return gamma[r] * gamma[r]
+}
+
+// zeroRow returns k zeros from w's space: the data part of a row with no
+// stored entries.
+func zeroRow(w *klCDWork, k int) []float64 {
+	if len(w.zero) < k {
+		w.zero = make([]float64, k)
+	}
+	return w.zero[:k]
 }

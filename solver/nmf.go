@@ -56,11 +56,15 @@ type nmfIter struct {
 	// U and V halves by coordinate descent (cdRows); with a regularizer V's
 	// rows go colour by colour (cdGraphHalf, p.colors).
 	cdU, cdV *cdRule
+	// graphKKT holds GNMF's cd V half's measure of stationarity, kkt the
+	// last iteration's (see projGrader).
+	graphKKT kktSums
+	kkt      kktState
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
 	d, k := p.d, f.k
-	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k)}
+	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k), kkt: newKKTState(k)}
 	if !d.IsSparse() {
 		it.xtu, it.xv = general(d.n, k), general(d.m, k)
 	}
@@ -122,16 +126,19 @@ func (it *nmfIter) step(bool) (float64, error) {
 	switch {
 	case it.p.reg != nil && it.cdV != nil:
 		it.cdGraphHalf(h.num, it.utu.Data, th)
+		it.kkt.v = &it.graphKKT
 		it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	case it.p.reg != nil:
 		h.addNum, h.deg = it.wv, it.p.reg.deg
 		fallthrough
 	default:
 		it.vw.run(h, th)
+		it.kkt.v = &it.vw.kkt
 	}
 	it.graphProduct()
 	if !it.invariant {
 		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
+		it.measured()
 		return it.objective(tr), nil
 	}
 	// U half of the scale-invariant objective: with V fixed, the graph
@@ -140,10 +147,21 @@ func (it *nmfIter) step(bool) (float64, error) {
 	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
 	s := withDiagonal(it.sv, it.vtv, it.gk)
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
+	it.measured()
 	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 	it.rescale()
 	return obj, nil
 }
+
+// measured completes the iteration's measure of stationarity: U's half
+// and the column lengths, before any rescaling.
+func (it *nmfIter) measured() {
+	it.kkt.a = &it.uw.kkt
+	gramDiagonal(it.kkt.na, it.utu.Data)
+	gramDiagonal(it.kkt.nv, it.vtv.Data)
+}
+
+func (it *nmfIter) projGrad() (kktState, bool) { return it.kkt, true }
 
 // rescale sets U's columns to unit length and scales V's columns, the
 // Gram matrices and lambda W V to match; U V^T and the scale-invariant

@@ -40,6 +40,9 @@ type tracePoint struct {
 	Iter      int     `json:"iter"`
 	Seconds   float64 `json:"seconds"`
 	Objective float64 `json:"objective"`
+	// ProjGrad is the projected gradient's norm relative to the first
+	// iteration's (solver.Result.ProjGrad), where the method measures it.
+	ProjGrad *float64 `json:"projected_gradient,omitempty"`
 }
 
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -64,7 +67,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// would time several fits). Unless --evaluate is given, the
 	// objective is evaluated only at the end, as scikit-learn does with
 	// tol=0, so ms_per_iter is the updates' cost.
-	mf.tol, mf.restarts, mf.restartIters = 0, 1, 0
+	mf.tol, mf.pgTol, mf.restarts, mf.restartIters = 0, 0, 1, 0
 	if !set(fs, "evaluate") {
 		mf.evaluate = mf.iters
 	}
@@ -118,13 +121,18 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *trace {
 		opts.Progress = func(p model.Progress) {
 			if p.Stage == model.FitStage {
-				points = append(points, tracePoint{p.Iter, time.Since(began).Seconds(), p.Objective})
+				points = append(points, tracePoint{Iter: p.Iter, Seconds: time.Since(began).Seconds(), Objective: p.Objective})
 			}
 		}
 	}
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		return err
+	}
+	if len(res.ProjGrad) == len(points) {
+		for i := range points {
+			points[i].ProjGrad = &res.ProjGrad[i]
+		}
 	}
 	n, m := ds.Dims()
 	out := benchOutput{

@@ -188,6 +188,30 @@ func TestDescribeRealData(t *testing.T) {
 	}
 }
 
+// TestStoppingRuleReported: the summary names the rule that stopped the
+// fit and the final KKT residual; with the objective's rule off, cd stops
+// by --pg-tol, below it, and with both off every iteration runs.
+func TestStoppingRuleReported(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	base := []string{"cluster", "--data", mtx, "--labels", labels, "--method", "nmf", "--solver", "cd", "--k", "3", "--tol", "0", "--iters", "2000", "--json"}
+	out, _, err := runCLI(t, append(base, "--pg-tol", "1e-6")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	if m["status"] != "stationary" || !(m["projected_gradient"].(float64) < 1e-6) || m["iterations"].(float64) >= 2000 {
+		t.Errorf("--pg-tol 1e-6: status %v, residual %v after %v iterations", m["status"], m["projected_gradient"], m["iterations"])
+	}
+	out, _, err = runCLI(t, append(base[:len(base)-3], "--iters", "40", "--pg-tol", "0", "--json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := decode(t, out); m["status"] != "iteration limit" || m["iterations"] != 40.0 {
+		t.Errorf("--tol 0 --pg-tol 0: status %v after %v iterations", m["status"], m["iterations"])
+	}
+}
+
 func TestFitWritesResults(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
@@ -448,6 +472,9 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "lccf", "--kernel-memory", "1e-10"}, []string{"--kernel-memory 1e-10"}},
 		{[]string{"--method", "nmf", "--tol", "NaN"}, []string{"--tol NaN"}},
 		{[]string{"--method", "nmf", "--tol", "-1"}, []string{"--tol -1"}},
+		{[]string{"--method", "nmf", "--pg-tol", "NaN"}, []string{"--pg-tol NaN"}},
+		{[]string{"--method", "nmf", "--pg-tol", "-1e-4"}, []string{"--pg-tol -0.0001"}},
+		{[]string{"--method", "nmf", "--pg-tol", "1"}, []string{"--pg-tol 1", "below 1"}},
 		{[]string{"--method", "nmf", "--min-iters", "900"}, []string{"--min-iters 900"}},
 		{[]string{"--method", "nmf", "--restart-iters", "900"}, []string{"--restart-iters 900"}},
 		{[]string{"--method", "nmf", "--evaluate", "0"}, []string{"--evaluate 0"}},

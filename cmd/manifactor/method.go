@@ -34,6 +34,7 @@ type methodFlags struct {
 	iters        int
 	minIters     int
 	tol          float64
+	pgTol        float64
 	stop         solver.StopRule
 	evaluate     int
 	restarts     int
@@ -112,7 +113,8 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (mu for now), mu (the papers' multiplicative updates) or cd (coordinate descent)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
-	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 runs all --iters")
+	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 turns the rule off (with --pg-tol 0, all --iters run)")
+	fs.Float64Var(&f.pgTol, "pg-tol", solver.DefaultPGTol, "also stop once the projected gradient's norm (the KKT residual) falls below this fraction of its first iteration's, below 1; 0 turns the rule off")
 	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
 	fs.TextVar(&f.stop, "stop", solver.RelativeDecrease, "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
 	fs.IntVar(&f.restarts, "restarts", 1, "random starts; the best objective wins")
@@ -201,7 +203,7 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 		name   string
 		v      float64
 		zeroOK bool
-	}{{"tol", f.tol, true}, {"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
+	}{{"tol", f.tol, true}, {"pg-tol", f.pgTol, true}, {"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
 		if err := finite(c.name, c.v, c.zeroOK); err != nil {
 			return o, err
 		}
@@ -224,14 +226,21 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 			o.Lambdas = append(o.Lambdas, v)
 		}
 	}
-	tol := f.tol
+	if f.pgTol >= 1 {
+		return o, fmt.Errorf("--pg-tol %v: must be below 1 (a fraction of the first iteration's residual)", f.pgTol)
+	}
+	tol, pgTol := f.tol, f.pgTol
 	if tol == 0 {
 		tol = -1 // --tol 0 means never stop early
+	}
+	if pgTol == 0 {
+		pgTol = -1
 	}
 	if !f.papers || given("iters") {
 		o.Solver.MaxIter = f.iters
 	}
 	o.Solver.MinIter, o.Solver.Tol, o.Solver.StopRule, o.Solver.Evaluate = f.minIters, tol, f.stop, f.evaluate
+	o.Solver.PGTol = pgTol
 	o.Solver.Restarts, o.Solver.RestartIters = f.restarts, f.restartIters
 	o.Solver.Kernel = solver.Kernel{Kind: f.kernel, Degree: f.degree, Coef0: f.coef0, Sigma: f.sigma}
 	o.Solver.KernelMemory = int64(f.kernelMemGB * (1 << 30))
@@ -288,21 +297,24 @@ type fitSummary struct {
 	Start        string            `json:"start"`
 	Iterations   int               `json:"iterations"`
 	Status       string            `json:"status"`
-	Objective    float64           `json:"objective"`
-	BestStart    int               `json:"best_start"`
-	Seed         uint64            `json:"seed"`
-	Seconds      float64           `json:"seconds"`
-	GraphSeconds float64           `json:"graph_seconds,omitempty"`
-	CG           *cgJSON           `json:"cg,omitempty"`
-	BLAS         string            `json:"blas"`
-	Kernels      string            `json:"kernels"`
-	Threads      int               `json:"threads"`
-	ClusterSizes []int             `json:"cluster_sizes"`
-	Unassigned   int               `json:"unassigned"`
-	Accuracy     *float64          `json:"accuracy,omitempty"`
-	NMI          *float64          `json:"nmi,omitempty"`
-	Labels       []int             `json:"labels,omitempty"`
-	Files        []string          `json:"files,omitempty"`
+	// ProjGrad is the final projected gradient's norm relative to the
+	// first iteration's, where the method measures it.
+	ProjGrad     *float64 `json:"projected_gradient,omitempty"`
+	Objective    float64  `json:"objective"`
+	BestStart    int      `json:"best_start"`
+	Seed         uint64   `json:"seed"`
+	Seconds      float64  `json:"seconds"`
+	GraphSeconds float64  `json:"graph_seconds,omitempty"`
+	CG           *cgJSON  `json:"cg,omitempty"`
+	BLAS         string   `json:"blas"`
+	Kernels      string   `json:"kernels"`
+	Threads      int      `json:"threads"`
+	ClusterSizes []int    `json:"cluster_sizes"`
+	Unassigned   int      `json:"unassigned"`
+	Accuracy     *float64 `json:"accuracy,omitempty"`
+	NMI          *float64 `json:"nmi,omitempty"`
+	Labels       []int    `json:"labels,omitempty"`
+	Files        []string `json:"files,omitempty"`
 }
 
 // cgJSON reports lpnmf's linear solves.
@@ -358,6 +370,9 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	sum.Iterations, sum.Status, sum.Objective, sum.BestStart = res.Iterations, res.Status.String(), res.Final(), res.Start
 	sum.Seconds = res.Runtime.Seconds()
+	if n := len(res.ProjGrad); n > 0 {
+		sum.ProjGrad = &res.ProjGrad[n-1]
+	}
 	if res.CG.Solves > 0 {
 		sum.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
 	}
