@@ -122,3 +122,17 @@ func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess
 	}
 	return gOld, gNew, hess
 }
+
+// projGradGeneric is ProjGrad's reference.
+func projGradGeneric(pg, ref, f, den, num []float64) {
+	n := len(f)
+	pg, ref, den, num = pg[:n], ref[:n], den[:n], num[:n]
+	for i := range f {
+		g := den[i] - num[i]
+		if f[i] <= 0 && g >= 0 {
+			g = 0
+		}
+		pg[i] += g * g
+		ref[i] += num[i] * num[i]
+	}
+}

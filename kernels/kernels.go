@@ -16,6 +16,7 @@ var (
 	cdSweepImpl    = cdSweepGeneric
 	cdColumnImpl   = cdColumnGeneric
 	klStepImpl     = klStepGeneric
+	projGradImpl   = projGradGeneric
 	path           = "generic"
 )
 
@@ -62,6 +63,7 @@ func Use(name string) error {
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
 		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherGeneric, cdSweepGeneric, cdColumnGeneric, klStepGeneric
+		projGradImpl = projGradGeneric
 		path = "generic"
 		return nil
 	}
@@ -112,6 +114,28 @@ func MulUpdate(x, num, den []float64, eps float64) {
 		panic("kernels: MulUpdate length mismatch")
 	}
 	mulUpdateImpl(x, num, den, eps)
+}
+
+// ProjGrad accumulates one row's share of a projected-gradient norm,
+// column by column: with the gradient g = den - num at the point f,
+// component i counts unless f[i] <= 0 and g >= 0 (an entry at its bound
+// that the gradient pushes outward), and then pg[i] += g^2; always
+// ref[i] += num[i]^2. It panics if pg, ref, den or num is shorter than
+// f.
+//
+// Reference:
+//
+//	for i := range f {
+//		g := den[i] - num[i]
+//		if f[i] <= 0 && g >= 0 { g = 0 }
+//		pg[i] += g * g
+//		ref[i] += num[i] * num[i]
+//	}
+func ProjGrad(pg, ref, f, den, num []float64) {
+	if len(pg) < len(f) || len(ref) < len(f) || len(den) < len(f) || len(num) < len(f) {
+		panic("kernels: ProjGrad length mismatch")
+	}
+	projGradImpl(pg, ref, f, den, num)
 }
 
 // AxpyGather adds one sparse row times a dense matrix into dst: for each

@@ -20,6 +20,7 @@ func useAsm(name string) {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
 		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherAVX2, cdSweepAVX2, cdColumnAVX2, klStepAVX2
+		projGradImpl = projGradAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -57,6 +58,13 @@ func dotAVX2(x, y []float64) float64
 //
 //go:noescape
 func mulUpdateAVX2(x, num, den []float64, eps float64)
+
+// projGradAVX2 is ProjGrad four entries a step. Each sum is one fused
+// multiply-add, rounded once where the reference rounds the product and
+// the sum, so the two may differ in the last bit.
+//
+//go:noescape
+func projGradAVX2(pg, ref, f, den, num []float64)
 
 // gatherMaxCols is the widest block of dst that gatherBlockAVX2 holds in
 // registers: 12 YMM accumulators of 4 doubles.

@@ -348,6 +348,18 @@ func TestLengthPanics(t *testing.T) {
 		"Dot":        func() { Dot(make([]float64, 3), make([]float64, 2)) },
 		"MulUpdate":  func() { MulUpdate(make([]float64, 3), make([]float64, 3), make([]float64, 2), 1) },
 		"AxpyGather": func() { AxpyGather(make([]float64, 3), make([]float64, 2), make([]int, 1), make([]float64, 9), 3) },
+		"ProjGrad pg": func() {
+			ProjGrad(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3))
+		},
+		"ProjGrad ref": func() {
+			ProjGrad(make([]float64, 3), make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3))
+		},
+		"ProjGrad den": func() {
+			ProjGrad(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), make([]float64, 3))
+		},
+		"ProjGrad num": func() {
+			ProjGrad(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2))
+		},
 	} {
 		func() {
 			defer func() {
@@ -415,4 +427,64 @@ func TestEnv(t *testing.T) {
 			t.Errorf("MANIFACTOR_KERNELS=%s: %v\n%s", env, err, out)
 		}
 	}
+}
+
+// TestProjGrad checks every path against the reference at every length
+// around the vector widths, with guard bands, for factors with zeros and
+// negative zeros, gradients of both signs and exactly zero, and NaN.
+func TestProjGrad(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(7, 8))
+		fval := func(int) float64 {
+			switch rnd.IntN(5) {
+			case 0:
+				return 0
+			case 1:
+				return math.Copysign(0, -1)
+			case 2:
+				if rnd.IntN(8) == 0 {
+					return math.NaN()
+				}
+			}
+			return rnd.Float64()
+		}
+		for _, n := range lengths(4) {
+			for off := range 4 {
+				f, fb := guarded(n, off, fval)
+				den, db := guarded(n, (off+1)%4, func(int) float64 { return rnd.Float64() })
+				// Equal to den at some entries: a gradient of exactly 0.
+				num, nb := guarded(n+1, (off+2)%4, func(i int) float64 {
+					if i < n && rnd.IntN(4) == 0 {
+						return den[i]
+					}
+					return rnd.Float64()
+				})
+				pg, pb := guarded(n, (off+3)%4, func(int) float64 { return rnd.Float64() })
+				ref, rb := guarded(n+2, off, func(int) float64 { return rnd.Float64() })
+				f0, d0, n0 := slices.Clone(f), slices.Clone(den), slices.Clone(num)
+				wantPG, wantRef := slices.Clone(pg), slices.Clone(ref)
+				projGradGeneric(wantPG, wantRef, f0, d0, n0)
+
+				ProjGrad(pg, ref, f, den, num)
+
+				name := fmt.Sprintf("n=%d off=%d", n, off)
+				checkSame(t, name+" f", f, f0)
+				checkSame(t, name+" den", den, d0)
+				checkSame(t, name+" num", num, n0)
+				checkGuards(t, name+" f", f, fb, off)
+				checkGuards(t, name+" den", den, db, (off+1)%4)
+				checkGuards(t, name+" num", num, nb, (off+2)%4)
+				checkGuards(t, name+" pg", pg, pb, (off+3)%4)
+				checkGuards(t, name+" ref", ref, rb, off)
+				for i := range n {
+					if !near(pg[i], wantPG[i], math.Abs(wantPG[i])) || !near(ref[i], wantRef[i], math.Abs(wantRef[i])) {
+						t.Errorf("%s: [%d] pg %v ref %v, want %v %v (f %v den %v num %v)", name, i, pg[i], ref[i], wantPG[i], wantRef[i], f0[i], d0[i], n0[i])
+					}
+				}
+				if n > 0 && ref[n] != wantRef[n] {
+					t.Errorf("%s: ref[%d] past len(f) changed", name, n)
+				}
+			}
+		}
+	})
 }

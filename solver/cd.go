@@ -231,7 +231,7 @@ func colorGraph(w *sparse.CSR) *coloring {
 // cdRow minimizes. Rows of one color share no edge, so they are updated
 // in parallel, colour after colour (block Gauss-Seidel); each row reads its
 // neighbours' latest values, and the result does not depend on threads.
-func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
+func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure bool) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
 	col := it.p.colors
 	idx := it.vw.idx
@@ -245,7 +245,10 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 		rows := col.order[col.start[c]:col.start[c+1]]
 		it.vw.buffers(parallel.Workers(len(rows), threads, 64))
 		parallel.ForWorker(len(rows), threads, 64, func(worker, lo, hi int) {
-			pg, ref := it.graphKKT.block(first + lo/64)
+			var pg, ref []float64
+			if measure {
+				pg, ref = it.graphKKT.block(first + lo/64)
+			}
 			buf := it.vw.scratch[worker]
 			b, grad, invH := buf[:k], buf[k:2*k], buf[2*k:3*k]
 			for _, j := range rows[lo:hi] {
@@ -254,7 +257,9 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
 				vj := v.Data[j*k : (j+1)*k]
 				cdStart(grad, vj, b, s, reg.deg[j], idx)
-				addProjGrad(pg, ref, vj, grad, b, 1)
+				if measure {
+					addProjGrad(pg, ref, vj, grad, b, 1)
+				}
 				cdInverse(invH, s, reg.deg[j])
 				cdRow(vj, grad, s, reg.deg[j], it.cdV, invH)
 			}
@@ -269,13 +274,19 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int) {
 const cdBlock = 256
 
 // cdWork is one worker's space for cdRows: u, g and p hold a block of
-// rows column-major (entry (i, c) at c*cdBlock + i), delta one column.
+// rows column-major (entry (i, c) at c*cdBlock + i); delta, sq and sr
+// one column each, ones a column of ones.
 type cdWork struct {
-	u, g, p, delta []float64
+	u, g, p, delta, sq, sr, ones []float64
 }
 
 func newCDWork(k int) *cdWork {
-	return &cdWork{u: make([]float64, k*cdBlock), g: make([]float64, k*cdBlock), p: make([]float64, k*cdBlock), delta: make([]float64, cdBlock)}
+	w := &cdWork{u: make([]float64, k*cdBlock), g: make([]float64, k*cdBlock), p: make([]float64, k*cdBlock),
+		delta: make([]float64, cdBlock), sq: make([]float64, cdBlock), sr: make([]float64, cdBlock), ones: make([]float64, cdBlock)}
+	for i := range w.ones {
+		w.ones[i] = 1
+	}
+	return w
 }
 
 // cdRows runs cdRow (with d = 0) on the r <= cdBlock rows held in w.u,
@@ -289,26 +300,25 @@ func newCDWork(k int) *cdWork {
 // receive the measure of the rows at their starting values (addProjGrad),
 // which the starting gradient gives for free.
 func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref []float64) {
-	// g = S u - p, column by column.
+	// g = S u - p, column by column, as cdStart forms it: S u first,
+	// which with p is what the measure takes.
 	for l := 0; l < k; l++ {
 		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
-		for i, x := range pl {
-			gl[i] = -x
-		}
+		clear(gl)
 		for c := 0; c < k; c++ {
 			if slc := s[l*k+c]; slc != 0 {
 				kernels.Axpy(slc, w.u[c*cdBlock:c*cdBlock+r], gl)
 			}
 		}
 		if pg != nil {
-			for i, x := range gl {
-				if w.u[l*cdBlock+i] <= 0 {
-					x = min(x, 0)
-				}
-				pg[l] += x * x
-				ref[l] += pl[i] * pl[i]
-			}
+			sq, sr := w.sq[:r], w.sr[:r]
+			clear(sq)
+			clear(sr)
+			kernels.ProjGrad(sq, sr, w.u[l*cdBlock:l*cdBlock+r], gl, pl)
+			pg[l] += kernels.Dot(sq, w.ones)
+			ref[l] += kernels.Dot(sr, w.ones)
 		}
+		kernels.Axpy(-1, pl, gl)
 	}
 	var first float64
 	delta := w.delta[:r]

@@ -143,7 +143,7 @@ func (it *cfIter) begin() float64 {
 	return it.objective(frob(it.f.a, it.kv, th))
 }
 
-func (it *cfIter) step(bool) (float64, error) {
+func (it *cfIter) step(eval bool) (float64, error) {
 	th, f, reg := it.p.opts.Threads, it.f, it.p.reg
 	// V update.
 	if it.general() {
@@ -156,7 +156,7 @@ func (it *cfIter) step(bool) (float64, error) {
 		generalUpdate(f.v, it.kw, it.den, it.den2, th)
 		it.vw.run(half{f: f.v, gram: it.vtv}, th)
 	} else {
-		h := half{f: f.v, num: rowProduct{full: it.kw}, s: it.wtkw, gram: it.vtv, update: true}
+		h := half{f: f.v, num: rowProduct{full: it.kw}, s: it.wtkw, gram: it.vtv, update: true, measure: eval}
 		if reg != nil {
 			h.addNum, h.deg = it.sv, reg.deg
 		}
@@ -184,15 +184,15 @@ func (it *cfIter) step(bool) (float64, error) {
 		// K W S = X^T ((X W) S).
 		mulSmall(it.pm, it.xwm, s, it.idx, th)
 		it.p.d.mulTU(it.den, it.pm, th)
-		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
+		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true, measure: eval}, th)
 	default:
 		mulSmall(it.den, it.kw, s, it.idx, th)
-		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true}, th)
+		tr = it.ww.run(half{f: f.a, num: rowProduct{full: it.kv}, den: rowProduct{full: it.den}, update: true, wantDot: true, measure: eval}, th)
 	}
 	it.kernelProducts()
 	// The measure's column lengths, before any rescaling: |X w_c| and
 	// |v_c|, from the Gram matrices.
-	it.kkt.a = &it.ww.kkt
+	it.kkt.a, it.kkt.ok = &it.ww.kkt, eval
 	gramDiagonal(it.kkt.na, it.wtkw.Data)
 	gramDiagonal(it.kkt.nv, it.vtv.Data)
 	if !it.invariant {
@@ -206,7 +206,7 @@ func (it *cfIter) step(bool) (float64, error) {
 // projGrad is available for the updates of linear and non-negative
 // kernels; the general updates (a kernel with negative entries) split
 // the gradient in two parts and are not measured.
-func (it *cfIter) projGrad() (kktState, bool) { return it.kkt, !it.general() }
+func (it *cfIter) projGrad() (kktState, bool) { return it.kkt, it.kkt.ok && !it.general() }
 
 // rescale sets X W's columns to unit length (w_c^T K w_c = 1) and scales
 // V's columns, and every product that depends on them, to match; X W V^T

@@ -101,6 +101,7 @@ type half struct {
 	gram    blas64.General // receives f^T f of the new f when Data is set
 	update  bool           // false: leave f, only form gram and the dot
 	wantDot bool           // return sum_i f_i . N_i (after the update)
+	measure bool           // with update: fill the passWork's kkt
 	// cd, when set, replaces the multiplicative step by coordinate
 	// descent on f_i^T s f_i - 2 N_i . f_i (cdRow); it needs s, and
 	// addNum and deg unset.
@@ -109,15 +110,15 @@ type half struct {
 
 // run applies the half-step and returns the dot when h.wantDot is set.
 // Each chunk of rows is handled by one goroutine while its rows are in
-// cache; chunk results are summed in chunk order. When h.update is set,
-// w.kkt receives the measure of the gradient D + deg .* f - N - A (half
+// cache; chunk results are summed in chunk order. When h.update and
+// h.measure are set, w.kkt receives the measure of the gradient D + deg .* f - N - A (half
 // the gradient of the half's objective) at the f the step started from.
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1
 	workers := parallel.Workers(chunks, threads, 1)
 	w.buffers(workers)
-	if h.update {
+	if h.update && h.measure {
 		w.kkt.reset(chunks, k)
 	}
 	var invH []float64
@@ -135,7 +136,7 @@ func (w *passWork) run(h half, threads int) float64 {
 		num, den, trans := buf[:k], buf[k:2*k], buf[2*k:]
 		var dot float64
 		var pg, ref []float64
-		if h.update {
+		if h.update && h.measure {
 			pg, ref = w.kkt.block(c)
 		}
 		first := lo
@@ -161,7 +162,9 @@ func (w *passWork) run(h half, threads int) float64 {
 				if h.deg != nil {
 					kernels.Axpy(h.deg[i], fi, den)
 				}
-				addProjGradDiff(pg, ref, fi, den, num, 1)
+				if pg != nil {
+					addProjGradDiff(pg, ref, fi, den, num, 1)
+				}
 				kernels.MulUpdate(fi, num, den, Eps)
 			}
 			if h.wantDot {

@@ -71,6 +71,7 @@ type klIter struct {
 	// halves (see projGrader), na and nv the squared column lengths.
 	kktU, kktV kktSums
 	na, nv     []float64
+	measured   bool
 }
 
 func newKLIter(p *problem, f *factors) *klIter {
@@ -240,7 +241,10 @@ func (it *klIter) step(eval bool) (float64, error) {
 	k, f := it.f.k, it.f
 	lpnmf := it.b.Data != nil
 	// V half, from the stored ratios: num_j = sum_i x_ij u_i / y_ij.
-	it.kktV.reset(blocks(f.v.Rows, 64), k)
+	it.measured = eval
+	if eval {
+		it.kktV.reset(blocks(f.v.Rows, 64), k)
+	}
 	it.gatherRows(it.xt, it.rxt, f.a, func(j int, num []float64) {
 		vj := f.v.Data[j*k : (j+1)*k]
 		if lpnmf {
@@ -253,9 +257,11 @@ func (it *klIter) step(eval bool) (float64, error) {
 		}
 		// One weight per sample cancels in v_j's own update, not in the
 		// gradient.
-		g := it.weight(j)
-		pg, ref := it.kktV.block(j / 64)
-		addProjGradDiff(pg, ref, vj, it.colU, num, g*g)
+		if eval {
+			g := it.weight(j)
+			pg, ref := it.kktV.block(j / 64)
+			addProjGradDiff(pg, ref, vj, it.colU, num, g*g)
+		}
 		kernels.MulUpdate(vj, num, it.colU, Eps)
 	})
 	if lpnmf {
@@ -276,11 +282,15 @@ func (it *klIter) step(eval bool) (float64, error) {
 		den = it.den
 	}
 	// U half against the new V, the sample weights on the ratios.
-	it.kktU.reset(blocks(f.a.Rows, 64), k)
+	if eval {
+		it.kktU.reset(blocks(f.a.Rows, 64), k)
+	}
 	it.sampledRows(it.x, f.a, f.v, it.gamma, func(i int, num []float64) {
 		ui := f.a.Data[i*k : (i+1)*k]
-		pg, ref := it.kktU.block(i / 64)
-		addProjGradDiff(pg, ref, ui, den, num, 1)
+		if eval {
+			pg, ref := it.kktU.block(i / 64)
+			addProjGradDiff(pg, ref, ui, den, num, 1)
+		}
 		kernels.MulUpdate(ui, num, den, Eps)
 	})
 	if it.invariant {
@@ -305,7 +315,7 @@ func (it *klIter) step(eval bool) (float64, error) {
 // first sweep reached it). LPNMF's V half is a linear solve, not a step
 // along the gradient: not measured.
 func (it *klIter) projGrad() (kktState, bool) {
-	if it.b.Data != nil {
+	if it.b.Data != nil || !it.measured {
 		return kktState{}, false
 	}
 	// Nothing rescales the factors after the halves measured them.

@@ -154,7 +154,7 @@ type klCDWork struct {
 // logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
 // row's share of the objective. Rows are independent and each is done by
 // one worker from start to end, so the result does not depend on threads.
-// s receives the half's measure of stationarity (klCDRow's), each row's
+// s, when not nil, receives the half's measure of stationarity (klCDRow's), each row's
 // times gamma[r]^2 when gamma is given: the V half runs on X's values
 // without the sample weights, which cancel in the steps but not in the
 // gradient.
@@ -164,10 +164,15 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 	for len(it.cdWork) < parallel.Workers(a.Rows, th, 16) {
 		it.cdWork = append(it.cdWork, &klCDWork{})
 	}
-	s.reset(blocks(a.Rows, 16), k)
+	if s != nil {
+		s.reset(blocks(a.Rows, 16), k)
+	}
 	parallel.ForWorker(a.Rows, th, 16, func(worker, lo, hi int) {
 		w := it.cdWork[worker]
-		pg, ref := s.block(lo / 16)
+		var pg, ref []float64
+		if s != nil {
+			pg, ref = s.block(lo / 16)
+		}
 		for r := lo; r < hi; r++ {
 			p0, p1 := a.Indptr[r], a.Indptr[r+1]
 			nq := p1 - p0
@@ -176,7 +181,9 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 				// The row's objective is lin . f: zero is its minimum.
 				// The gradient is lin, taken at f as it was, with no
 				// data part.
-				addProjGrad(pg, ref, fr, lin, zeroRow(w, k), weight(gamma, r))
+				if s != nil {
+					addProjGrad(pg, ref, fr, lin, zeroRow(w, k), weight(gamma, r))
+				}
 				clear(fr)
 				if logs != nil {
 					logs[r] = 0
@@ -223,13 +230,18 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 func (it *klIter) cdStep(eval bool) (float64, error) {
 	f := it.f
 	it.sumU()
-	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, &it.kktV, it.gamma, klSweepsV)
+	it.measured = eval
+	var su, sv *kktSums
+	if eval {
+		su, sv = &it.kktU, &it.kktV
+	}
+	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, sv, it.gamma, klSweepsV)
 	it.sumV()
 	var logs []float64
 	if eval {
 		logs = it.rowLogs
 	}
-	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, &it.kktU, nil, klSweepsU)
+	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, su, nil, klSweepsU)
 	if !eval {
 		return math.NaN(), nil
 	}

@@ -120,12 +120,12 @@ func (it *nmfIter) begin() float64 {
 	return it.objective(tr)
 }
 
-func (it *nmfIter) step(bool) (float64, error) {
+func (it *nmfIter) step(eval bool) (float64, error) {
 	th := it.p.opts.Threads
-	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, cd: it.cdV}
+	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}
 	switch {
 	case it.p.reg != nil && it.cdV != nil:
-		it.cdGraphHalf(h.num, it.utu.Data, th)
+		it.cdGraphHalf(h.num, it.utu.Data, th, eval)
 		it.kkt.v = &it.graphKKT
 		it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	case it.p.reg != nil:
@@ -137,8 +137,8 @@ func (it *nmfIter) step(bool) (float64, error) {
 	}
 	it.graphProduct()
 	if !it.invariant {
-		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
-		it.measured()
+		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+		it.measured(eval)
 		return it.objective(tr), nil
 	}
 	// U half of the scale-invariant objective: with V fixed, the graph
@@ -146,22 +146,24 @@ func (it *nmfIter) step(bool) (float64, error) {
 	// adds gk[c] to the diagonal of V^T V in the denominator.
 	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
 	s := withDiagonal(it.sv, it.vtv, it.gk)
-	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, cd: it.cdU}, th)
-	it.measured()
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+	it.measured(eval)
 	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 	it.rescale()
 	return obj, nil
 }
 
-// measured completes the iteration's measure of stationarity: U's half
-// and the column lengths, before any rescaling.
-func (it *nmfIter) measured() {
+// measured completes the iteration's measure of stationarity, taken
+// when the iteration is evaluated: U's half and the column lengths,
+// before any rescaling.
+func (it *nmfIter) measured(eval bool) {
+	it.kkt.ok = eval
 	it.kkt.a = &it.uw.kkt
 	gramDiagonal(it.kkt.na, it.utu.Data)
 	gramDiagonal(it.kkt.nv, it.vtv.Data)
 }
 
-func (it *nmfIter) projGrad() (kktState, bool) { return it.kkt, true }
+func (it *nmfIter) projGrad() (kktState, bool) { return it.kkt, it.kkt.ok }
 
 // rescale sets U's columns to unit length and scales V's columns, the
 // Gram matrices and lambda W V to match; U V^T and the scale-invariant
