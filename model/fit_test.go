@@ -106,7 +106,11 @@ func TestFitLambdaZeroAndDefaults(t *testing.T) {
 	ds := planted(t, 2, 90, 45, 3, 0.3)
 	ctx := context.Background()
 	for _, pair := range [][2]solver.Method{{solver.NMF, solver.GNMF}, {solver.CF, solver.LCCF}, {solver.NMFKL, solver.LPNMF}} {
-		plain, err := Fit(ctx, ds, Options{Method: pair[0], K: 3, Seed: 4})
+		// The same solver for both: auto picks cd for nmf and nmf-kl,
+		// mu for their graph forms.
+		plainOpts := Options{Method: pair[0], K: 3, Seed: 4}
+		plainOpts.Solver.Algorithm = solver.MU
+		plain, err := Fit(ctx, ds, plainOpts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -201,7 +201,7 @@ func TestKLMatchesReference(t *testing.T) {
 		}
 		ref := referenceKL(xt, rows(init.U, false), rows(init.V, false), gamma, c.lambda, w, deg, iters)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: c.method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers})
+			res, err := Fit(context.Background(), d, Options{Method: c.method, Algorithm: MU, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.method, name, err)
 			}
@@ -280,7 +280,7 @@ func TestLPNMFLambdaZeroIsNMFKL(t *testing.T) {
 	g := randomGraph(122, 30, 3)
 	for name, d := range all {
 		for _, f := range []Formulation{ScaleInvariant, Papers} {
-			a, _ := Fit(context.Background(), d, Options{Method: NMFKL, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Formulation: f})
+			a, _ := Fit(context.Background(), d, Options{Method: NMFKL, Algorithm: MU, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Formulation: f})
 			b, err := Fit(context.Background(), d, Options{Method: LPNMF, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Graph: g, Lambda: Fixed(0), Formulation: f})
 			if err != nil {
 				t.Fatal(err)

@@ -290,7 +290,7 @@ func TestLambdaZeroIsPlainMethod(t *testing.T) {
 	for _, pair := range [][2]Method{{NMF, GNMF}, {CF, LCCF}, {NMFNCW, GNMFNCW}, {CFNCW, LCCFNCW}} {
 		for name, d := range all {
 			for _, f := range []Formulation{ScaleInvariant, Papers} {
-				a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
+				a, err := Fit(context.Background(), d, Options{Method: pair[0], Algorithm: MU, K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -166,7 +166,7 @@ func TestNMFMatchesReference(t *testing.T) {
 		if d.IsSparse() && (d.order == nil || sort.IntsAreSorted(d.order)) {
 			t.Fatal("the fixture does not exercise the internal feature renumbering")
 		}
-		res, err := Fit(context.Background(), d, Options{K: k, MaxIter: iters, Tol: -1, Init: init})
+		res, err := Fit(context.Background(), d, Options{K: k, Algorithm: MU, MaxIter: iters, Tol: -1, Init: init})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -181,6 +181,11 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *compare != "" && !set(fs, "papers") {
 		pf.mf.papers = true
 	}
+	// A paper's table counts the papers' multiplicative updates.
+	compareMU := *compare != "" && !set(fs, "solver")
+	if compareMU {
+		pf.mf.algorithm = solver.MU
+	}
 	if err := pf.rt.apply(); err != nil {
 		return err
 	}
@@ -220,6 +225,9 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if pf.mf.papers {
 		fmt.Fprintln(stderr, "the factorizations run with the papers' settings (--papers)")
+	}
+	if compareMU {
+		fmt.Fprintln(stderr, "beside a paper's table every method runs the papers' multiplicative updates (--solver mu; give --solver to change it)")
 	}
 	prot := pf.protocol(ks, stderr)
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
