@@ -390,3 +390,38 @@ func TestKLCDRow(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoAlgorithm: auto is cd for nmf, nmf-kl and their NC-weighted
+// forms and mu for every other method; explicit choices stay.
+func TestAutoAlgorithm(t *testing.T) {
+	for _, m := range Methods() {
+		want := MU
+		if b := m.Base(); b == NMF || b == NMFKL {
+			want = CD
+		}
+		if got := AutoAlgorithm.Resolve(m); got != want {
+			t.Errorf("%s: auto resolves to %s, want %s", m, got, want)
+		}
+		if MU.Resolve(m) != MU || CD.Resolve(m) != CD {
+			t.Errorf("%s: an explicit choice was changed", m)
+		}
+		if want == CD && !HasCD(m) {
+			t.Errorf("%s: auto picks cd, which it does not have", m)
+		}
+	}
+	// Fit with the zero value runs cd for nmf: the same factors as
+	// explicit CD, not MU's.
+	all, _ := datas(t, 97, 30, 20, 0.4)
+	d := all["sparse"]
+	run := func(a Algorithm) *Result {
+		res, err := Fit(context.Background(), d, Options{Method: NMF, Algorithm: a, K: 3, MaxIter: 10, Tol: -1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	auto, cd, mu := run(AutoAlgorithm), run(CD), run(MU)
+	if !slices.Equal(auto.V.RawMatrix().Data, cd.V.RawMatrix().Data) || slices.Equal(auto.V.RawMatrix().Data, mu.V.RawMatrix().Data) {
+		t.Error("nmf under auto is not cd")
+	}
+}

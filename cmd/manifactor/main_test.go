@@ -674,9 +674,14 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
 	plots := filepath.Join(dir, "plots", "nested")
-	out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf-ncw,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--compare", "000-table2", "--plot", plots)
+	out, errOut, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf-ncw,gnmf,kmeans", "--clusters", "2-3", "--runs", "2", "--compare", "000-table2", "--plot", plots)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Beside a paper's table the papers' updates run, and it says so
+	// (nmf-ncw's auto would be cd).
+	if !strings.Contains(errOut, "--solver mu") {
+		t.Errorf("--compare does not say it runs mu:\n%s", errOut)
 	}
 	// Every method separates the fixture, so ours is 100.0 against the
 	// paper's TDT2 averages: GNMF 97.6, so +2.4.
