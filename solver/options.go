@@ -162,8 +162,9 @@ type Options struct {
 	// vertex per sample.
 	Graph *graph.Graph
 
-	// Algorithm is how the objective is minimized; the zero value is the
-	// fastest for the method (AutoAlgorithm). Explicit CD for a method
+	// Algorithm is how the objective is minimized; the zero value,
+	// AutoAlgorithm, is CD for nmf, nmf-kl and their NC-weighted forms
+	// and MU for the rest (see Algorithm). Explicit CD for a method
 	// without it is an error (see HasCD).
 	Algorithm Algorithm
 
