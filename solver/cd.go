@@ -266,7 +266,7 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 				vj := v.Data[j*k : (j+1)*k]
 				cdStart(grad, vj, b, s, reg.deg[j], idx)
 				if measure {
-					addProjGrad(pg, ref, vj, grad, b, 1)
+					addProjGrad(pg, ref, vj, grad, b)
 				}
 				cdInverse(invH, s, reg.deg[j])
 				cdRow(vj, grad, s, reg.deg[j], it.cdV, invH)

@@ -111,8 +111,9 @@ type half struct {
 // run applies the half-step and returns the dot when h.wantDot is set.
 // Each chunk of rows is handled by one goroutine while its rows are in
 // cache; chunk results are summed in chunk order. When h.update and
-// h.measure are set, w.kkt receives the measure of the gradient D + deg .* f - N - A (half
-// the gradient of the half's objective) at the f the step started from.
+// h.measure are set, w.kkt receives the measure of the gradient
+// D + deg .* f - N - A (half the gradient of the half's objective) at the
+// f the step started from.
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1

@@ -131,10 +131,10 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 			return err
 		}
 		r.iters = iter
-		pg, measured := r.projGrad()
 		if !eval {
 			continue
 		}
+		pg, measured := r.projGrad()
 		if err := checkFinite(r.start, iter, obj); err != nil {
 			return err
 		}

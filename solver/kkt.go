@@ -53,34 +53,37 @@ func (s *kktSums) total(pg, ref []float64) {
 }
 
 // addProjGrad adds, for a row f >= 0 whose objective has the gradient g
-// with data part num, w (g_c projected)^2 to pg[c] and w num_c^2 to
-// ref[c]. The projected gradient is g_c where f_c > 0 and min(g_c, 0)
+// with data part num, (g_c projected)^2 to pg[c] and num_c^2 to ref[c]. The projected gradient is g_c where f_c > 0 and min(g_c, 0)
 // where f_c = 0 (a coordinate at its bound that the gradient pushes
 // outward is optimal): zero exactly where the KKT conditions hold (Lin,
 // Neural Computation 2007).
-func addProjGrad(pg, ref, f, g, num []float64, w float64) {
+func addProjGrad(pg, ref, f, g, num []float64) {
 	for c, x := range g {
-		if f[c] <= 0 && x >= 0 {
-			x = 0
-		}
-		pg[c] += w * x * x
-		ref[c] += w * num[c] * num[c]
+		x = projected(f[c], x)
+		pg[c] += x * x
+		ref[c] += num[c] * num[c]
 	}
 }
 
-// addProjGradDiff is addProjGrad for the gradient den - num; with w = 1
-// (every method but the NC-weighted KL ones' V half) it is one
-// kernels.ProjGrad call.
+// projected returns the component g of a projected gradient at an entry
+// f: 0 where f is at its bound and g pushes it outward.
+func projected(f, g float64) float64 {
+	if f <= 0 && g >= 0 {
+		return 0
+	}
+	return g
+}
+
+// addProjGradDiff is addProjGrad for the gradient den - num, both sums
+// times w; with w = 1 (every method but the NC-weighted KL ones' V half)
+// it is one kernels.ProjGrad call.
 func addProjGradDiff(pg, ref, f, den, num []float64, w float64) {
 	if w == 1 {
 		kernels.ProjGrad(pg, ref, f, den, num)
 		return
 	}
 	for c, d := range den {
-		x := d - num[c]
-		if f[c] <= 0 && x >= 0 {
-			x = 0
-		}
+		x := projected(f[c], d-num[c])
 		pg[c] += w * x * x
 		ref[c] += w * num[c] * num[c]
 	}
@@ -132,7 +135,7 @@ func relativeKKT(a, v *kktSums, na, nv []float64) float64 {
 
 // columnSquares sets out to the squared length of each column of the
 // row-major f (k = len(out) columns), summed row by row.
-func columnSquares(out, f []float64) []float64 {
+func columnSquares(out, f []float64) {
 	k := len(out)
 	clear(out)
 	for i := 0; i+k <= len(f); i += k {
@@ -140,16 +143,14 @@ func columnSquares(out, f []float64) []float64 {
 			out[c] += x * x
 		}
 	}
-	return out
 }
 
 // gramDiagonal sets out to the diagonal of the k x k row-major g.
-func gramDiagonal(out, g []float64) []float64 {
+func gramDiagonal(out, g []float64) {
 	k := len(out)
 	for c := range out {
 		out[c] = g[c*k+c]
 	}
-	return out
 }
 
 // kktState is what an iterator keeps for its projGrad: the two halves'

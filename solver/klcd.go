@@ -71,10 +71,7 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			}
 			grad := lin[c] - g
 			if sweep == 1 && pg != nil {
-				d := grad
-				if f[c] <= 0 {
-					d = min(d, 0)
-				}
+				d := projected(f[c], grad)
 				pg[c] += w * d * d
 				ref[c] += w * g * g
 			}
@@ -145,7 +142,7 @@ func gatherT(ht []float64, ind []int, h []float64, k int) {
 // klCDWork is one worker's space: the other factor's rows at a row's
 // stored entries (transposed) and the row's model values.
 type klCDWork struct {
-	ht, y, zero []float64
+	ht, y []float64
 }
 
 // cdHalf runs klCDRow on every row r of a (the data with the rows of f as
@@ -154,10 +151,10 @@ type klCDWork struct {
 // logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
 // row's share of the objective. Rows are independent and each is done by
 // one worker from start to end, so the result does not depend on threads.
-// s, when not nil, receives the half's measure of stationarity (klCDRow's), each row's
-// times gamma[r]^2 when gamma is given: the V half runs on X's values
-// without the sample weights, which cancel in the steps but not in the
-// gradient.
+// s, when not nil, receives the half's measure of stationarity
+// (klCDRow's), each row's times gamma[r]^2 when gamma is given: the V
+// half runs on X's values without the sample weights, which cancel in the
+// steps but not in the gradient.
 func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, s *kktSums, gamma []float64, sweeps int) {
 	k := f.Cols
 	th := it.p.opts.Threads
@@ -177,12 +174,19 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 			p0, p1 := a.Indptr[r], a.Indptr[r+1]
 			nq := p1 - p0
 			fr := f.Data[r*k : (r+1)*k]
+			w2 := 1.0
+			if gamma != nil {
+				w2 = gamma[r] * gamma[r]
+			}
 			if nq == 0 {
 				// The row's objective is lin . f: zero is its minimum.
-				// The gradient is lin, taken at f as it was, with no
+				// Its gradient is lin, taken at f as it was, with no
 				// data part.
 				if s != nil {
-					addProjGrad(pg, ref, fr, lin, zeroRow(w, k), weight(gamma, r))
+					for c, l := range lin {
+						l = projected(fr[c], l)
+						pg[c] += w2 * l * l
+					}
 				}
 				clear(fr)
 				if logs != nil {
@@ -199,7 +203,7 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 			kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
 			gatherT(ht, a.Ind[p0:p1], h.Data, k)
 			x := vals[p0:p1]
-			klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, weight(gamma, r))
+			klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, w2)
 			if logs != nil {
 				var s float64
 				for q, xq := range x {
@@ -251,21 +255,4 @@ func (it *klIter) cdStep(eval bool) (float64, error) {
 		xlogy += s
 	}
 	return it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV), nil
-}
-
-// weight returns gamma[r]^2, or 1 without weights.
-func weight(gamma []float64, r int) float64 {
-	if gamma == nil {
-		return 1
-	}
-	return gamma[r] * gamma[r]
-}
-
-// zeroRow returns k zeros from w's space: the data part of a row with no
-// stored entries.
-func zeroRow(w *klCDWork, k int) []float64 {
-	if len(w.zero) < k {
-		w.zero = make([]float64, k)
-	}
-	return w.zero[:k]
 }
