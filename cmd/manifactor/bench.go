@@ -40,8 +40,8 @@ type tracePoint struct {
 	Iter      int     `json:"iter"`
 	Seconds   float64 `json:"seconds"`
 	Objective float64 `json:"objective"`
-	// ProjGrad is the projected gradient's norm relative to the first
-	// iteration's (solver.Result.ProjGrad), where the method measures it.
+	// ProjGrad is the relative KKT residual (solver.Result.ProjGrad),
+	// where the method measures it.
 	ProjGrad *float64 `json:"projected_gradient,omitempty"`
 }
 

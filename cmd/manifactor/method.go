@@ -114,7 +114,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
 	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 turns the rule off (with --pg-tol 0, all --iters run)")
-	fs.Float64Var(&f.pgTol, "pg-tol", solver.DefaultPGTol, "also stop once the projected gradient's norm (the KKT residual) falls below this fraction of its first iteration's, below 1; 0 turns the rule off")
+	fs.Float64Var(&f.pgTol, "pg-tol", solver.DefaultPGTol, "also stop once the relative KKT residual (the projected gradient over the gradient's data part, unit-free) falls below this, below 1; 0 turns the rule off")
 	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
 	fs.TextVar(&f.stop, "stop", solver.RelativeDecrease, "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
 	fs.IntVar(&f.restarts, "restarts", 1, "random starts; the best objective wins")
@@ -227,7 +227,7 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 		}
 	}
 	if f.pgTol >= 1 {
-		return o, fmt.Errorf("--pg-tol %v: must be below 1 (a fraction of the first iteration's residual)", f.pgTol)
+		return o, fmt.Errorf("--pg-tol %v: must be below 1 (the residual is relative to the gradient's data part)", f.pgTol)
 	}
 	tol, pgTol := f.tol, f.pgTol
 	if tol == 0 {
@@ -297,8 +297,8 @@ type fitSummary struct {
 	Start        string            `json:"start"`
 	Iterations   int               `json:"iterations"`
 	Status       string            `json:"status"`
-	// ProjGrad is the final projected gradient's norm relative to the
-	// first iteration's, where the method measures it.
+	// ProjGrad is the final relative KKT residual (solver.Result.ProjGrad),
+	// where the method measures it.
 	ProjGrad     *float64 `json:"projected_gradient,omitempty"`
 	Objective    float64  `json:"objective"`
 	BestStart    int      `json:"best_start"`
