@@ -65,16 +65,13 @@ func (a *Algorithm) UnmarshalText(b []byte) error {
 }
 
 // HasCD reports whether Fit has a coordinate-descent solver for m: NMF,
-// GNMF and NMF-KL and their NC-weighted forms. Concept factorization's W
-// enters its objective through the n x n kernel, so a coordinate step on
-// one entry of W changes K W in a whole column (O(n) per entry, O(n^2 k)
-// per sweep against the O(nnz k) of a multiplicative step). LPNMF keeps
-// MU for now: its graph term (symmetric KL between neighbours' rows of V)
-// couples V's rows like GNMF's, which colouring handles, but its
-// one-variable Newton steps would need their own monotonicity argument,
-// which is not written yet.
+// GNMF, NMF-KL and LPNMF and their NC-weighted forms. Concept
+// factorization's W enters its objective through the n x n kernel, so a
+// coordinate step on one entry of W changes K W in a whole column (O(n)
+// per entry, O(n^2 k) per sweep against the O(nnz k) of a multiplicative
+// step).
 func HasCD(m Method) bool {
-	return !m.Concept() && (!m.KL() || m.Base() == NMFKL)
+	return !m.Concept()
 }
 
 // Resolve returns the algorithm Fit runs for method m: a for MU and CD,

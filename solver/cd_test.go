@@ -21,6 +21,8 @@ func cdCases() []Options {
 		{Method: GNMF, Lambda: Fixed(3)}, {Method: GNMF, Lambda: Fixed(3), Formulation: Papers},
 		{Method: GNMFNCW, Lambda: Fixed(3)}, {Method: GNMFNCW, Lambda: Fixed(3), Formulation: Papers},
 		{Method: NMFKL}, {Method: NMFKLNCW},
+		{Method: LPNMF, Lambda: Fixed(3)}, {Method: LPNMF, Lambda: Fixed(3), Formulation: Papers},
+		{Method: LPNMFNCW, Lambda: Fixed(3)},
 	}
 }
 
@@ -94,7 +96,10 @@ func TestCDExactFactorization(t *testing.T) {
 // data has many local minima, which the two reach by different paths
 // from one start (either lower, seed by seed), so the KL methods are
 // compared on data near rank 3 (X = U0 V0^T with entries perturbed by up
-// to 20 %), where the minimum is one.
+// to 20 %), where the minimum is one. LPNMF is not compared: its MU
+// (paper 003's eq. 9) replaces log x by 1 - 1/x in the graph term's
+// gradient, so its fixed points are not the objective's stationary
+// points; TestLPNMFCDStationary checks CD's instead.
 func TestCDAgreesWithMU(t *testing.T) {
 	all, _ := datas(t, 71, 30, 25, 0.4)
 	g := randomGraph(72, 30, 3)
@@ -108,6 +113,9 @@ func TestCDAgreesWithMU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range cdCases() {
+		if o.Method.Base() == LPNMF {
+			continue
+		}
 		o.K, o.Tol, o.Seed, o.Graph = 3, -1, 4, g
 		mu, cd := o, o
 		mu.Algorithm, mu.MaxIter = MU, 20000
@@ -127,6 +135,99 @@ func TestCDAgreesWithMU(t *testing.T) {
 		if !relClose(a.Final(), b.Final(), 1e-3) {
 			t.Errorf("%s/%s: mu converges to %v, cd to %v", o.Method, o.Formulation, a.Final(), b.Final())
 		}
+	}
+}
+
+// TestLPNMFCDStationary: LPNMF's CD converges to a KKT point of the
+// scale-invariant objective as stated (the symmetric KL graph term,
+// evaluated by the plain-loop klObjective), where MU stops above it: the
+// gradient of every entry above its bound (Eps for V's graph-coupled
+// entries, 0 for U's) vanishes, and none at its bound points inward. The
+// reported objective is klObjective's at the returned factors.
+func TestLPNMFCDStationary(t *testing.T) {
+	const n, m, k, lambda = 30, 25, 3, 3.0
+	all, x := datas(t, 71, n, m, 0.4)
+	xt := tr(x)
+	g := randomGraph(72, n, 3)
+	w, deg := graphDense(g)
+	var total float64
+	for _, d := range deg {
+		total += d
+	}
+	eff := lambda * n / total // ScaleInvariant's lambda over the mean degree
+	o := Options{Method: LPNMF, K: k, Tol: -1, Seed: 4, Graph: g, Lambda: Fixed(lambda)}
+	cd, mu := o, o
+	cd.Algorithm, cd.MaxIter = CD, 3000
+	mu.Algorithm, mu.MaxIter = MU, 3000
+	a, err := Fit(context.Background(), all["sparse"], cd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(context.Background(), all["sparse"], mu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, v := rows(a.U, false), rows(a.V, false)
+	if obj := klObjective(xt, u, v, nil, eff, w); !relClose(obj, a.Final(), 1e-9) {
+		t.Fatalf("reported objective %v, klObjective %v", a.Final(), obj)
+	}
+	if !(a.Final() < b.Final()) {
+		t.Fatalf("cd stops at %v, not below mu's %v", a.Final(), b.Final())
+	}
+	// U's columns sum to 1 (the KL normalization): s_c = 1 below.
+	ratio := zeros(n, m) // x / y
+	for j := range xt {
+		for i := range u {
+			var y float64
+			for c := range k {
+				y += u[i][c] * v[j][c]
+			}
+			ratio[j][i] = xt[j][i] / y
+		}
+	}
+	lg := func(x float64) float64 { return math.Log(max(x, Eps)) }
+	var scale float64 // the largest data part of a derivative
+	check := func(what string, f, lo, grad, data float64) {
+		t.Helper()
+		scale = max(scale, data)
+		if f > lo*(1+1e-9) && math.Abs(grad) > 1e-5*data || f <= lo*(1+1e-9) && grad < -1e-5*data {
+			t.Fatalf("%s = %v: derivative %v against its data part %v", what, f, grad, data)
+		}
+	}
+	for j := range n {
+		for c := range k {
+			var grad, data float64
+			for i := range m {
+				grad += u[i][c] * (1 - ratio[j][i])
+				data += u[i][c] * ratio[j][i]
+			}
+			for s := range n {
+				if w[j][s] > 0 {
+					grad += eff * w[j][s] * (lg(v[j][c]) - lg(v[s][c]) + 1 - v[s][c]/v[j][c])
+					data += eff * w[j][s] * v[s][c] / v[j][c]
+				}
+			}
+			check(fmt.Sprintf("V(%d,%d)", j, c), v[j][c], Eps, grad, data)
+		}
+	}
+	for c := range k {
+		var r float64
+		for j := range n {
+			for s := range n {
+				r += 0.5 * eff * w[j][s] * (v[j][c] - v[s][c]) * (lg(v[j][c]) - lg(v[s][c]))
+			}
+		}
+		for i := range m {
+			grad, data := r, 0.0
+			for j := range n {
+				grad += v[j][c] * (1 - ratio[j][i])
+				data += v[j][c] * ratio[j][i]
+			}
+			check(fmt.Sprintf("U(%d,%d)", i, c), u[i][c], 0, grad, data)
+		}
+	}
+	if !(scale > 0) {
+		t.Fatal("no derivative checked")
 	}
 }
 
@@ -251,7 +352,7 @@ func TestColorGraph(t *testing.T) {
 // that names the methods that have it.
 func TestCDRefusedWhereMissing(t *testing.T) {
 	all, _ := datas(t, 95, 20, 15, 0.4)
-	for _, m := range []Method{CF, LCCF, LPNMF, LPNMFNCW} {
+	for _, m := range []Method{CF, LCCF, CFNCW, LCCFNCW} {
 		_, err := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: CD, K: 2, Lambda: Fixed(0)})
 		if err == nil || !strings.Contains(err.Error(), "nmf, gnmf") {
 			t.Errorf("%s with cd: error %v, want one naming the methods that have cd", m, err)
@@ -321,7 +422,7 @@ func TestKLCDRow(t *testing.T) {
 	// go to -3, is cut to 0 (where the objective is infinite) and must be
 	// halved back to 1.5.
 	f, y := []float64{3}, []float64{3}
-	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, 1, nil, nil, 1)
+	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, 1, nil, nil, 1, nil)
 	if f[0] != 1.5 || y[0] != 1.5 {
 		t.Fatalf("overshooting step: f = %v, y = %v; want both 1.5", f[0], y[0])
 	}
@@ -363,7 +464,7 @@ func TestKLCDRow(t *testing.T) {
 							}
 						}
 					}
-					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1)
+					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1, nil)
 					obj := klRowObjective(f, lin, x, ht)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)
@@ -384,6 +485,105 @@ func TestKLCDRow(t *testing.T) {
 					}
 					if f[c] > 0 && math.Abs(grad) > 1e-6*lin[c] || f[c] == 0 && grad < -1e-6*lin[c] {
 						t.Fatalf("%s: KKT fails at %d: f %v gradient %v", name, c, f[c], grad)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKLCDRowGraph: with LPNMF's graph term (klGraphRow, built from
+// explicit neighbours), klCDRow never increases the row's objective,
+// keeps every coordinate at or above Eps, and converges to the KKT point
+// of the bounded problem; also for a row with no stored entries, where
+// the graph term alone balances the linear one.
+func TestKLCDRowGraph(t *testing.T) {
+	rng := rand.New(rand.NewPCG(101, 3))
+	for _, k := range []int{1, 3, 8} {
+		for _, nq := range []int{0, 1, 5, 40} {
+			for _, scale := range []float64{1e-3, 1, 1e3} {
+				name := fmt.Sprintf("k=%d nq=%d scale=%g", k, nq, scale)
+				x, ht := make([]float64, nq), make([]float64, k*nq)
+				for q := range x {
+					x[q] = 0.1 + rng.Float64()
+				}
+				for i := range ht {
+					ht[i] = max(0, rng.Float64()-0.2)
+				}
+				for q := range nq {
+					ht[q] += 0.01
+				}
+				lin := make([]float64, k)
+				for c := range lin {
+					lin[c] = 0.2 + rng.Float64()
+					for q := range nq {
+						lin[c] += ht[c*nq+q] * (0.5 + rng.Float64())
+					}
+				}
+				// Neighbours: weights and rows, some entries at Eps.
+				nb := 1 + rng.IntN(5)
+				wts, rowsNb := make([]float64, nb), zeros(nb, k)
+				gr := &klGraphRow{alpha: make([]float64, k), a: make([]float64, k), lg: make([]float64, k)}
+				for s := range nb {
+					wts[s] = 0.1 + rng.Float64()
+					gr.deg += wts[s]
+					for c := range k {
+						rowsNb[s][c] = max(Eps, rng.Float64()-0.3)
+						gr.a[c] += wts[s] * rowsNb[s][c]
+						gr.lg[c] += wts[s] * math.Log(rowsNb[s][c])
+					}
+				}
+				for c := range k {
+					gr.alpha[c] = 0.5 + rng.Float64()
+				}
+				objective := func(f []float64) float64 {
+					o := klRowObjective(f, lin, x, ht)
+					for c, fc := range f {
+						for s := range nb {
+							o += gr.alpha[c] * wts[s] * (fc - rowsNb[s][c]) * (math.Log(fc) - math.Log(rowsNb[s][c]))
+						}
+					}
+					return o
+				}
+				f := make([]float64, k)
+				for c := range f {
+					f[c] = max(Eps, scale*rng.Float64())
+				}
+				y := make([]float64, nq)
+				prev := objective(f)
+				for sweep := 0; sweep < 400; sweep++ {
+					clear(y)
+					for c := range k {
+						for q := range nq {
+							y[q] += f[c] * ht[c*nq+q]
+						}
+					}
+					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1, gr)
+					obj := objective(f)
+					if obj > prev+1e-12*math.Abs(prev) {
+						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)
+					}
+					prev = obj
+				}
+				for c := range f {
+					if !(f[c] >= Eps) {
+						t.Fatalf("%s: f[%d] = %v, below Eps", name, c, f[c])
+					}
+					grad, data := lin[c], 0.0
+					for s := range nb {
+						grad += gr.alpha[c] * wts[s] * (math.Log(f[c]) - math.Log(rowsNb[s][c]) + 1 - rowsNb[s][c]/f[c])
+						data += gr.alpha[c] * wts[s] * rowsNb[s][c] / f[c]
+					}
+					for q := range nq {
+						var yq float64
+						for l := range f {
+							yq += f[l] * ht[l*nq+q]
+						}
+						grad -= x[q] * ht[c*nq+q] / yq
+						data += x[q] * ht[c*nq+q] / yq
+					}
+					if f[c] > Eps*(1+1e-9) && math.Abs(grad) > 1e-8*data || grad < -1e-8*data {
+						t.Fatalf("%s: KKT fails at %d: f %v derivative %v (data part %v)", name, c, f[c], grad, data)
 					}
 				}
 			}

@@ -27,8 +27,12 @@
 // the objective never increases: for the Frobenius methods the exact
 // minimizer of a one-variable quadratic (cdRow; GNMF's rows coupled by
 // the graph are updated one graph colour at a time, cdGraphHalf), for
-// NMF-KL a Newton step on a convex function whose derivative is concave,
-// kept only when that concavity certifies a decrease (klCDRow).
+// NMF-KL and LPNMF a Newton step on a convex function whose derivative is
+// concave, kept only when that concavity certifies a decrease (klCDRow;
+// LPNMF's symmetric-KL graph term keeps both properties, klGraphRow, and
+// its rows of V are updated one graph colour at a time, cdGraphHalf).
+// LPNMF's CD minimizes the objective as stated; its MU (paper 003's
+// eq. 9) linearizes the graph term's logarithms and stops above it.
 //
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed

@@ -54,12 +54,15 @@ type klIter struct {
 	cg      CGStats
 	vdots   []float64 // per sample: sum_i x_ij log y_ij
 	scratch [][]float64
-	// invariant: LPNMF's scale-invariant graph term (ScaleInvariant with
-	// a regularizer); rc[c] is lambda R_c(V) for the current V, den the U
-	// half's denominator, logV the floored logarithms of V's entries.
-	invariant bool
-	rc, den   []float64
-	logV      []float64
+	// graph: LPNMF with a regularizer. invariant: its scale-invariant
+	// graph term (ScaleInvariant); rc[c] is lambda R_c(V) for the current
+	// V, den the U half's denominator (linear coefficients under CD),
+	// logV the floored logarithms of V's entries, which CD keeps current
+	// as it moves V (logsKept).
+	graph, invariant bool
+	rc, den          []float64
+	logV             []float64
+	logsKept         bool
 	// Under CD (NMF-KL and its NC-weighted form): cd set, the workers'
 	// space, the U half's per-row shares of sum x log y, and X's values
 	// times the sample weights (X's own without weights).
@@ -79,15 +82,18 @@ func newKLIter(p *problem, f *factors) *klIter {
 	it := &klIter{p: p, f: f, x: p.klX, xt: p.klXT, gamma: p.gamma, colU: make([]float64, k), wsumV: make([]float64, k),
 		vdots: make([]float64, p.d.n), rxt: make([]float64, p.klXT.NNZ()),
 		na: make([]float64, k), nv: make([]float64, k)}
+	it.cd = p.opts.Algorithm == CD
 	if p.spec.Base() == LPNMF && p.reg != nil {
-		it.b = general(p.d.n, k)
-		it.logV = make([]float64, p.d.n*k)
+		it.graph, it.logV, it.rc = true, make([]float64, p.d.n*k), make([]float64, k)
+		if !it.cd {
+			it.b = general(p.d.n, k)
+		}
 		if p.opts.Formulation == ScaleInvariant {
-			it.invariant, it.rc, it.den = true, make([]float64, k), make([]float64, k)
+			it.invariant, it.den = true, make([]float64, k)
 		}
 	}
-	if p.opts.Algorithm == CD {
-		it.cd, it.rowLogs, it.xw = true, make([]float64, it.x.Rows), it.x.Val
+	if it.cd {
+		it.rowLogs, it.xw = make([]float64, it.x.Rows), it.x.Val
 		if it.gamma != nil {
 			it.xw = make([]float64, len(it.x.Val))
 			for q, j := range it.x.Ind {
@@ -231,6 +237,10 @@ func (it *klIter) begin() float64 {
 		// take U's column sums at 1.
 		it.p.normalizeStart(it.f)
 	}
+	if it.cd && it.graph {
+		it.scaleStart()
+		it.floorGraphRows()
+	}
 	return it.evaluate(true)
 }
 
@@ -315,7 +325,7 @@ func (it *klIter) step(eval bool) (float64, error) {
 // first sweep reached it). LPNMF's V half is a linear solve, not a step
 // along the gradient: not measured.
 func (it *klIter) projGrad() (kktState, bool) {
-	if it.b.Data != nil || !it.measured {
+	if it.graph || !it.measured {
 		return kktState{}, false
 	}
 	// Nothing rescales the factors after the halves measured them.
@@ -390,11 +400,9 @@ func (it *klIter) symKL() float64 {
 func (it *klIter) graphTerms(rc []float64) {
 	k, v, w := it.f.k, it.f.v, it.p.reg.w
 	th := it.p.opts.Threads
-	parallel.For(len(v.Data), th, 4096, func(lo, hi int) {
-		for q := lo; q < hi; q++ {
-			it.logV[q] = math.Log(max(v.Data[q], Eps))
-		}
-	})
+	if !it.logsKept {
+		it.logs()
+	}
 	n := v.Rows
 	chunks := (n + rowChunk - 1) / rowChunk
 	part := make([]float64, chunks*k)
@@ -420,6 +428,16 @@ func (it *klIter) graphTerms(rc []float64) {
 			rc[col] += part[c*k+col]
 		}
 	}
+}
+
+// logs sets logV to the floored logarithms of V's entries.
+func (it *klIter) logs() {
+	v := it.f.v
+	parallel.For(len(v.Data), it.p.opts.Threads, 4096, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			it.logV[q] = math.Log(max(v.Data[q], Eps))
+		}
+	})
 }
 
 // blocks returns the number of blocks of size grain that cover n rows.

@@ -59,8 +59,16 @@ const klBacktracks = 40
 // (addProjGrad) met in the first sweep: each coordinate's derivative when
 // the sweep reaches it, which a sweep measures for free, as
 // scikit-learn's cd does; the data part is sum x h / y.
-func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float64) {
+//
+// gr, when not nil, adds LPNMF's graph term for a row of V (see
+// klGraphRow), which keeps p increasing and concave: each coordinate is
+// then held at or above Eps, where the term is smooth.
+func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float64, gr *klGraphRow) {
 	k, nq := len(f), len(x)
+	lo := 0.0 // the coordinates' lower bound
+	if gr != nil {
+		lo = Eps
+	}
 	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], 0, Eps)
 	for sweep := 1; sweep <= sweeps; sweep++ {
 		for c := 0; c < k; c++ {
@@ -69,7 +77,11 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			if c+1 < k {
 				next = ht[(c+1)*nq : (c+2)*nq]
 			}
-			grad := lin[c] - g
+			grad, curv := lin[c]-g, hs
+			if gr != nil {
+				d1, d2 := gr.derivatives(c, f[c])
+				grad, curv = grad+d1, curv+d2
+			}
 			if sweep == 1 && pg != nil {
 				d := projected(f[c], grad)
 				pg[c] += w * d * d
@@ -77,13 +89,13 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			}
 			var t float64
 			switch {
-			case grad < 0 && hs > 0:
-				t = -grad / hs
-			case grad > 0 && hs > 0:
-				t = max(-f[c], -grad/hs)
+			case grad < 0 && curv > 0:
+				t = -grad / curv
+			case grad > 0 && curv > 0:
+				t = max(lo-f[c], -grad/curv)
 			case grad > 0:
 				// phi is linear along c: its minimum is at f_c = 0.
-				t = -f[c]
+				t = lo - f[c]
 			}
 			if !(t != 0) || math.IsInf(t, 0) {
 				if sweep < sweeps || c+1 < k {
@@ -94,9 +106,10 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			old := f[c]
 			f[c] = old + t
 			gOld, gn, hn := kernels.KLStep(y, x, hc, next, t, Eps)
-			if t < 0 && hs > 0 {
-				// p(t) = lin_c - gOld; keep the step once p(0) + p(t) >= 0.
-				for try := 0; grad+lin[c]-gOld < 0; try++ {
+			if t < 0 && curv > 0 {
+				// p(t) = lin_c - gOld (+ the graph's part); keep the step
+				// once p(0) + p(t) >= 0.
+				for try := 0; grad+lin[c]-gOld+gr.derivative(c, old+t) < 0; try++ {
 					back := -t / 2
 					if try == klBacktracks {
 						back = -t
@@ -113,6 +126,47 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			g, hs = gn, hn
 		}
 	}
+}
+
+// klGraphRow is LPNMF's graph term seen from one row j of V with the
+// other rows fixed: per column c,
+//
+//	h_c(v) = alpha_c sum_s w_js (v - v_sc)(log v - log v_sc),
+//
+// (both directions of each symmetric edge of 1/2 sum_{j,s}), with alpha_c
+// the column's weight over the row's sample weight (the row's data part
+// runs unweighted). With deg = sum_s w_js, a_c = sum_s w_js v_sc and
+// lg_c = sum_s w_js log v_sc,
+//
+//	h'(v)  = alpha_c (deg (log v + 1) - lg_c - a_c / v),
+//	h”(v)  = alpha_c (deg / v + a_c / v^2) > 0,
+//	h”'(v) = -alpha_c (deg / v^2 + 2 a_c / v^3) <= 0:
+//
+// h is convex with a concave derivative on v > 0, the property of the
+// data part that klCDRow's certificate rests on, so the sum keeps it.
+// Near v = 0 the derivative falls to -infinity; the objective floors
+// logarithms at Eps, so klCDRow keeps graph-coupled coordinates at or
+// above Eps, where the floor never acts and h is exactly the objective's.
+type klGraphRow struct {
+	alpha, a, lg []float64
+	deg          float64
+}
+
+// derivatives returns h'(v) and h”(v) for column c.
+func (g *klGraphRow) derivatives(c int, v float64) (d1, d2 float64) {
+	al := g.alpha[c]
+	d1 = al * (g.deg*(math.Log(v)+1) - g.lg[c] - g.a[c]/v)
+	d2 = al * (g.deg/v + g.a[c]/(v*v))
+	return d1, d2
+}
+
+// derivative returns h'(v) for column c, 0 without a graph term.
+func (g *klGraphRow) derivative(c int, v float64) float64 {
+	if g == nil {
+		return 0
+	}
+	d1, _ := g.derivatives(c, v)
+	return d1
 }
 
 // gatherT sets ht[c*nq+q] = h[ind[q]*k+c] for nq = len(ind): the rows of
@@ -140,9 +194,18 @@ func gatherT(ht []float64, ind []int, h []float64, k int) {
 }
 
 // klCDWork is one worker's space: the other factor's rows at a row's
-// stored entries (transposed) and the row's model values.
+// stored entries (transposed), the row's model values, and LPNMF's graph
+// term for the row.
 type klCDWork struct {
 	ht, y []float64
+	graph klGraphRow
+}
+
+// workers makes room for the workers of a pass over n rows.
+func (it *klIter) workers(n, k int) {
+	for len(it.cdWork) < parallel.Workers(n, it.p.opts.Threads, 16) {
+		it.cdWork = append(it.cdWork, &klCDWork{graph: klGraphRow{alpha: make([]float64, k), a: make([]float64, k), lg: make([]float64, k)}})
+	}
 }
 
 // cdHalf runs klCDRow on every row r of a (the data with the rows of f as
@@ -157,64 +220,160 @@ type klCDWork struct {
 // steps but not in the gradient.
 func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, s *kktSums, gamma []float64, sweeps int) {
 	k := f.Cols
-	th := it.p.opts.Threads
-	for len(it.cdWork) < parallel.Workers(a.Rows, th, 16) {
-		it.cdWork = append(it.cdWork, &klCDWork{})
-	}
+	it.workers(a.Rows, k)
 	if s != nil {
 		s.reset(blocks(a.Rows, 16), k)
 	}
-	parallel.ForWorker(a.Rows, th, 16, func(worker, lo, hi int) {
+	parallel.ForWorker(a.Rows, it.p.opts.Threads, 16, func(worker, lo, hi int) {
 		w := it.cdWork[worker]
 		var pg, ref []float64
 		if s != nil {
 			pg, ref = s.block(lo / 16)
 		}
 		for r := lo; r < hi; r++ {
-			p0, p1 := a.Indptr[r], a.Indptr[r+1]
-			nq := p1 - p0
-			fr := f.Data[r*k : (r+1)*k]
 			w2 := 1.0
 			if gamma != nil {
 				w2 = gamma[r] * gamma[r]
 			}
-			if nq == 0 {
-				// The row's objective is lin . f: zero is its minimum.
-				// Its gradient is lin, taken at f as it was, with no
-				// data part.
-				if s != nil {
-					for c, l := range lin {
-						l = projected(fr[c], l)
-						pg[c] += w2 * l * l
-					}
-				}
-				clear(fr)
-				if logs != nil {
-					logs[r] = 0
-				}
-				continue
-			}
-			if cap(w.ht) < nq*k {
-				w.ht, w.y = make([]float64, 2*nq*k), make([]float64, 2*nq)
-			}
-			ht, y := w.ht[:nq*k], w.y[:nq]
-			// The model values first: DotGather prefetches the rows of h
-			// it reads, which the transposing gather then finds in cache.
-			kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
-			gatherT(ht, a.Ind[p0:p1], h.Data, k)
-			x := vals[p0:p1]
-			klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, w2)
+			logSum := w.row(a, vals, f, h, lin, r, sweeps, pg, ref, w2, nil, logs != nil)
 			if logs != nil {
-				var s float64
-				for q, xq := range x {
-					if xq != 0 {
-						s += xq * math.Log(max(y[q], Eps))
-					}
-				}
-				logs[r] = s
+				logs[r] = logSum
 			}
 		}
 	})
+}
+
+// row runs klCDRow on row r of f (see cdHalf) with the graph term gr, or
+// none, and, with wantLog, returns sum_q vals_q log max(y_q, Eps) at the
+// row's final model values.
+func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin []float64, r, sweeps int, pg, ref []float64, w2 float64, gr *klGraphRow, wantLog bool) float64 {
+	k := f.Cols
+	p0, p1 := a.Indptr[r], a.Indptr[r+1]
+	nq := p1 - p0
+	fr := f.Data[r*k : (r+1)*k]
+	if nq == 0 && gr == nil {
+		// The row's objective is lin . f: zero is its minimum. Its
+		// gradient is lin, taken at f as it was, with no data part.
+		if pg != nil {
+			for c, l := range lin {
+				l = projected(fr[c], l)
+				pg[c] += w2 * l * l
+			}
+		}
+		clear(fr)
+		return 0
+	}
+	if cap(w.ht) < nq*k {
+		w.ht, w.y = make([]float64, 2*nq*k), make([]float64, 2*nq)
+	}
+	ht, y := w.ht[:nq*k], w.y[:nq]
+	// The model values first: DotGather prefetches the rows of h it
+	// reads, which the transposing gather then finds in cache.
+	kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
+	gatherT(ht, a.Ind[p0:p1], h.Data, k)
+	x := vals[p0:p1]
+	klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, w2, gr)
+	if !wantLog {
+		return 0
+	}
+	var logSum float64
+	for q, xq := range x {
+		if xq != 0 {
+			logSum += xq * math.Log(max(y[q], Eps))
+		}
+	}
+	return logSum
+}
+
+// cdGraphHalf is LPNMF's V half under CD: each row of V by klCDRow
+// against U, with the graph term of its neighbours' current rows
+// (klGraphRow). Rows of one colour share no edge, so they run in
+// parallel, colour after colour (block Gauss-Seidel), and each row reads
+// its neighbours' latest values and logarithms; the result does not
+// depend on threads. Column c's graph weight is U's column sum under
+// ScaleInvariant (lambda sum_c s_c R_c), 1 under Papers; a row's is
+// divided by its sample weight, as its data part runs on X's unweighted
+// values.
+func (it *klIter) cdGraphHalf(sweeps int) {
+	k, f, reg := it.f.k, it.f, it.p.reg
+	col := it.p.colors
+	it.workers(f.v.Rows, k)
+	for c := 0; c+1 < len(col.start); c++ {
+		rows := col.order[col.start[c]:col.start[c+1]]
+		parallel.ForWorker(len(rows), it.p.opts.Threads, 16, func(worker, lo, hi int) {
+			w := it.cdWork[worker]
+			gr := &w.graph
+			for _, j := range rows[lo:hi] {
+				var g *klGraphRow
+				if reg.deg[j] > 0 {
+					p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
+					clear(gr.a)
+					clear(gr.lg)
+					kernels.AxpyGather(gr.a, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], f.v.Data, k)
+					kernels.AxpyGather(gr.lg, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], it.logV, k)
+					gj := it.weight(j)
+					for c := range gr.alpha {
+						gr.alpha[c] = 1 / gj
+						if it.invariant {
+							gr.alpha[c] = it.colU[c] / gj
+						}
+					}
+					gr.deg, g = reg.deg[j], gr
+				}
+				w.row(it.xt, it.xt.Val, f.v, f.a, it.colU, j, sweeps, nil, nil, 1, g, false)
+				for q := j * k; q < (j+1)*k; q++ {
+					it.logV[q] = math.Log(max(f.v.Data[q], Eps))
+				}
+			}
+		})
+	}
+}
+
+// scaleStart multiplies V by the alpha that minimizes the objective
+// along alpha V: the divergence's part sum(y) - sum x log y and the graph
+// term are both linear in alpha after the logarithm's share, so
+// alpha = sum x / (sum y + lambda R), sums weighted as the divergence is.
+func (it *klIter) scaleStart() {
+	f := it.f
+	it.logs()
+	it.sums()
+	var sx float64
+	for j := 0; j < it.xt.Rows; j++ {
+		g := it.weight(j)
+		for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
+			sx += g * it.xt.Val[q]
+		}
+	}
+	it.graphTerms(it.rc)
+	den := kernels.Dot(it.colU, it.wsumV)
+	for c, r := range it.rc {
+		if it.invariant {
+			r *= it.colU[c]
+		}
+		den += r
+	}
+	if alpha := sx / den; alpha > 0 && !math.IsInf(alpha, 0) {
+		for q := range f.v.Data {
+			f.v.Data[q] *= alpha
+		}
+	}
+}
+
+// floorGraphRows raises V's entries below Eps to Eps in the rows that
+// have graph neighbours, where CD keeps them (klGraphRow), and sets their
+// logarithms, which the V half then keeps current. Done once, on the
+// start, before its objective is taken.
+func (it *klIter) floorGraphRows() {
+	k, v := it.f.k, it.f.v
+	for j, d := range it.p.reg.deg {
+		if d > 0 {
+			for q := j * k; q < (j+1)*k; q++ {
+				v.Data[q] = max(v.Data[q], Eps)
+			}
+		}
+	}
+	it.logs()
+	it.logsKept = true
 }
 
 // cdStep is one iteration of KL coordinate descent: V's rows against U,
@@ -234,18 +393,33 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 func (it *klIter) cdStep(eval bool) (float64, error) {
 	f := it.f
 	it.sumU()
-	it.measured = eval
+	// LPNMF's V half is not measured (projGrad).
+	it.measured = eval && !it.graph
 	var su, sv *kktSums
-	if eval {
+	if it.measured {
 		su, sv = &it.kktU, &it.kktV
 	}
-	it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, sv, it.gamma, klSweepsV)
+	if it.graph {
+		it.cdGraphHalf(klSweepsV)
+	} else {
+		it.cdHalf(it.xt, it.xt.Val, f.v, f.a, it.colU, nil, sv, it.gamma, klSweepsV)
+	}
 	it.sumV()
+	lin := it.wsumV
+	if it.invariant {
+		// For fixed V the graph term sum_c s_c rc[c] is linear in U,
+		// with coefficients rc[c] on U's column sums.
+		it.graphTerms(it.rc)
+		for c := range lin {
+			it.den[c] = it.wsumV[c] + it.rc[c]
+		}
+		lin = it.den
+	}
 	var logs []float64
 	if eval {
 		logs = it.rowLogs
 	}
-	it.cdHalf(it.x, it.xw, f.a, f.v, it.wsumV, logs, su, nil, klSweepsU)
+	it.cdHalf(it.x, it.xw, f.a, f.v, lin, logs, su, nil, klSweepsU)
 	if !eval {
 		return math.NaN(), nil
 	}
@@ -254,5 +428,16 @@ func (it *klIter) cdStep(eval bool) (float64, error) {
 	for _, s := range it.rowLogs {
 		xlogy += s
 	}
-	return it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV), nil
+	obj := it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV)
+	switch {
+	case it.invariant:
+		// rc is V's, which the U half left alone.
+		obj += kernels.Dot(it.colU, it.rc)
+	case it.graph:
+		it.graphTerms(it.rc)
+		for _, r := range it.rc {
+			obj += r
+		}
+	}
+	return obj, nil
 }

@@ -506,7 +506,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--start", "big"}, []string{"-start", "big"}},
 		{[]string{"--method", "nmf", "--solver", "hals"}, []string{"-solver", "hals"}},
 		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
-		{[]string{"--method", "lpnmf", "--solver", "cd"}, []string{"--solver cd", "lpnmf"}},
+		{[]string{"--method", "lccf", "--solver", "cd"}, []string{"--solver cd", "lccf"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
 	}
 	for _, c := range cases {
@@ -659,7 +659,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "lpnmf", "--papers", "--start", "normalized"}, "Frobenius"},
 		{[]string{"--methods", "gnmf", "--graph", mtx}, "-graph"},
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
-		{[]string{"--methods", "nmf-kl,lpnmf", "--solver", "cd"}, "--solver cd: lpnmf"},
+		{[]string{"--methods", "nmf-kl,lccf", "--solver", "cd"}, "--solver cd: lccf"},
 	} {
 		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
