@@ -42,6 +42,11 @@ const queryGrain = 32
 // keeps the best p under a total order, the graph is the same for any
 // thread count. ctx is checked between chunks of samples; on cancellation
 // the result is nil and the error ctx.Err().
+//
+// With opt.Search ApproxSearch the lists come from NN-descent instead
+// (nnDescent, started from a pruned inverted index of each sample's rarest
+// features), which finds most but not all of the exact neighbours; the
+// graph is still the same for a given Seed whatever the thread count.
 func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	if a == nil {
 		return nil, fmt.Errorf("graph: nil data matrix")
@@ -75,6 +80,13 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 		if s > 0 {
 			inv[i] = 1 / math.Sqrt(s)
 		}
+	}
+	if opt.Search.Approx(n) {
+		l, err := nnDescent(ctx, n, p, &sparseCosine{a: a, inv: inv}, opt.Seed, opt.Threads, sparseInit(a, descentK(p, n)))
+		if err != nil {
+			return nil, err
+		}
+		return l.graph(w, opt)
 	}
 	ix := newPostings(a)
 	// fwd holds each sample's best candidates after it, filled by the
@@ -166,6 +178,13 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	w, err := newWeigher(opt, sq, func() (float64, error) { return denseHeatT(ctx, raw, opt.Seed, opt.Threads) })
 	if err != nil {
 		return nil, err
+	}
+	if opt.Search.Approx(n) {
+		l, err := nnDescent(ctx, n, p, &denseEuclid{a: raw, sq: sq}, opt.Seed, opt.Threads, nil)
+		if err != nil {
+			return nil, err
+		}
+		return l.graph(w, opt)
 	}
 	out := newLists(n, p)
 	err = eachDenseRow(ctx, raw, opt.Threads, func(i int, dots []float64) {

@@ -105,7 +105,11 @@ type Options struct {
 	// two samples whose neighbourhoods do not overlap is more likely to
 	// cross a class boundary. It must be below p.
 	MinShared int
-	// Seed draws the sample for the default HeatT.
+	// Search is how the neighbours are found; the zero value, AutoSearch,
+	// is the exact search (see AutoSearch).
+	Search Search
+	// Seed draws the sample for the default HeatT and NN-descent's random
+	// start.
 	Seed uint64
 	// Threads is how many goroutines run the neighbour search; 0 means
 	// GOMAXPROCS. The graph does not depend on it.
@@ -130,6 +134,9 @@ func (o *Options) neighbors(n int) (int, error) {
 	}
 	if o.Symmetry < 0 || int(o.Symmetry) >= len(symmetryNames) {
 		return 0, fmt.Errorf("graph: unknown symmetry %v (want either or mutual)", o.Symmetry)
+	}
+	if o.Search < 0 || int(o.Search) >= len(searchNames) {
+		return 0, fmt.Errorf("graph: unknown search %v (want auto, exact or approx)", o.Search)
 	}
 	if o.MinShared < 0 || (o.MinShared > 0 && o.MinShared >= p) {
 		return 0, fmt.Errorf("graph: %d shared neighbours required of p = %d: want 0 (no pruning) up to p - 1", o.MinShared, p)

@@ -110,3 +110,45 @@ func TestCOIL20Graph(t *testing.T) {
 		t.Errorf("only %.1f%% of the edges join images of the same object", 100*frac)
 	}
 }
+
+// TestApproxRealRecall: NN-descent's 5-NN graph holds at least 98 % of
+// the exact graph's edges on TDT2 (tf-idf, unit length, cosine) and on
+// COIL20 (pixels, Euclidean).
+func TestApproxRealRecall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real data in -short mode")
+	}
+	for _, name := range []string{"tdt2/TDT2.mat", "coil20/COIL20.mat"} {
+		ds := realData(t, name)
+		build := func(o Options) (*Graph, time.Duration, error) {
+			start := time.Now()
+			if ds.Dense != nil {
+				g, err := Dense(context.Background(), ds.Dense, o)
+				return g, time.Since(start), err
+			}
+			g, err := Sparse(context.Background(), ds.Sparse, o)
+			return g, time.Since(start), err
+		}
+		if ds.Dense == nil {
+			ds.DropZeroFeatures()
+			if err := ds.TFIDF(); err != nil {
+				t.Fatal(err)
+			}
+			ds.NormalizeL2()
+		}
+		n, _ := ds.Dims()
+		exact, te, err := build(Options{Search: ExactSearch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		approx, ta, err := build(Options{Search: ApproxSearch, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := recall(t, approx, exact, n)
+		t.Logf("%s: recall %.4f; exact %v, approx %v", name, r, te, ta)
+		if r < 0.98 {
+			t.Errorf("%s: recall %.4f, want at least 0.98", name, r)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/model"
 )
@@ -18,6 +19,7 @@ type graphOutput struct {
 	Neighbors int      `json:"neighbors"`
 	Weight    string   `json:"weight"`
 	Symmetry  string   `json:"symmetry"`
+	Search    string   `json:"search"` // exact or approx, as run
 	MinShared int      `json:"min_shared,omitempty"`
 	Isolated  int      `json:"isolated"`
 	Purity    *float64 `json:"purity,omitempty"`
@@ -63,7 +65,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
-		Symmetry: gopt.Symmetry.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+		Symmetry: gopt.Symmetry.String(), Search: searchRun(gopt.Search, p.Data), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
 	for i := 0; i < g.N(); i++ {
 		if g.W.Indptr[i] == g.W.Indptr[i+1] {
 			o.Isolated++
@@ -82,4 +84,14 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "; %.3f s; wrote %s\n", o.Seconds, o.Out)
 	return nil
+}
+
+// searchRun names the search the graph was built with: "exact" or
+// "approx", auto resolved for the data's size.
+func searchRun(s graph.Search, ds *dataset.Dataset) string {
+	n, _ := ds.Dims()
+	if s.Approx(n) {
+		return graph.ApproxSearch.String()
+	}
+	return graph.ExactSearch.String()
 }

@@ -505,6 +505,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--normalize", "l7"}, []string{"-normalize", "l7"}},
 		{[]string{"--method", "nmf", "--start", "big"}, []string{"-start", "big"}},
 		{[]string{"--method", "nmf", "--solver", "hals"}, []string{"-solver", "hals"}},
+		{[]string{"--method", "gnmf", "--graph-search", "lsh"}, []string{"-graph-search", "lsh"}},
 		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
 		{[]string{"--method", "lccf", "--solver", "cd"}, []string{"--solver cd", "lccf"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
