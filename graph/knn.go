@@ -81,7 +81,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 			inv[i] = 1 / math.Sqrt(s)
 		}
 	}
-	if opt.Search.Approx(n) {
+	if opt.Search.Approx() {
 		l, err := nnDescent(ctx, n, p, &sparseCosine{a: a, inv: inv}, opt.Seed, opt.Threads, sparseInit(a, descentK(p, n)))
 		if err != nil {
 			return nil, err
@@ -179,7 +179,7 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Search.Approx(n) {
+	if opt.Search.Approx() {
 		l, err := nnDescent(ctx, n, p, &denseEuclid{a: raw, sq: sq}, opt.Seed, opt.Threads, nil)
 		if err != nil {
 			return nil, err

@@ -66,9 +66,9 @@ func (s *Search) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Approx reports whether the search for n samples is NN-descent (see
-// AutoSearch).
-func (s Search) Approx(n int) bool {
+// Approx reports whether the search is NN-descent; AutoSearch is not
+// (see AutoSearch).
+func (s Search) Approx() bool {
 	return s == ApproxSearch
 }
 
@@ -261,14 +261,13 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			if init != nil {
 				init(i, try)
 			}
+			rng := rand.New(rand.NewPCG(seed, uint64(i)))
 			if 2*k >= n-1 {
 				// Small n: every other sample, in a random order.
-				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for _, j := range rng.Perm(n) {
 					try(j)
 				}
 			} else {
-				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for t := 0; t < 2*k; t++ {
 					try(rng.IntN(n))
 				}
@@ -280,6 +279,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 	revStart := make([]int, n+1)
 	var rev []int
 	var revFresh []bool
+	var revKey []float64
 	for round := 0; round < descentRounds; round++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -297,10 +297,9 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 		}
 		total := revStart[n]
 		if cap(rev) < total {
-			rev, revFresh = make([]int, total), make([]bool, total)
+			rev, revFresh, revKey = make([]int, total), make([]bool, total), make([]float64, total)
 		}
-		rev, revFresh = rev[:total], revFresh[:total]
-		revKey := make([]float64, total)
+		rev, revFresh, revKey = rev[:total], revFresh[:total], revKey[:total]
 		fill := slices.Clone(revStart[:n])
 		for i := 0; i < n; i++ {
 			for r := i * k; r < i*k+cur.cnt[i]; r++ {
@@ -315,19 +314,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			for v := lo; v < hi; v++ {
 				s, e := revStart[v], revStart[v+1]
 				if e-s > k {
-					ord := make([]int, e-s)
-					for t := range ord {
-						ord[t] = s + t
-					}
-					slices.SortFunc(ord, func(a, b int) int {
-						switch {
-						case revKey[a] > revKey[b]:
-							return -1
-						case revKey[a] < revKey[b]:
-							return 1
-						}
-						return rev[a] - rev[b]
-					})
+					ord := bestFirst(s, e, revKey, rev)
 					ids, fr := make([]int, k), make([]bool, k)
 					for t := 0; t < k; t++ {
 						ids[t], fr[t] = rev[ord[t]], revFresh[ord[t]]
@@ -420,6 +407,25 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 	return out, nil
 }
 
+// bestFirst returns the positions s..e-1 ordered by key descending, ties
+// by id ascending.
+func bestFirst(s, e int, key []float64, id []int) []int {
+	ord := make([]int, e-s)
+	for t := range ord {
+		ord[t] = s + t
+	}
+	slices.SortFunc(ord, func(x, y int) int {
+		switch {
+		case key[x] > key[y]:
+			return -1
+		case key[x] < key[y]:
+			return 1
+		}
+		return id[x] - id[y]
+	})
+	return ord
+}
+
 // sparseInit offers sample i the samples that weigh most on its rarest
 // features: a pruned inverted index keeps, for each feature held by at
 // least two samples, the perCol samples of largest value (ties to the
@@ -454,19 +460,7 @@ func sparseInit(a *sparse.CSR, k int) func(i int, offer func(j int)) {
 			continue
 		}
 		if e-s > perCol {
-			ord := make([]int, e-s)
-			for t := range ord {
-				ord[t] = s + t
-			}
-			slices.SortFunc(ord, func(x, y int) int {
-				switch {
-				case val[x] > val[y]:
-					return -1
-				case val[x] < val[y]:
-					return 1
-				}
-				return who[x] - who[y]
-			})
+			ord := bestFirst(s, e, val, who)
 			ids := make([]int, perCol)
 			for t := range ids {
 				ids[t] = who[ord[t]]

@@ -172,7 +172,7 @@ func TestSearchChoice(t *testing.T) {
 	if _, err := ParseSearch("lsh"); err == nil {
 		t.Error(`ParseSearch("lsh") accepted`)
 	}
-	if AutoSearch.Approx(1e7) || ExactSearch.Approx(1e9) || !ApproxSearch.Approx(10) {
+	if AutoSearch.Approx() || ExactSearch.Approx() || !ApproxSearch.Approx() {
 		t.Error("approx() does not follow the search's rule")
 	}
 	x := toCSR(randomRows(rand.New(rand.NewPCG(1, 1)), 10, 5, 0.5, false))

@@ -58,11 +58,10 @@ type klIter struct {
 	// graph term (ScaleInvariant); rc[c] is lambda R_c(V) for the current
 	// V, den the U half's denominator (linear coefficients under CD),
 	// logV the floored logarithms of V's entries, which CD keeps current
-	// as it moves V (logsKept).
+	// as it moves V (scaleStart, floorGraphRows, cdGraphHalf).
 	graph, invariant bool
 	rc, den          []float64
 	logV             []float64
-	logsKept         bool
 	// Under CD (NMF-KL and its NC-weighted form): cd set, the workers'
 	// space, the U half's per-row shares of sum x log y, and X's values
 	// times the sample weights (X's own without weights).
@@ -322,8 +321,9 @@ func (it *klIter) step(eval bool) (float64, error) {
 
 // projGrad gives the last iteration's measure, each half at the point its
 // update started from (under cd, each coordinate's derivative as the
-// first sweep reached it). LPNMF's V half is a linear solve, not a step
-// along the gradient: not measured.
+// first sweep reached it). LPNMF's V half is not measured: under MU it is
+// a linear solve, not a step along the gradient, and under CD its graph
+// term's data part is not defined here.
 func (it *klIter) projGrad() (kktState, bool) {
 	if it.graph || !it.measured {
 		return kktState{}, false
@@ -382,7 +382,7 @@ func (it *klIter) objective() float64 {
 // symKL is lambda R: 1/2 sum_{j,s} lambda W_js sum_c (v_jc - v_sc)
 // (log v_jc - log v_sc), with logs of entries floored at Eps.
 func (it *klIter) symKL() float64 {
-	if it.p.reg == nil || it.p.spec.Base() != LPNMF {
+	if !it.graph {
 		return 0
 	}
 	rc := make([]float64, it.f.k)
@@ -400,7 +400,7 @@ func (it *klIter) symKL() float64 {
 func (it *klIter) graphTerms(rc []float64) {
 	k, v, w := it.f.k, it.f.v, it.p.reg.w
 	th := it.p.opts.Threads
-	if !it.logsKept {
+	if !it.cd {
 		it.logs()
 	}
 	n := v.Rows

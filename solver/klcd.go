@@ -298,8 +298,8 @@ func (it *klIter) cdGraphHalf(sweeps int) {
 	k, f, reg := it.f.k, it.f, it.p.reg
 	col := it.p.colors
 	it.workers(f.v.Rows, k)
-	for c := 0; c+1 < len(col.start); c++ {
-		rows := col.order[col.start[c]:col.start[c+1]]
+	for colour := 0; colour+1 < len(col.start); colour++ {
+		rows := col.order[col.start[colour]:col.start[colour+1]]
 		parallel.ForWorker(len(rows), it.p.opts.Threads, 16, func(worker, lo, hi int) {
 			w := it.cdWork[worker]
 			gr := &w.graph
@@ -373,7 +373,6 @@ func (it *klIter) floorGraphRows() {
 		}
 	}
 	it.logs()
-	it.logsKept = true
 }
 
 // cdStep is one iteration of KL coordinate descent: V's rows against U,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/model"
 )
@@ -65,7 +64,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
-		Symmetry: gopt.Symmetry.String(), Search: searchRun(gopt.Search, p.Data), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+		Symmetry: gopt.Symmetry.String(), Search: searchRun(gopt.Search), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
 	for i := 0; i < g.N(); i++ {
 		if g.W.Indptr[i] == g.W.Indptr[i+1] {
 			o.Isolated++
@@ -87,10 +86,9 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // searchRun names the search the graph was built with: "exact" or
-// "approx", auto resolved for the data's size.
-func searchRun(s graph.Search, ds *dataset.Dataset) string {
-	n, _ := ds.Dims()
-	if s.Approx(n) {
+// "approx" (auto resolved).
+func searchRun(s graph.Search) string {
+	if s.Approx() {
 		return graph.ApproxSearch.String()
 	}
 	return graph.ExactSearch.String()
