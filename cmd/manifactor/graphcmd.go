@@ -34,7 +34,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	df.register(fs)
 	rt.register(fs)
 	gf.register(fs, false)
-	seed := fs.Uint64("seed", 1, "seed of the sample that sets the default heat kernel width")
+	seed := fs.Uint64("seed", 1, "seed of the sample that sets the default heat kernel width and of --graph-search approx")
 	out := fs.String("out", "", "Matrix Market file for the n x n weight matrix")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parse(fs, args); err != nil {
