@@ -12,9 +12,13 @@ import (
 // Graph is a weighted undirected graph on n samples: W is the n x n
 // symmetric matrix of non-negative edge weights with a zero diagonal, and
 // Degree[i] the sum of row i of W (the diagonal of D in L = D - W).
+//
+// Search is the neighbour search that Sparse or Dense ran (ExactSearch or
+// ApproxSearch); it is AutoSearch, unknown, for a graph built otherwise.
 type Graph struct {
 	W      *sparse.CSR
 	Degree []float64
+	Search Search
 }
 
 // N returns the number of vertices (samples).

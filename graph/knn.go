@@ -81,12 +81,13 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 			inv[i] = 1 / math.Sqrt(s)
 		}
 	}
-	if opt.Search.Approx() {
-		l, err := nnDescent(ctx, n, p, &sparseCosine{a: a, inv: inv}, opt.Seed, opt.Threads, sparseInit(a, descentK(p, n)))
+	if opt.Search.ForSparse(a) == ApproxSearch {
+		sc := newSparseCosine(a, inv, opt.Threads)
+		l, err := nnDescent(ctx, n, p, sc, opt.Seed, opt.Threads, sparseInit(sc, descentK(p, n)))
 		if err != nil {
 			return nil, err
 		}
-		return l.graph(w, opt)
+		return l.graph(w, opt, ApproxSearch)
 	}
 	ix := newPostings(a)
 	// fwd holds each sample's best candidates after it, filled by the
@@ -131,7 +132,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 			}
 		}
 	})
-	return out.graph(w, opt)
+	return out.graph(w, opt, ExactSearch)
 }
 
 // sparseSquaredNorms returns the squared length of each row of a.
@@ -179,12 +180,12 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opt.Search.Approx() {
+	if opt.Search.ForDense() == ApproxSearch {
 		l, err := nnDescent(ctx, n, p, &denseEuclid{a: raw, sq: sq}, opt.Seed, opt.Threads, nil)
 		if err != nil {
 			return nil, err
 		}
-		return l.graph(w, opt)
+		return l.graph(w, opt, ApproxSearch)
 	}
 	out := newLists(n, p)
 	err = eachDenseRow(ctx, raw, opt.Threads, func(i int, dots []float64) {
@@ -205,7 +206,7 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out.graph(w, opt)
+	return out.graph(w, opt, ExactSearch)
 }
 
 // denseSquaredNorms returns the squared length of each row of a.
@@ -281,8 +282,9 @@ func (l *lists) merge(i int, src *lists) {
 // rule: pairs chosen from both ends only), prunes the pairs that share
 // fewer than opt.MinShared chosen neighbours, drops zero weights and
 // returns the graph. A pair chosen from both ends is emitted once, from
-// its lower index, so no entries need merging.
-func (l *lists) graph(w *weigher, opt Options) (*Graph, error) {
+// its lower index, so no entries need merging. search is recorded in the
+// graph.
+func (l *lists) graph(w *weigher, opt Options, search Search) (*Graph, error) {
 	n, p := len(l.cnt), l.p
 	wt := make([]float64, n*p)
 	for i := 0; i < n; i++ {
@@ -335,7 +337,7 @@ func (l *lists) graph(w *weigher, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
-	return &Graph{W: wm, Degree: wm.RowSums()}, nil
+	return &Graph{W: wm, Degree: wm.RowSums(), Search: search}, nil
 }
 
 // weigher turns a neighbour pair and its inner product into an edge

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -98,8 +101,8 @@ func plantedCorpus(seed uint64, n, m, classes, length int) *sparse.CSR {
 	return a
 }
 
-// recall is the share of want's edges that got has.
-func recall(t *testing.T, got, want *Graph, n int) float64 {
+// edgeRecall is the share of want's edges that got has.
+func edgeRecall(t *testing.T, got, want *Graph, n int) float64 {
 	g, w := edgesOf(t, got, n), edgesOf(t, want, n)
 	hit := 0
 	for e := range w {
@@ -143,7 +146,7 @@ func TestApproxRecall(t *testing.T) {
 			}
 			if ref == nil {
 				ref = g
-				if r := recall(t, g, exact, n); r < 0.95 {
+				if r := edgeRecall(t, g, exact, n); r < 0.95 {
 					t.Errorf("%s: recall %.4f, want at least 0.95", c.name, r)
 				} else {
 					t.Logf("%s: recall %.4f", c.name, r)
@@ -160,8 +163,8 @@ func planted(t *testing.T) *sparse.CSR {
 	return plantedCorpus(40, 3000, 5000, 10, 80)
 }
 
-// TestSearchChoice: the names parse and print, auto is exact (see
-// AutoSearch), and an unknown search is an error.
+// TestSearchChoice: the names parse and print, auto resolves as
+// AutoSearch says, and an unknown search is an error.
 func TestSearchChoice(t *testing.T) {
 	for _, s := range []Search{AutoSearch, ExactSearch, ApproxSearch} {
 		got, err := ParseSearch(s.String())
@@ -172,8 +175,35 @@ func TestSearchChoice(t *testing.T) {
 	if _, err := ParseSearch("lsh"); err == nil {
 		t.Error(`ParseSearch("lsh") accepted`)
 	}
-	if AutoSearch.Approx() || ExactSearch.Approx() || !ApproxSearch.Approx() {
-		t.Error("approx() does not follow the search's rule")
+	// Auto: exact for dense data and for sparse data with few pairs that
+	// share a feature; approx for 2,000 samples that all share their 10
+	// features (1,000 pairs per stored entry). The graph says what ran.
+	few := toCSR(randomRows(rand.New(rand.NewPCG(1, 2)), 200, 50, 0.1, false))
+	dense := &sparse.CSR{Rows: 2000, Cols: 10, Indptr: make([]int, 2001)}
+	for i := range 2000 {
+		for f := range 10 {
+			dense.Ind, dense.Val = append(dense.Ind, f), append(dense.Val, 1+float64((i*7+f)%13))
+		}
+		dense.Indptr[i+1] = len(dense.Ind)
+	}
+	for _, c := range []struct {
+		a    *sparse.CSR
+		s    Search
+		want Search
+	}{{few, AutoSearch, ExactSearch}, {dense, AutoSearch, ApproxSearch}, {dense, ExactSearch, ExactSearch}, {few, ApproxSearch, ApproxSearch}} {
+		if got := c.s.ForSparse(c.a); got != c.want {
+			t.Errorf("%v on %d samples: %v, want %v", c.s, c.a.Rows, got, c.want)
+		}
+		g, err := Sparse(context.Background(), c.a, Options{Search: c.s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Search != c.want {
+			t.Errorf("%v on %d samples ran %v, want %v", c.s, c.a.Rows, g.Search, c.want)
+		}
+	}
+	if AutoSearch.ForDense() != ExactSearch || ApproxSearch.ForDense() != ApproxSearch {
+		t.Error("ForDense does not follow AutoSearch's rule")
 	}
 	x := toCSR(randomRows(rand.New(rand.NewPCG(1, 1)), 10, 5, 0.5, false))
 	if _, err := Sparse(context.Background(), x, Options{Search: Search(7)}); err == nil {
@@ -182,11 +212,12 @@ func TestSearchChoice(t *testing.T) {
 }
 
 // BenchmarkSearch times the exact and the approximate 5-NN search on
-// generated corpora of 20,000 and 50,000 documents (plantedCorpus: 20
-// classes, 30,000 terms, 80 words a document).
+// generated corpora (internal/corpus's defaults: 100,000 terms, about 130
+// distinct terms a document, 20 classes), log tf-idf weighted as the CLI
+// weighs counts. Larger sizes: bench/scale.sh.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{20000, 50000} {
-		a := plantedCorpus(50, n, 30000, 20, 80)
+		a := generated(b, n)
 		for _, s := range []Search{ExactSearch, ApproxSearch} {
 			b.Run(fmt.Sprintf("n=%d/%v", n, s), func(b *testing.B) {
 				for b.Loop() {
@@ -197,4 +228,141 @@ func BenchmarkSearch(b *testing.B) {
 			})
 		}
 	}
+}
+
+// generated returns internal/corpus's corpus of n documents, seed 1, log
+// tf-idf weighted.
+func generated(tb testing.TB, n int) *sparse.CSR {
+	tb.Helper()
+	a, _, err := corpus.Generate(corpus.Options{Docs: n, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	if err := ds.LogTFIDF(); err != nil {
+		tb.Fatal(err)
+	}
+	return ds.Sparse
+}
+
+// TestSampleRecall: SparseRecall and DenseRecall give 1 for the exact
+// graph, and for a graph with every edge between samples below 100 and
+// the rest removed, the share of the plain-loop neighbour lists it keeps;
+// bad arguments are errors.
+func TestSampleRecall(t *testing.T) {
+	const n, cut = 300, 100
+	x := randomRows(rand.New(rand.NewPCG(5, 5)), n, 40, 0.3, false)
+	a, d := toCSR(x), toDense(x)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		cosine bool
+		build  func(Options) (*Graph, error)
+		recall func(*Graph, Options, int) (float64, error)
+	}{
+		{"sparse", true, func(o Options) (*Graph, error) { return Sparse(ctx, a, o) },
+			func(g *Graph, o Options, q int) (float64, error) { return SparseRecall(ctx, a, g, o, q) }},
+		{"dense", false, func(o Options) (*Graph, error) { return Dense(ctx, d, o) },
+			func(g *Graph, o Options, q int) (float64, error) { return DenseRecall(ctx, d, g, o, q) }},
+	} {
+		opt := Options{Search: ExactSearch, Seed: 2}
+		exact, err := c.build(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []int{50, n, 10 * n} {
+			if r, err := c.recall(exact, opt, q); err != nil || r != 1 {
+				t.Errorf("%s: exact graph, %d queries: recall %v, %v; want 1", c.name, q, r, err)
+			}
+		}
+		w := exact.W
+		var ri, ci []int
+		var v []float64
+		for i := 0; i < n; i++ {
+			for r := w.Indptr[i]; r < w.Indptr[i+1]; r++ {
+				if j := w.Ind[r]; (i < cut) == (j < cut) {
+					ri, ci, v = append(ri, i), append(ci, j), append(v, w.Val[r])
+				}
+			}
+		}
+		cw, err := sparse.FromTriplets(n, n, ri, ci, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := NewGraph(cw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept, total int
+		for i, nb := range plainNeighbors(x, DefaultNeighbors, c.cosine) {
+			for _, j := range nb {
+				total++
+				if (i < cut) == (j < cut) {
+					kept++
+				}
+			}
+		}
+		want := float64(kept) / float64(total)
+		if r, err := c.recall(g, opt, n); err != nil || math.Abs(r-want) > 1e-12 {
+			t.Errorf("%s: cut graph: recall %v, %v; want %v", c.name, r, err, want)
+		}
+		if want > 0.9 {
+			t.Errorf("%s: the cut removes too little (%v) to test anything", c.name, want)
+		}
+		if _, err := c.recall(exact, opt, 0); err == nil {
+			t.Errorf("%s: 0 queries accepted", c.name)
+		}
+		if _, err := c.recall(exact, Options{Neighbors: n}, 10); err == nil {
+			t.Errorf("%s: p = n accepted", c.name)
+		}
+	}
+	if _, err := SparseRecall(ctx, toCSR(x[:10]), &Graph{W: a}, Options{}, 10); err == nil {
+		t.Error("a non-square graph accepted")
+	}
+}
+
+// plainNeighbors returns each row's p nearest other rows by plain loops:
+// by cosine similarity among those at positive similarity, or by
+// Euclidean distance; ties to the lower index.
+func plainNeighbors(x [][]float64, p int, cosine bool) [][]int {
+	out := make([][]int, len(x))
+	for i := range x {
+		type cand struct {
+			j   int
+			key float64
+		}
+		var cs []cand
+		for j := range x {
+			if j == i {
+				continue
+			}
+			var dot, ni, nj, d2 float64
+			for f := range x[i] {
+				dot += x[i][f] * x[j][f]
+				ni += x[i][f] * x[i][f]
+				nj += x[j][f] * x[j][f]
+				d2 += (x[i][f] - x[j][f]) * (x[i][f] - x[j][f])
+			}
+			if cosine {
+				if dot > 0 {
+					cs = append(cs, cand{j, dot / math.Sqrt(ni*nj)})
+				}
+				continue
+			}
+			cs = append(cs, cand{j, -d2})
+		}
+		slices.SortStableFunc(cs, func(a, b cand) int {
+			switch {
+			case a.key > b.key:
+				return -1
+			case a.key < b.key:
+				return 1
+			}
+			return 0
+		})
+		for _, c := range cs[:min(p, len(cs))] {
+			out[i] = append(out[i], c.j)
+		}
+	}
+	return out
 }

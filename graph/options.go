@@ -106,7 +106,7 @@ type Options struct {
 	// cross a class boundary. It must be below p.
 	MinShared int
 	// Search is how the neighbours are found; the zero value, AutoSearch,
-	// is the exact search (see AutoSearch).
+	// picks the search expected to be faster (see AutoSearch).
 	Search Search
 	// Seed draws the sample for the default HeatT and NN-descent's random
 	// start.

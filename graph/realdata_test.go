@@ -145,7 +145,7 @@ func TestApproxRealRecall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := recall(t, approx, exact, n)
+		r := edgeRecall(t, approx, exact, n)
 		t.Logf("%s: recall %.4f; exact %v, approx %v", name, r, te, ta)
 		if r < 0.98 {
 			t.Errorf("%s: recall %.4f, want at least 0.98", name, r)

@@ -257,6 +257,18 @@ func BuildGraph(ctx context.Context, ds *dataset.Dataset, o graph.Options, seed 
 	return graph.Dense(ctx, ds.Dense, o)
 }
 
+// GraphRecall returns the share of the exact p nearest neighbours of
+// queries samples drawn with seed that g, built by BuildGraph from ds with
+// o, joins to them (graph.SparseRecall, graph.DenseRecall): how much an
+// approximate search lost.
+func GraphRecall(ctx context.Context, ds *dataset.Dataset, g *graph.Graph, o graph.Options, seed uint64, threads, queries int) (float64, error) {
+	o.Seed, o.Threads = seed, threads
+	if ds.Sparse != nil {
+		return graph.SparseRecall(ctx, ds.Sparse, g, o, queries)
+	}
+	return graph.DenseRecall(ctx, ds.Dense, g, o, queries)
+}
+
 // Cohesion measures how tight the clusters of labels are in the data, in
 // the geometry the sample graph uses (label -1 counts as a cluster of its
 // own). For sparse samples, compared by cosine, it is the mean cosine of

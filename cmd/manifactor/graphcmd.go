@@ -23,7 +23,12 @@ type graphOutput struct {
 	Isolated  int      `json:"isolated"`
 	Purity    *float64 `json:"purity,omitempty"`
 	Seconds   float64  `json:"seconds"`
-	Out       string   `json:"out"`
+	// Recall against the exact search, over RecallQueries samples
+	// (--recall); absent when not asked for.
+	Recall        *float64 `json:"recall,omitempty"`
+	RecallQueries int      `json:"recall_queries,omitempty"`
+	RecallSeconds float64  `json:"recall_seconds,omitempty"`
+	Out           string   `json:"out"`
 }
 
 func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -37,6 +42,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", 1, "seed of the sample that sets the default heat kernel width and of --graph-search approx")
 	out := fs.String("out", "", "Matrix Market file for the n x n weight matrix")
 	asJSON := fs.Bool("json", false, "print JSON")
+	queries := fs.Int("recall", 0, "also measure the graph's recall: the share of the exact neighbours of this many samples (drawn with --seed) that it keeps (0: do not)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -46,12 +52,18 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "" {
 		return errors.New("--out is required")
 	}
+	if *queries < 0 {
+		return fmt.Errorf("--recall %d: want a number of samples, or 0", *queries)
+	}
 	gopt, err := gf.options()
 	if err != nil {
 		return err
 	}
 	p, err := df.load()
 	if err != nil {
+		return err
+	}
+	if err := rt.checkMemory(p.Data.Source, model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())); err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -64,7 +76,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
-		Symmetry: gopt.Symmetry.String(), Search: searchRun(gopt.Search), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+		Symmetry: gopt.Symmetry.String(), Search: g.Search.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
 	for i := 0; i < g.N(); i++ {
 		if g.W.Indptr[i] == g.W.Indptr[i+1] {
 			o.Isolated++
@@ -74,6 +86,14 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		purity := g.Agreement(p.Data.Labels)
 		o.Purity = &purity
 	}
+	if *queries > 0 {
+		t0 := time.Now()
+		r, err := model.GraphRecall(ctx, p.Data, g, gopt, *seed, rt.threads, *queries)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Data.Source, err)
+		}
+		o.Recall, o.RecallQueries, o.RecallSeconds = &r, min(*queries, g.N()), time.Since(t0).Seconds()
+	}
 	if *asJSON {
 		return writeJSON(stdout, o)
 	}
@@ -81,15 +101,10 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Purity != nil {
 		fmt.Fprintf(stdout, ", label purity %.3f", *o.Purity)
 	}
-	fmt.Fprintf(stdout, "; %.3f s; wrote %s\n", o.Seconds, o.Out)
-	return nil
-}
-
-// searchRun names the search the graph was built with: "exact" or
-// "approx" (auto resolved).
-func searchRun(s graph.Search) string {
-	if s.Approx() {
-		return graph.ApproxSearch.String()
+	fmt.Fprintf(stdout, "; %.3f s", o.Seconds)
+	if o.Recall != nil {
+		fmt.Fprintf(stdout, "; recall %.4f over %d samples (%.3f s)", *o.Recall, o.RecallQueries, o.RecallSeconds)
 	}
-	return graph.ExactSearch.String()
+	fmt.Fprintf(stdout, "; wrote %s\n", o.Out)
+	return nil
 }
