@@ -66,14 +66,16 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 			}
 		}
 	}
-	d.xt, d.order = byFrequency(samples)
-	d.x = d.xt.T()
+	d.x, d.order = byFrequency(samples)
+	d.xt = d.x.T()
 	return d, nil
 }
 
-// byFrequency returns a copy of a whose columns are renumbered in order of
-// falling number of stored entries (ties keep their order), and the new
-// order as old column indices.
+// byFrequency returns a^T with its rows (a's columns) in order of falling
+// number of stored entries, ties keeping their order, and that order as
+// a's column indices. Transposing into the new order and transposing back
+// (the caller's d.xt) gives both orientations with sorted indices and no
+// sort of the entries.
 func byFrequency(a *sparse.CSR) (*sparse.CSR, []int) {
 	count := a.ColNNZ()
 	order := make([]int, a.Cols)
@@ -81,11 +83,11 @@ func byFrequency(a *sparse.CSR) (*sparse.CSR, []int) {
 		order[j] = j
 	}
 	sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
-	newIndex := make([]int, a.Cols)
+	newRow := make([]int, a.Cols)
 	for r, j := range order {
-		newIndex[j] = r
+		newRow[j] = r
 	}
-	return a.PermuteCols(newIndex), order
+	return a.TPermuted(newRow), order
 }
 
 // feature returns the caller's index of internal feature r.

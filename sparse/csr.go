@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/manifactor/manifactor/internal/parallel"
 )
 
 // CSR is a sparse matrix in compressed sparse row form. Row i holds the
@@ -156,24 +158,80 @@ func (a *CSR) At(i, j int) float64 {
 
 // T returns the transpose of a as a new CSR (equivalently, a in CSC form).
 // Column indices of the result come out sorted because rows are scanned in
-// order.
-func (a *CSR) T() *CSR {
+// order. It uses up to GOMAXPROCS goroutines; the result does not depend
+// on their number.
+func (a *CSR) T() *CSR { return a.TPermuted(nil) }
+
+// TPermuted returns the transpose of a with its rows reordered: row j of
+// a^T (column j of a) becomes row newRow[j], newRow being a permutation of
+// 0..Cols-1, or nil for none. It is T and SelectRows in one pass over the
+// entries.
+func (a *CSR) TPermuted(newRow []int) *CSR {
+	if newRow != nil && len(newRow) != a.Cols {
+		panic("sparse: TPermuted needs one new row per column")
+	}
+	dest := func(j int) int { return j }
+	if newRow != nil {
+		dest = func(j int) int { return newRow[j] }
+	}
 	t := &CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int, a.Cols+1), Ind: make([]int, len(a.Ind)), Val: make([]float64, len(a.Val))}
-	for _, j := range a.Ind {
-		t.Indptr[j+1]++
+	// The rows are cut into blocks at fixed places; each block counts its
+	// entries per column, so that it knows where its part of each column
+	// of t starts, and then fills its part in row order: the result is
+	// the serial counting transpose's, whatever the number of blocks. The
+	// counts take blocks x columns words, kept under a quarter of the
+	// entries.
+	m := a.Cols
+	blocks := min(parallel.Threads(0), a.Rows/256+1)
+	if m > 0 {
+		blocks = max(1, min(blocks, len(a.Ind)/(4*m)))
 	}
-	for j := 0; j < a.Cols; j++ {
-		t.Indptr[j+1] += t.Indptr[j]
+	cut := func(b int) int { return b * a.Rows / blocks }
+	next := make([][]int, blocks)
+	parallel.For(blocks, blocks, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			c := make([]int, m)
+			for _, j := range a.Ind[a.Indptr[cut(b)]:a.Indptr[cut(b+1)]] {
+				c[j]++
+			}
+			next[b] = c
+		}
+	})
+	parallel.For(m, blocks, 4096, func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			var s int
+			for b := range next {
+				c := next[b][j]
+				next[b][j] = s
+				s += c
+			}
+			t.Indptr[dest(j)+1] = s
+		}
+	})
+	for r := 0; r < m; r++ {
+		t.Indptr[r+1] += t.Indptr[r]
 	}
-	next := append([]int(nil), t.Indptr[:a.Cols]...)
-	for i := 0; i < a.Rows; i++ {
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			j := a.Ind[p]
-			q := next[j]
-			t.Ind[q], t.Val[q] = i, a.Val[p]
-			next[j]++
+	// start[j] is where column j of a begins in t.
+	start := t.Indptr[:m]
+	if newRow != nil {
+		start = make([]int, m)
+		for j, r := range newRow {
+			start[j] = t.Indptr[r]
 		}
 	}
+	parallel.For(blocks, blocks, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			nx := next[b]
+			for i := cut(b); i < cut(b+1); i++ {
+				for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+					j := a.Ind[p]
+					q := start[j] + nx[j]
+					t.Ind[q], t.Val[q] = i, a.Val[p]
+					nx[j]++
+				}
+			}
+		}
+	})
 	return t
 }
 
@@ -276,24 +334,6 @@ func (a *CSR) SelectCols(keep []int) *CSR {
 	return b
 }
 
-// PermuteCols returns a copy of a in which column j becomes column
-// newIndex[j]; newIndex must be a permutation of 0..Cols-1. Each row's
-// entries are re-sorted by their new indices.
-func (a *CSR) PermuteCols(newIndex []int) *CSR {
-	if len(newIndex) != a.Cols {
-		panic("sparse: PermuteCols needs one new index per column")
-	}
-	b := a.Clone()
-	for p, j := range b.Ind {
-		b.Ind[p] = newIndex[j]
-	}
-	for i := 0; i < b.Rows; i++ {
-		lo, hi := b.Indptr[i], b.Indptr[i+1]
-		sort.Sort(byIndex{b.Ind[lo:hi], b.Val[lo:hi]})
-	}
-	return b
-}
-
 // SelectRows returns a new CSR with only the rows in keep, in that order.
 func (a *CSR) SelectRows(keep []int) *CSR {
 	b := &CSR{Rows: len(keep), Cols: a.Cols, Indptr: make([]int, len(keep)+1)}
@@ -301,9 +341,15 @@ func (a *CSR) SelectRows(keep []int) *CSR {
 		if i < 0 || i >= a.Rows {
 			panic("sparse: SelectRows index out of range")
 		}
-		b.Ind = append(b.Ind, a.Ind[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Val = append(b.Val, a.Val[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Indptr[q+1] = len(b.Ind)
+		b.Indptr[q+1] = b.Indptr[q] + a.Indptr[i+1] - a.Indptr[i]
 	}
+	b.Ind, b.Val = make([]int, b.Indptr[len(keep)]), make([]float64, b.Indptr[len(keep)])
+	parallel.For(len(keep), 0, 1024, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			i := keep[q]
+			copy(b.Ind[b.Indptr[q]:], a.Ind[a.Indptr[i]:a.Indptr[i+1]])
+			copy(b.Val[b.Indptr[q]:], a.Val[a.Indptr[i]:a.Indptr[i+1]])
+		}
+	})
 	return b
 }

@@ -3,6 +3,8 @@ package sparse
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,19 +213,39 @@ func TestSelect(t *testing.T) {
 	}
 }
 
-func TestPermuteCols(t *testing.T) {
+// TestTransposeBlocks: T and TPermuted equal a plain transpose for shapes that give
+// one block and several, at 1, 3 and 7 goroutines, with a and its input
+// slices unchanged.
+func TestTransposeBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	a := randomCSR(rng, 12, 9, 0.4)
-	perm := rng.Perm(9)
-	b := a.PermuteCols(perm)
-	if err := b.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 12; i++ {
-		for j := 0; j < 9; j++ {
-			if b.At(i, perm[j]) != a.At(i, j) {
-				t.Fatalf("(%d,%d) moved wrongly", i, j)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct{ r, c int }{{1, 1}, {12, 9}, {255, 3}, {256, 5}, {1000, 7}, {3001, 40}} {
+		a := randomCSR(rng, c.r, c.c, 0.4)
+		before := a.Clone()
+		for _, procs := range []int{1, 3, 7} {
+			runtime.GOMAXPROCS(procs)
+			b := a.T()
+			if err := b.Validate(); err != nil {
+				t.Fatal(err)
 			}
+			if b.Rows != c.c || b.Cols != c.r || b.NNZ() != a.NNZ() {
+				t.Fatalf("%dx%d: transpose is %dx%d with %d entries", c.r, c.c, b.Rows, b.Cols, b.NNZ())
+			}
+			perm := rng.Perm(c.c)
+			bp := a.TPermuted(perm)
+			if err := bp.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < c.r; i++ {
+				for j := 0; j < c.c; j++ {
+					if b.At(j, i) != a.At(i, j) || bp.At(perm[j], i) != a.At(i, j) {
+						t.Fatalf("%dx%d, %d procs: (%d,%d) moved wrongly", c.r, c.c, procs, i, j)
+					}
+				}
+			}
+		}
+		if !slices.Equal(a.Ind, before.Ind) || !slices.Equal(a.Val, before.Val) || !slices.Equal(a.Indptr, before.Indptr) {
+			t.Fatal("T changed its input")
 		}
 	}
 }
