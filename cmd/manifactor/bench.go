@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/internal/sysmem"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
@@ -21,15 +22,28 @@ type benchOutput struct {
 	MsPerIter    float64 `json:"ms_per_iter"`
 	GFlops       float64 `json:"gflops,omitempty"`
 	SetupSeconds float64 `json:"setup_seconds"`
-	BLAS         string  `json:"blas"`
-	Kernels      string  `json:"kernels"`
-	Threads      int     `json:"threads"`
-	Samples      int     `json:"samples"`
-	Features     int     `json:"features"`
-	NNZ          int     `json:"nnz"`
-	Objective    float64 `json:"objective"`
-	Evaluate     int     `json:"evaluate_every"`
-	CG           *cgJSON `json:"cg,omitempty"`
+	// The set-up's parts: reading the file, weighting and normalizing,
+	// and the sample graph (graph methods); FitSeconds is model.Fit's
+	// wall time, its own set-up (transposed copy, start) included.
+	LoadSeconds    float64 `json:"load_seconds"`
+	PrepareSeconds float64 `json:"prepare_seconds"`
+	GraphSeconds   float64 `json:"graph_seconds,omitempty"`
+	FitSeconds     float64 `json:"fit_seconds"`
+	// PeakRSSBytes is the process's largest resident memory over the
+	// whole run (absent where the system does not report it).
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
+	// EstimateBytes is model.EstimateMemory's figure, which --memory
+	// checks.
+	EstimateBytes int64   `json:"estimate_bytes"`
+	BLAS          string  `json:"blas"`
+	Kernels       string  `json:"kernels"`
+	Threads       int     `json:"threads"`
+	Samples       int     `json:"samples"`
+	Features      int     `json:"features"`
+	NNZ           int     `json:"nnz"`
+	Objective     float64 `json:"objective"`
+	Evaluate      int     `json:"evaluate_every"`
+	CG            *cgJSON `json:"cg,omitempty"`
 	// Trace, with --trace, is every evaluated iteration's objective and
 	// the seconds since the factorization began (its set-up included):
 	// the time-to-objective curve of bench/timeto.sh.
@@ -95,7 +109,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Lambda = solver.Fixed(solver.DefaultLambda(opts.Method, opts.Formulation, sparse))
 	}
 	opts.Assign = model.ArgMaxAssign // no k-means on V: only the loop is timed
+	graphStart := time.Now()
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
+		return err
+	}
+	est := model.EstimateMemory(ds, opts, rt.threadCount())
+	if err := rt.checkMemory(ds.Source, est); err != nil {
 		return err
 	}
 	if opts.Method.TakesGraph() && opts.Lambda.Value() > 0 && opts.SampleGraph == nil {
@@ -104,6 +123,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("%s: %w", ds.Source, err)
 		}
 	}
+	graphTime := time.Since(graphStart)
 	setupTime := time.Since(setup)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -129,6 +149,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	fitTime := time.Since(began)
 	if len(res.ProjGrad) == len(points) {
 		for i := range points {
 			points[i].ProjGrad = &res.ProjGrad[i]
@@ -141,6 +162,14 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
 		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: ds.NNZ(), Objective: res.Final(),
 		Evaluate: mf.evaluate, Trace: points,
+		LoadSeconds: df.loadTime.Seconds(), PrepareSeconds: df.prepareTime.Seconds(), FitSeconds: fitTime.Seconds(),
+	}
+	if opts.SampleGraph != nil {
+		out.GraphSeconds = graphTime.Seconds()
+	}
+	out.EstimateBytes = est.Total()
+	if rss, ok := sysmem.PeakRSS(); ok {
+		out.PeakRSSBytes = rss
 	}
 	if opts.Method == solver.NMF {
 		out.GFlops = nmfFlops(n, m, ds.NNZ(), sparse, opts.K) / (out.MsPerIter * 1e6)
@@ -155,7 +184,15 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if out.GFlops > 0 {
 		fmt.Fprintf(stdout, ", %.2f GFLOP/s", out.GFlops)
 	}
-	fmt.Fprintf(stdout, " [blas %s, kernels %s, %d threads]; setup %.2f s\n", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds)
+	fmt.Fprintf(stdout, " [blas %s, kernels %s, %d threads]; setup %.2f s (load %.2f, prepare %.2f", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds, out.LoadSeconds, out.PrepareSeconds)
+	if out.GraphSeconds > 0 {
+		fmt.Fprintf(stdout, ", graph %.2f", out.GraphSeconds)
+	}
+	fmt.Fprintf(stdout, "); fit %.2f s", out.FitSeconds)
+	if out.PeakRSSBytes > 0 {
+		fmt.Fprintf(stdout, "; peak memory %.0f MB (estimate %.0f MB)", float64(out.PeakRSSBytes)/1e6, float64(out.EstimateBytes)/1e6)
+	}
+	fmt.Fprintln(stdout)
 	if out.CG != nil {
 		fmt.Fprintf(stdout, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)
 	}

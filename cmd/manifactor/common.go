@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/manifactor/manifactor/internal/sysmem"
 	"io"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
@@ -45,12 +49,65 @@ func parse(fs *flag.FlagSet, args []string) error {
 type runtimeFlags struct {
 	blas, kernels string
 	threads       int
+	memory        string
+	quiet         bool
+	// limit is --memory in bytes once apply has run; 0 for no limit.
+	limit int64
 }
+
+// defaultMemoryShare is the share of the machine's memory that a job may
+// use unless --memory says otherwise.
+const defaultMemoryShare = 0.8
 
 func (r *runtimeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.blas, "blas", "", "BLAS backend: openblas or gonum (default: openblas when compiled in; env MANIFACTOR_BLAS)")
 	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
 	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
+	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
+	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it")
+}
+
+// parseSize reads a size such as 6G, 6GB, 512M, 1.5T or 1000000 (bytes;
+// K, M, G and T are powers of 1000).
+func parseSize(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(t, "B")
+	mult := 1.0
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K':
+			mult = 1e3
+		case 'M':
+			mult = 1e6
+		case 'G':
+			mult = 1e9
+		case 'T':
+			mult = 1e12
+		}
+		if mult != 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || math.IsInf(v*mult, 0) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is not a size: want a positive number with an optional K, M, G or T", s)
+	}
+	return int64(v * mult), nil
+}
+
+// checkMemory refuses a job whose estimate exceeds --memory.
+func (r *runtimeFlags) checkMemory(source string, est model.Memory) error {
+	if r.limit > 0 && est.Total() > r.limit {
+		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %.2f GB (--memory %s); give more with --memory, or reduce k or the data", source, est, float64(r.limit)/1e9, r.memoryText())
+	}
+	return nil
+}
+
+func (r *runtimeFlags) memoryText() string {
+	if r.memory == "" {
+		return "default: 80% of this machine's memory"
+	}
+	return r.memory
 }
 
 // apply installs the chosen backends. An explicit flag wins over the
@@ -59,6 +116,23 @@ func (r *runtimeFlags) register(fs *flag.FlagSet) {
 func (r *runtimeFlags) apply() error {
 	if r.threads < 0 {
 		return fmt.Errorf("--threads %d: must be at least 1 (or 0 for all cores)", r.threads)
+	}
+	switch r.memory {
+	case "none":
+		r.limit = 0
+	case "":
+		if total, ok := sysmem.Total(); ok {
+			r.limit = int64(defaultMemoryShare * float64(total))
+		}
+	default:
+		v, err := parseSize(r.memory)
+		if err != nil {
+			return fmt.Errorf("--memory: %w (or none)", err)
+		}
+		r.limit = v
+	}
+	if r.limit > 0 {
+		debug.SetMemoryLimit(r.limit)
 	}
 	if r.blas != "" {
 		if err := blas.Use(r.blas); err != nil {
@@ -97,6 +171,8 @@ type dataFlags struct {
 	classes string
 	header  string
 	stderr  io.Writer // where readers' notes go; nil for none
+	// What load took: reading the file, and model.Prepare.
+	loadTime, prepareTime time.Duration
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -172,19 +248,23 @@ func (d *dataFlags) load() (*model.Prepared, error) {
 		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization || (prep.Normalize == model.AutoNormalization && prep.Weighting == model.NoWeighting)
 		prep.Weighting, prep.Normalize = model.NoWeighting, model.NoNormalization
 	}
+	t0 := time.Now()
 	ds, err := dataset.Load(d.path, d.opts)
 	if err != nil {
 		return nil, err
 	}
+	d.loadTime = time.Since(t0)
 	if d.stderr != nil {
 		for _, n := range ds.Notes {
 			fmt.Fprintln(d.stderr, n)
 		}
 	}
+	t0 = time.Now()
 	p, err := model.Prepare(ds, prep)
 	if err != nil {
 		return nil, err
 	}
+	d.prepareTime = time.Since(t0)
 	if d.stderr != nil && d.prep.Weighting == model.AutoWeighting && p.Weighting == model.LogTFIDF {
 		length := ""
 		if p.Normalize == model.L2 {

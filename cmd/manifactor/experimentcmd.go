@@ -27,7 +27,8 @@ type protocolFlags struct {
 	clusters string
 	runs     int
 	plot     string
-	terminal bool // stderr is a terminal (set by protocol)
+	terminal bool      // stderr is a terminal (set by protocol)
+	progress io.Writer // where progress goes: stderr, or io.Discard with --quiet
 }
 
 func (f *protocolFlags) register(fs *flag.FlagSet) {
@@ -145,8 +146,11 @@ func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol
 			}
 			return p.Data, nil
 		}}
-	f.terminal = isTerminal(stderr)
-	prot.Progress = progressLine(stderr, f.terminal, "")
+	f.terminal, f.progress = isTerminal(stderr), stderr
+	if f.rt.quiet {
+		f.progress = io.Discard
+	}
+	prot.Progress = progressLine(f.progress, f.terminal, "")
 	return prot
 }
 

@@ -89,7 +89,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	progress, done := progressPrinter(stderr, opts.Solver.MaxIter)
+	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, rt.quiet)
 	sum, res, err := factorize(ctx, p, &mf, rt, progress, stderr)
 	done()
 	if err != nil {
@@ -226,10 +226,10 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progressPrinter reports iterations on stderr when it is a terminal, at
-// most five times a second; done ends the progress line.
-func progressPrinter(stderr io.Writer, maxIter int) (progress func(model.Progress), done func()) {
+// most five times a second, unless quiet; done ends the progress line.
+func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(model.Progress), done func()) {
 	done = func() {}
-	if !isTerminal(stderr) {
+	if quiet || !isTerminal(stderr) {
 		return nil, done
 	}
 	last := time.Now()

@@ -357,6 +357,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"bench", "--data", mtx, "--k", "2", "--normalize", "l7"}, []string{"-normalize"}},
 		{[]string{"bench", "--data", mtx, "--labels", neg, "--k", "2"}, []string{"neg.mtx"}},
 		{[]string{"describe", "--data", mtx, "--labels", labels, "--transpose"}, []string{"labels"}},
+		{[]string{"fit", "--data", mtx, "--k", "2", "--memory", "1K", "--out", out}, []string{"estimated", "memory limit", "--memory 1K"}},
+		{[]string{"cluster", "--data", mtx, "--labels", labels, "--k", "2", "--method", "gnmf", "--memory", "2k"}, []string{"estimated", "graph"}},
+		{[]string{"bench", "--data", mtx, "--k", "2", "--memory", "1K"}, []string{"estimated"}},
+		{[]string{"graph", "--data", mtx, "--memory", "100", "--out", out}, []string{"estimated"}},
+		{[]string{"fit", "--data", mtx, "--k", "2", "--memory", "-3G", "--out", out}, []string{"--memory", "-3G"}},
+		{[]string{"fit", "--data", mtx, "--k", "2", "--memory", "lots", "--out", out}, []string{"--memory", "lots"}},
 	}
 	for _, c := range cases {
 		_, _, err := runCLI(t, c.args...)
@@ -742,6 +748,21 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 	} {
 		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestParseSize: sizes with and without a unit; everything else is an
+// error.
+func TestParseSize(t *testing.T) {
+	for s, want := range map[string]int64{"6G": 6e9, "6gb": 6e9, "512M": 512e6, "1.5T": 1.5e12, "1000": 1000, "2K": 2000} {
+		if got, err := parseSize(s); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "G", "-1G", "0", "1X", "NaN", "Inf", "1e30T"} {
+		if _, err := parseSize(s); err == nil {
+			t.Errorf("parseSize(%q) accepted", s)
 		}
 	}
 }

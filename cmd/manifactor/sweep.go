@@ -149,14 +149,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	prot := pf.protocol(ks, stderr)
 	var btable *experiment.Table
 	if len(bms) > 0 {
-		prot.Progress = progressLine(stderr, pf.terminal, "baselines: ")
+		prot.Progress = progressLine(pf.progress, pf.terminal, "baselines: ")
 		if btable, err = prot.Run(ctx, p.Data, bms); err != nil {
 			return err
 		}
 	}
 	points := make([]experiment.SweepPoint, 0, len(sp.values))
 	for i, v := range sp.values {
-		prot.Progress = progressLine(stderr, pf.terminal, fmt.Sprintf("%s = %g (%d of %d): ", sp.name, v, i+1, len(sp.values)))
+		prot.Progress = progressLine(pf.progress, pf.terminal, fmt.Sprintf("%s = %g (%d of %d): ", sp.name, v, i+1, len(sp.values)))
 		pt, err := prot.Sweep(ctx, p.Data, *method, []float64{v}, build)
 		if err != nil {
 			return err

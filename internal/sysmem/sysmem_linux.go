@@ -1,0 +1,24 @@
+//go:build linux
+
+package sysmem
+
+import "syscall"
+
+// PeakRSS returns the largest resident set size the process has had, in
+// bytes (getrusage's ru_maxrss, which Linux gives in KiB).
+func PeakRSS() (bytes int64, ok bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return int64(ru.Maxrss) * 1024, true
+}
+
+// Total returns the machine's physical memory in bytes (sysinfo).
+func Total() (bytes int64, ok bool) {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0, false
+	}
+	return int64(si.Totalram) * int64(si.Unit), true
+}

@@ -1,0 +1,105 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
+)
+
+// Memory is an estimate, in bytes, of what Fit holds at its peak for a
+// data set: Data, the data as loaded plus the solver's two orientations
+// of it (for sparse data 16 bytes a stored entry each: an index and a
+// value); Graph, the nearest-neighbour search's working set and the graph
+// (0 when no graph is built); Factors, the factors and the solver's
+// buffers of their shapes, the k-means assignment's included. The figures
+// are the sizes of the arrays the code allocates, checked against the peak
+// resident memory on generated corpora of 200,000 and 500,000 documents
+// (bench/RESULTS.md); they leave out the Go runtime's slack, which the
+// memory limit that the command line sets from --memory keeps small.
+type Memory struct {
+	Data, Graph, Factors int64
+}
+
+// Total is the sum of the parts.
+func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
+
+// String lists the parts in GB.
+func (m Memory) String() string {
+	gb := func(b int64) string { return fmt.Sprintf("%.2f GB", float64(b)/1e9) }
+	return fmt.Sprintf("%s: data %s, graph %s, factors %s", gb(m.Total()), gb(m.Data), gb(m.Graph), gb(m.Factors))
+}
+
+// EstimateMemory returns the estimate of Memory for fitting ds with opts
+// (threads: the goroutines that will run, for the per-thread buffers).
+// It reads only the data's shape and, for a sparse graph search under
+// AutoSearch, the features' document frequencies.
+func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
+	n, m := ds.Dims()
+	k := int64(max(opts.K, 1))
+	n64, m64 := int64(n), int64(m)
+	var est Memory
+	// A copy of the data per orientation for the solver, and the loaded one.
+	copyBytes := 8 * n64 * m64
+	if a := ds.Sparse; a != nil {
+		copyBytes = 16*int64(len(a.Ind)) + 8*(n64+m64)
+	}
+	est.Data = 3 * copyBytes
+	// U, V, the products X V and X^T U, and their updates' numerators and
+	// denominators: about six factor-shaped arrays; k-means on V adds its
+	// replicates' assignments and centres (small) and a copy of V.
+	est.Factors = 7 * 8 * k * (n64 + m64)
+	if opts.Method.KL() {
+		// X ./ (U V^T) at the stored entries, and its transpose.
+		est.Data += 2 * 8 * (copyBytes / 16)
+	}
+	if opts.Method.Concept() {
+		// W (n x k) and its buffers.
+		est.Factors += 3 * 8 * k * n64
+	}
+	takesGraph := opts.Method.TakesGraph() && opts.SampleGraph == nil && (opts.Lambda.IsAuto() || opts.Lambda.IsDefault() || opts.Lambda.Value() > 0)
+	if takesGraph {
+		est.Graph = graphMemory(ds, opts.Graph, threads)
+	}
+	return est
+}
+
+// graphMemory is the nearest-neighbour search's peak: the lists, the
+// symmetric graph (up to 2 n p entries, built from triplets), and either
+// the exact search's inverted index and per-thread accumulators or
+// NN-descent's compact copy of the data, pruned index and two generations
+// of lists of 3p.
+func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
+	n, m := ds.Dims()
+	n64 := int64(n)
+	p := int64(o.Neighbors)
+	if p == 0 {
+		p = graph.DefaultNeighbors
+	}
+	th := int64(max(threads, 1))
+	edges := 2 * n64 * p
+	b := 24*n64*p + 3*24*edges // lists; triplets, CSR and degree
+	a := ds.Sparse
+	if a == nil {
+		if o.Search.ForDense() == graph.ApproxSearch {
+			return b + 2*17*n64*3*p + 4*n64*th
+		}
+		return b + 8*n64*min(n64, 4096)*th // blocks of inner products
+	}
+	nnz := int64(len(a.Ind))
+	if o.Search.ForSparse(a) == graph.ApproxSearch {
+		return b + 8*nnz + 8*nnz + 8*int64(m)*3*p + 2*17*n64*3*p + (4*n64+4*int64(m))*th
+	}
+	return b + 20*nnz + 8*n64*th
+}
+
+// EstimateGraphMemory is EstimateMemory for building the graph alone
+// (BuildGraph): the data as loaded and the search.
+func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int) Memory {
+	n, m := ds.Dims()
+	data := 8 * int64(n) * int64(m)
+	if a := ds.Sparse; a != nil {
+		data = 16*int64(len(a.Ind)) + 8*int64(n+m)
+	}
+	return Memory{Data: data, Graph: graphMemory(ds, o, threads)}
+}

@@ -1,0 +1,50 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/corpus"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// TestEstimateMemory: the parts follow the arrays' sizes: the data part is
+// three copies of 16 bytes an entry (more for KL), factors grow with k, a
+// graph is counted only for a graph method with a graph to build, and
+// NN-descent's working set differs from the exact search's.
+func TestEstimateMemory(t *testing.T) {
+	a, _, err := corpus.Generate(corpus.Options{Docs: 500, Terms: 2000, Classes: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	n, m := ds.Dims()
+	nnz := int64(len(a.Ind))
+	copyBytes := 16*nnz + 8*int64(n+m)
+	nmf := EstimateMemory(ds, Options{Method: solver.NMF, K: 10}, 2)
+	if nmf.Data != 3*copyBytes || nmf.Graph != 0 || nmf.Factors != 7*8*10*int64(n+m) {
+		t.Errorf("NMF k=10: %+v", nmf)
+	}
+	if kl := EstimateMemory(ds, Options{Method: solver.NMFKL, K: 10}, 2); kl.Data <= nmf.Data {
+		t.Errorf("NMF-KL data %d, not above NMF's %d", kl.Data, nmf.Data)
+	}
+	if k20 := EstimateMemory(ds, Options{Method: solver.NMF, K: 20}, 2); k20.Factors != 2*nmf.Factors {
+		t.Errorf("k=20 factors %d, want twice %d", k20.Factors, nmf.Factors)
+	}
+	g := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10}, 2)
+	if g.Graph <= 0 {
+		t.Errorf("GNMF: no graph counted: %+v", g)
+	}
+	if z := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Lambda: solver.Fixed(0)}, 2); z.Graph != 0 {
+		t.Errorf("GNMF at lambda 0 counts a graph: %+v", z)
+	}
+	ap := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ApproxSearch}}, 2)
+	ex := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ExactSearch}}, 2)
+	if ap.Graph == ex.Graph {
+		t.Error("approx and exact searches estimated alike")
+	}
+	if got := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2); got.Graph != ex.Graph || got.Data != copyBytes {
+		t.Errorf("graph alone: %+v, want graph %d and data %d", got, ex.Graph, copyBytes)
+	}
+}
