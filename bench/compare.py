@@ -10,6 +10,7 @@ The machine this runs on is a shared virtual machine whose speed drifts by
 several rounds and compares medians: a slow spell then hits both sides.
 
 Usage: python3 bench/compare.py [--data PATH] [--k 30] [--iters 30] [--rounds 5] [--loss frobenius|kl] [--bin bin/manifactor]
+                                [--variants all|default] [--solver mu]
 
 With --loss kl it compares NMF(beta_loss="kullback-leibler") with
 `manifactor bench --method nmf-kl`, and reports LPNMF (p = 5, lambda = 100)
@@ -78,6 +79,10 @@ def main():
     ap.add_argument("--bin", default="bin/manifactor")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--loss", choices=["frobenius", "kl"], default="frobenius")
+    ap.add_argument("--variants", choices=["all", "default"], default="all",
+                    help="all: every BLAS and kernel path compiled in; default: the default one only")
+    ap.add_argument("--solver", default="mu",
+                    help="manifactor's --solver (mu: the same updates as scikit-learn's solver='mu')")
     args = ap.parse_args()
     if args.loss == "kl":
         return main_kl(args)
@@ -89,6 +94,8 @@ def main():
                                      capture_output=True, text=True).stdout)
     variants = [(b, kern) for b, kern in [("openblas", "auto"), ("gonum", "auto"), ("gonum", "generic")]
                 if b in info["blas_available"]]
+    if args.variants == "default":
+        variants = variants[:1]
     ref_times = []
     times = {v: [] for v in variants}
     gflops = {}
@@ -96,7 +103,8 @@ def main():
     for r in range(args.rounds):
         ref_times.append(sklearn_ms_per_iter(x, args.k, args.iters, "frobenius"))
         for blas, kern in variants:
-            out = manifactor(args.bin, args.data, args.k, args.iters, ["--blas", blas, "--kernels", kern])
+            out = manifactor(args.bin, args.data, args.k, args.iters,
+                             ["--blas", blas, "--kernels", kern, "--solver", args.solver])
             times[(blas, kern)].append(out["ms_per_iter"])
             gflops.setdefault((blas, kern), []).append(out["gflops"])
             names[(blas, kern)] = f"manifactor nmf ({out['blas']}, {out['kernels']} kernels)"
@@ -106,7 +114,7 @@ def main():
     rows = [(names[v], statistics.median(times[v]), statistics.median(gflops[v]), min(times[v]), max(times[v]))
             for v in variants]
 
-    print(f"TDT2 {x.shape[0]} docs x {x.shape[1]} terms, {x.nnz} non-zeros, k = {args.k}, "
+    print(f"{os.path.basename(args.data)} {x.shape[0]} docs x {x.shape[1]} terms, {x.nnz} non-zeros, k = {args.k}, "
           f"{args.iters} iterations, median of {args.rounds} alternating rounds; {info['cpu']}, {info['cores']} cores; "
           f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, Python {platform.python_version()}\n")
     print("| implementation | ms/iter (median) | range | GFLOP/s | speed-up vs scikit-learn |")

@@ -8,8 +8,10 @@
 //
 // A Graph's W is symmetric and non-negative with a zero diagonal, and
 // Degree holds its row sums; the graphs built here store only positive
-// weights. Neighbours are exact, ties going to the lower
-// sample index, and graphs are identical for any thread count. Sparse
+// weights. Neighbours are exact (ExactSearch), ties going to the lower
+// sample index, or found by NN-descent (ApproxSearch; SparseRecall and
+// DenseRecall measure what it missed), and graphs are identical for any
+// thread count. Sparse
 // considers only samples at positive similarity as neighbours, so that an
 // edge always means shared features; Dense considers every sample.
 //

@@ -55,52 +55,6 @@ func TestApproxSmallIsExact(t *testing.T) {
 	}
 }
 
-// plantedCorpus generates n documents over m terms in classes topics:
-// each document draws length words, half from its class's own band of
-// terms and half from the whole vocabulary, both Zipf-distributed, and is
-// returned as unit-length tf-idf-like rows (counts scaled by log(n/df)).
-func plantedCorpus(seed uint64, n, m, classes, length int) *sparse.CSR {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	zipf := rand.NewZipf(rng, 1.1, 1, uint64(m-1))
-	band := m / classes
-	counts := make([]map[int]float64, n)
-	df := make([]int, m)
-	for i := range counts {
-		counts[i] = map[int]float64{}
-		c := i % classes
-		for range length {
-			f := int(zipf.Uint64())
-			if rng.IntN(2) == 0 {
-				f = c*band + f%band
-			}
-			counts[i][f]++
-		}
-		for f := range counts[i] {
-			df[f]++
-		}
-	}
-	var ri, ci []int
-	var v []float64
-	for i, row := range counts {
-		var s float64
-		w := map[int]float64{}
-		for f, x := range row {
-			w[f] = x * math.Log(float64(n)/float64(df[f]))
-			s += w[f] * w[f]
-		}
-		for f, x := range w {
-			if x > 0 {
-				ri, ci, v = append(ri, i), append(ci, f), append(v, x/math.Sqrt(s))
-			}
-		}
-	}
-	a, err := sparse.FromTriplets(n, m, ri, ci, v)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
 // edgeRecall is the share of want's edges that got has.
 func edgeRecall(t *testing.T, got, want *Graph, n int) float64 {
 	g, w := edgesOf(t, got, n), edgesOf(t, want, n)
@@ -158,9 +112,20 @@ func TestApproxRecall(t *testing.T) {
 	}
 }
 
+// planted is a generated corpus of 3,000 documents over 5,000 terms in 10
+// classes without stories (internal/corpus, Flat): a class's documents
+// differ only by chance, the hardest case for NN-descent measured.
 func planted(t *testing.T) *sparse.CSR {
 	t.Helper()
-	return plantedCorpus(40, 3000, 5000, 10, 80)
+	a, _, err := corpus.Generate(corpus.Options{Docs: 3000, Terms: 5000, Classes: 10, Words: 80, Flat: true, Seed: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	if err := ds.LogTFIDF(); err != nil {
+		t.Fatal(err)
+	}
+	return ds.Sparse
 }
 
 // TestSearchChoice: the names parse and print, auto resolves as

@@ -1,0 +1,80 @@
+package corpus
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestGenerate: the corpus has the asked shape, counts that sum to lengths
+// within [Words/2, 3 Words/2], sorted distinct terms, classes i mod
+// Classes; it is the same at 1 and 3 threads and differs with the seed;
+// documents of a story share more terms than documents of a class, which
+// share more than documents of different classes (and Flat removes the
+// story's excess).
+func TestGenerate(t *testing.T) {
+	opt := Options{Docs: 400, Terms: 3000, Classes: 4, Words: 60, Seed: 9, Threads: 1}
+	a, labels, err := Generate(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Rows != 400 || a.Cols != 3000 || len(labels) != 400 {
+		t.Fatalf("%d x %d with %d labels", a.Rows, a.Cols, len(labels))
+	}
+	for i := 0; i < a.Rows; i++ {
+		var words float64
+		for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
+			words += v
+		}
+		if words < 30 || words > 90 || labels[i] != i%4 {
+			t.Fatalf("document %d: %v words, class %d", i, words, labels[i])
+		}
+	}
+	opt.Threads = 3
+	b, _, _ := Generate(opt)
+	if !slices.Equal(a.Ind, b.Ind) || !slices.Equal(a.Val, b.Val) || !slices.Equal(a.Indptr, b.Indptr) {
+		t.Error("the corpus depends on the thread count")
+	}
+	opt.Seed = 10
+	if c, _, _ := Generate(opt); slices.Equal(a.Ind, c.Ind) {
+		t.Error("the corpus does not depend on the seed")
+	}
+	overlap := func(flat bool) (story, class, other float64) {
+		o := Options{Docs: 400, Terms: 3000, Classes: 4, Words: 200, Seed: 9, Flat: flat}
+		x, _, err := Generate(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		common := func(i, j int) float64 {
+			ri, rj := x.Ind[x.Indptr[i]:x.Indptr[i+1]], x.Ind[x.Indptr[j]:x.Indptr[j+1]]
+			n := 0
+			for _, f := range ri {
+				if _, ok := slices.BinarySearch(rj, f); ok {
+					n++
+				}
+			}
+			return float64(n)
+		}
+		// Documents 0, 4, 8, ... are class 0; the first 20 of them
+		// (0..76) one story, the next 20 (80..156) another.
+		for q := 1; q < 20; q++ {
+			story += common(0, 4*q) / 19
+			class += common(0, 80+4*q) / 19
+			other += common(0, 4*q+1) / 19
+		}
+		return
+	}
+	s, c, o := overlap(false)
+	fs, fc, _ := overlap(true)
+	t.Logf("shared terms: story %.1f, class %.1f, other classes %.1f; flat: story %.1f, class %.1f", s, c, o, fs, fc)
+	if !(s > c+5 && c > o+5) || fs-fc > (s-c)/2 {
+		t.Error("the story and class structure is not there")
+	}
+	for _, bad := range []Options{{Docs: -1}, {Topic: 1.5}, {Zipf: 1}, {Story: 0.8}, {Classes: 10, Docs: 5}, {Classes: 20, Terms: 10}} {
+		if _, _, err := Generate(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
