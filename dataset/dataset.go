@@ -76,6 +76,10 @@ type LoadOptions struct {
 	// Text is the text pipeline of Reuters and plain-text directories:
 	// tokens, stop words, stemming, pruning, tf-idf and unit length.
 	Text TextOptions
+	// Progress, when set, is called as a data file is read with the bytes
+	// read so far and the file's size (of a .gz file, its compressed bytes).
+	// Text corpora do not report it.
+	Progress func(read, size int64)
 }
 
 // Load reads a data set from path. A directory or .sgm / .sgm.gz file is
@@ -124,8 +128,11 @@ func loadFile(path string, opt LoadOptions) (*Dataset, error) {
 	defer f.Close()
 	var r io.Reader = f
 	size := sizeOf(f)
+	if opt.Progress != nil {
+		r = &countingReader{r: f, fn: opt.Progress, size: size}
+	}
 	if gz {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
 		}
@@ -163,6 +170,20 @@ func loadFile(path string, opt LoadOptions) (*Dataset, error) {
 		}
 	}
 	return d, err
+}
+
+// countingReader reports the bytes read through it.
+type countingReader struct {
+	r          io.Reader
+	fn         func(read, size int64)
+	read, size int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.read += int64(n)
+	c.fn(c.read, c.size)
+	return n, err
 }
 
 // IsTextSource reports whether Load treats path as a text corpus: a

@@ -3,8 +3,10 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,4 +104,40 @@ func at(d *Dataset, i, j int) float64 {
 		return d.Sparse.At(i, j)
 	}
 	return d.Dense.At(i, j)
+}
+
+// TestLoadProgress: a file's reading is reported in rising byte counts
+// that end at its size, and the data set is the one read without.
+func TestLoadProgress(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.mtx")
+	var b strings.Builder
+	b.WriteString("%%MatrixMarket matrix coordinate real general\n300 40 3000\n")
+	for k := 0; k < 3000; k++ {
+		fmt.Fprintf(&b, "%d %d %d\n", k%300+1, (k*7)%40+1, k%5+1)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Load(path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	var last int64
+	got, err := Load(path, LoadOptions{Progress: func(read, size int64) {
+		if read < last || size != int64(b.Len()) || read > size {
+			t.Errorf("progress %d of %d after %d", read, size, last)
+		}
+		calls, last = calls+1, read
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || last != int64(b.Len()) {
+		t.Errorf("%d calls, last %d of %d", calls, last, b.Len())
+	}
+	if !slices.Equal(got.Sparse.Val, want.Sparse.Val) || !slices.Equal(got.Sparse.Ind, want.Sparse.Ind) {
+		t.Error("progress changed the data")
+	}
 }

@@ -83,7 +83,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	}
 	if opt.Search.ForSparse(a) == ApproxSearch {
 		sc := newSparseCosine(a, inv, opt.Threads)
-		l, err := nnDescent(ctx, n, p, sc, opt.Seed, opt.Threads, sparseInit(sc, descentK(p, n)))
+		l, err := nnDescent(ctx, n, p, sc, opt.Seed, opt.Threads, sparseInit(sc, descentK(p, n)), opt.Progress)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +95,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	// earlier rows that worker computed.
 	fwd := newLists(n, p)
 	back := make([]*lists, parallel.Workers(n, opt.Threads, queryGrain))
-	err = ix.eachUpper(ctx, a, opt.Threads, func(worker, q int, acc []float64) {
+	err = ix.eachUpper(ctx, a, opt.Threads, newProgress(opt.Progress, n), func(worker, q int, acc []float64) {
 		if back[worker] == nil {
 			back[worker] = newLists(n, p)
 		}
@@ -181,14 +181,14 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 		return nil, err
 	}
 	if opt.Search.ForDense() == ApproxSearch {
-		l, err := nnDescent(ctx, n, p, &denseEuclid{a: raw, sq: sq}, opt.Seed, opt.Threads, nil)
+		l, err := nnDescent(ctx, n, p, &denseEuclid{a: raw, sq: sq}, opt.Seed, opt.Threads, nil, opt.Progress)
 		if err != nil {
 			return nil, err
 		}
 		return l.graph(w, opt, ApproxSearch)
 	}
 	out := newLists(n, p)
-	err = eachDenseRow(ctx, raw, opt.Threads, func(i int, dots []float64) {
+	err = eachDenseRow(ctx, raw, opt.Threads, newProgress(opt.Progress, n), func(i int, dots []float64) {
 		sqi := sq[i]
 		sq := sq[:len(dots)]
 		// Keys are negated squared distances, so that larger is nearer as
@@ -437,7 +437,7 @@ func newPostings(a *sparse.CSR) *postings {
 // does not depend on the other rows. fn may change acc. Rows are handed
 // out in chunks, in increasing order on each goroutine; ctx is checked
 // before each chunk.
-func (ix *postings) eachUpper(ctx context.Context, a *sparse.CSR, threads int, fn func(worker, q int, acc []float64)) error {
+func (ix *postings) eachUpper(ctx context.Context, a *sparse.CSR, threads int, pr *progress, fn func(worker, q int, acc []float64)) error {
 	n := a.Rows
 	accs := make([][]float64, parallel.Workers(n, threads, queryGrain))
 	parallel.ForWorker(n, threads, queryGrain, func(worker, lo, hi int) {
@@ -453,6 +453,7 @@ func (ix *postings) eachUpper(ctx context.Context, a *sparse.CSR, threads int, f
 			fn(worker, q, acc)
 			clear(acc[q+1:])
 		}
+		pr.add(hi - lo)
 	})
 	return ctx.Err()
 }
@@ -503,7 +504,7 @@ func denseBlockRows(n int) int {
 // a_i . a_j for all j, computed with Gemm for blocks of rows. Rows of a
 // block are handed to up to threads goroutines. ctx is checked before each
 // block.
-func eachDenseRow(ctx context.Context, a blas64.General, threads int, fn func(i int, dots []float64)) error {
+func eachDenseRow(ctx context.Context, a blas64.General, threads int, pr *progress, fn func(i int, dots []float64)) error {
 	n := a.Rows
 	b := denseBlockRows(n)
 	g := blas64.General{Rows: b, Cols: n, Stride: n, Data: make([]float64, b*n)}
@@ -520,6 +521,7 @@ func eachDenseRow(ctx context.Context, a blas64.General, threads int, fn func(i 
 				fn(i0+r, g.Data[r*n:(r+1)*n])
 			}
 		})
+		pr.add(i1 - i0)
 	}
 	return ctx.Err()
 }
@@ -562,7 +564,7 @@ func sparseHeatT(ctx context.Context, a *sparse.CSR, seed uint64, threads int) (
 	s := a.SelectRows(heatSample(a.Rows, seed))
 	sq := sparseSquaredNorms(s)
 	rowSums := make([]float64, s.Rows)
-	err := newPostings(s).eachUpper(ctx, s, threads, func(_, i int, acc []float64) {
+	err := newPostings(s).eachUpper(ctx, s, threads, nil, func(_, i int, acc []float64) {
 		rowSums[i] = distanceSum(sq, i, acc)
 	})
 	if err != nil {
@@ -580,7 +582,7 @@ func denseHeatT(ctx context.Context, a blas64.General, seed uint64, threads int)
 	}
 	sq := denseSquaredNorms(s)
 	rowSums := make([]float64, s.Rows)
-	err := eachDenseRow(ctx, s, threads, func(i int, dots []float64) {
+	err := eachDenseRow(ctx, s, threads, nil, func(i int, dots []float64) {
 		rowSums[i] = distanceSum(sq, i, dots)
 	})
 	if err != nil {

@@ -361,8 +361,8 @@ type descentWork struct {
 // among threads; the start draws each sample's random candidates from its
 // own stream of seed. newInit, when not nil, returns for each worker a
 // function that offers a sample's first candidates (before the random
-// ones).
-func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int, newInit func() func(i int, offer func(j int))) (*lists, error) {
+// ones). progressFn is Options.Progress.
+func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int, newInit func() func(i int, offer func(j int)), progressFn func(done, total int)) (*lists, error) {
 	k := descentK(p, n)
 	if int64(descentRounds+2)*int64(n) >= math.MaxInt32 {
 		return nil, fmt.Errorf("graph: %d samples: the approximate search supports fewer than %d", n, math.MaxInt32/(descentRounds+2))
@@ -374,6 +374,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 		work[w] = &descentWork{sc: m.scorer(), stamp: make([]int32, n)}
 	}
 	// The start: init's candidates, then random ones, k tries' worth.
+	pr := newProgress(progressFn, n*(descentRounds+1))
 	inits := make([]func(i int, offer func(j int)), workers)
 	parallel.ForWorker(n, threads, 64, func(worker, lo, hi int) {
 		w := work[worker]
@@ -410,6 +411,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			}
 			w.sc.unload()
 		}
+		pr.add(hi - lo)
 	})
 	sampled := max(1, int(descentSample*float64(k)))
 	revStart := make([]int, n+1)
@@ -523,6 +525,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 				})
 				w.sc.unload()
 			}
+			pr.add(hi - lo)
 		})
 		cur, next = next, cur
 		var changed int
@@ -559,6 +562,7 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			sc.unload()
 		}
 	})
+	pr.finish()
 	return out, nil
 }
 

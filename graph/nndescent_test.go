@@ -331,3 +331,41 @@ func plainNeighbors(x [][]float64, p int, cosine bool) [][]int {
 	}
 	return out
 }
+
+// TestProgress: each search reports increasing counts that end at the
+// total, and a graph built with a callback is the graph built without.
+func TestProgress(t *testing.T) {
+	x := randomRows(rand.New(rand.NewPCG(8, 8)), 200, 30, 0.3, false)
+	a, d := toCSR(x), toDense(x)
+	ctx := context.Background()
+	for _, s := range []Search{ExactSearch, ApproxSearch} {
+		for _, dense := range []bool{false, true} {
+			var calls, last, total int
+			opt := Options{Search: s, Seed: 1, Threads: 3}
+			build := func(o Options) *Graph {
+				var g *Graph
+				var err error
+				if dense {
+					g, err = Dense(ctx, d, o)
+				} else {
+					g, err = Sparse(ctx, a, o)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return g
+			}
+			want := build(opt)
+			opt.Progress = func(done, tot int) {
+				if done < last || done > tot {
+					t.Errorf("%v dense=%v: %d of %d after %d", s, dense, done, tot, last)
+				}
+				calls, last, total = calls+1, done, tot
+			}
+			sameGraph(t, build(opt), want, fmt.Sprintf("%v dense=%v with progress", s, dense))
+			if calls == 0 || last != total || total < 200 {
+				t.Errorf("%v dense=%v: %d calls, last %d of %d", s, dense, calls, last, total)
+			}
+		}
+	}
+}

@@ -114,6 +114,13 @@ type Options struct {
 	// Threads is how many goroutines run the neighbour search; 0 means
 	// GOMAXPROCS. The graph does not depend on it.
 	Threads int
+	// Progress, when set, is called as the search goes with the work done
+	// and the total, in samples queried: once per sample for the exact
+	// search, once per sample and round for NN-descent, whose total
+	// counts every round it may run (it reports the total when it stops
+	// early). Calls come one at a time from the search's goroutines and
+	// must be quick.
+	Progress func(done, total int)
 }
 
 // neighbors returns p after checking it and the other options against n

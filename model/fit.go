@@ -92,7 +92,13 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	if opts.Method.TakesGraph() && slices.Max(lambdas) > 0 {
 		report(Progress{Stage: GraphStage, Candidate: 1, Candidates: len(lambdas)})
 		t0 := time.Now()
-		if res.Graph, err = sampleGraph(ctx, ds, opts); err != nil {
+		gopts := opts
+		if opts.Progress != nil {
+			gopts.Graph.Progress = func(done, total int) {
+				report(Progress{Stage: GraphStage, Candidate: 1, Candidates: len(lambdas), Done: done, Total: total})
+			}
+		}
+		if res.Graph, err = sampleGraph(ctx, ds, gopts); err != nil {
 			return nil, fmt.Errorf("%s: %w", ds.Source, err)
 		}
 		res.GraphTime = time.Since(t0)

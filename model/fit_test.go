@@ -403,3 +403,35 @@ func TestFitCanceled(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+// TestFitGraphProgress: Fit passes the neighbour search's progress on as
+// GraphStage reports whose counts rise to their total, and the result is
+// the one without a callback.
+func TestFitGraphProgress(t *testing.T) {
+	ds := planted(t, 6, 90, 40, 3, 0.3)
+	o := Options{Method: solver.GNMF, K: 3, Seed: 2, Lambda: solver.Fixed(10)}
+	want, err := Fit(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reports, last, total int
+	o.Progress = func(p Progress) {
+		if p.Stage != GraphStage || p.Total == 0 {
+			return
+		}
+		if p.Done < last || p.Done > p.Total {
+			t.Errorf("graph progress %d of %d after %d", p.Done, p.Total, last)
+		}
+		reports, last, total = reports+1, p.Done, p.Total
+	}
+	got, err := Fit(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := ds.Dims(); reports == 0 || last != total || total != n {
+		t.Errorf("%d graph reports, last %d of %d", reports, last, total)
+	}
+	if got.Final() != want.Final() || !slices.Equal(got.Labels, want.Labels) {
+		t.Error("the progress callback changed the result")
+	}
+}

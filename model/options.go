@@ -184,6 +184,9 @@ type Progress struct {
 	// last evaluated iteration during "fit".
 	Start, Iter int
 	Objective   float64
+	// Done and Total measure the neighbour search during "graph" (see
+	// graph.Options.Progress); both are 0 elsewhere.
+	Done, Total int
 }
 
 // The streams mixed into Options.Seed for the steps other than the

@@ -92,7 +92,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	setup := time.Now()
-	p, err := df.load()
+	p, err := df.load(rt.quiet)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (r *runtimeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.blas, "blas", "", "BLAS backend: openblas or gonum (default: openblas when compiled in; env MANIFACTOR_BLAS)")
 	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
 	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
-	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
+	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (the file read, the neighbour search, the iterations: shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
 	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it")
 }
 
@@ -234,7 +234,9 @@ func (d *dataFlags) check() error {
 }
 
 // load reads the data set named by --data and prepares it.
-func (d *dataFlags) load() (*model.Prepared, error) {
+// load reads and prepares the data, showing how much of the file is read
+// when stderr is a terminal, unless quiet.
+func (d *dataFlags) load(quiet bool) (*model.Prepared, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -248,8 +250,23 @@ func (d *dataFlags) load() (*model.Prepared, error) {
 		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization || (prep.Normalize == model.AutoNormalization && prep.Weighting == model.NoWeighting)
 		prep.Weighting, prep.Normalize = model.NoWeighting, model.NoNormalization
 	}
+	opts := d.opts
+	printed := false
+	if !quiet && d.stderr != nil && isTerminal(d.stderr) {
+		var last time.Time
+		opts.Progress = func(read, size int64) {
+			if size <= 0 || time.Since(last) < 200*time.Millisecond {
+				return
+			}
+			last, printed = time.Now(), true
+			fmt.Fprintf(d.stderr, "\rreading %s: %3.0f%%   ", d.path, 100*float64(read)/float64(size))
+		}
+	}
 	t0 := time.Now()
-	ds, err := dataset.Load(d.path, d.opts)
+	ds, err := dataset.Load(d.path, opts)
+	if printed {
+		fmt.Fprintln(d.stderr)
+	}
 	if err != nil {
 		return nil, err
 	}

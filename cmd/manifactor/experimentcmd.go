@@ -93,7 +93,7 @@ func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepar
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := f.df.load()
+	p, err := f.df.load(f.rt.quiet)
 	if err != nil {
 		return nil, nil, err
 	}

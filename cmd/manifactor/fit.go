@@ -81,7 +81,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	p, err := df.load()
+	p, err := df.load(rt.quiet)
 	if err != nil {
 		return err
 	}
@@ -244,6 +244,10 @@ func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(m
 			prefix = fmt.Sprintf("lambda %g (%d of %d), ", p.Lambda, p.Candidate, p.Candidates)
 		}
 		if p.Stage != model.FitStage {
+			if p.Total > 0 {
+				fmt.Fprintf(stderr, "\r%s%s %3.0f%%...                         ", prefix, p.Stage, 100*float64(p.Done)/float64(p.Total))
+				return
+			}
 			fmt.Fprintf(stderr, "\r%s%s...                              ", prefix, p.Stage)
 			return
 		}

@@ -59,15 +59,20 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	p, err := df.load()
+	p, err := df.load(rt.quiet)
 	if err != nil {
 		return err
 	}
 	if err := rt.checkMemory(p.Data.Source, model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())); err != nil {
 		return err
 	}
+	progress, done := progressPrinter(stderr, 0, rt.quiet)
+	if progress != nil {
+		gopt.Progress = func(d, total int) { progress(model.Progress{Stage: model.GraphStage, Done: d, Total: total}) }
+	}
 	t0 := time.Now()
 	g, err := model.BuildGraph(ctx, p.Data, gopt, *seed, rt.threads)
+	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Data.Source, err)
 	}
