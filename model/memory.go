@@ -103,3 +103,14 @@ func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int) Memo
 	}
 	return Memory{Data: data, Graph: graphMemory(ds, o, threads)}
 }
+
+// RecallMemory is what GraphRecall adds to EstimateGraphMemory: for sparse
+// data an inverted index (20 bytes a stored entry) and an accumulator of n
+// per thread; for dense data nothing but the lists.
+func RecallMemory(ds *dataset.Dataset, threads int) int64 {
+	n, _ := ds.Dims()
+	if a := ds.Sparse; a != nil {
+		return 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))
+	}
+	return 0
+}

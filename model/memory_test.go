@@ -47,4 +47,7 @@ func TestEstimateMemory(t *testing.T) {
 	if got := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2); got.Graph != ex.Graph || got.Data != copyBytes {
 		t.Errorf("graph alone: %+v, want graph %d and data %d", got, ex.Graph, copyBytes)
 	}
+	if r := RecallMemory(ds, 2); r != 20*nnz+16*int64(n) {
+		t.Errorf("recall: %d bytes", r)
+	}
 }

@@ -63,7 +63,11 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := rt.checkMemory(p.Data.Source, model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())); err != nil {
+	est := model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())
+	if *queries > 0 {
+		est.Graph += model.RecallMemory(p.Data, rt.threadCount())
+	}
+	if err := rt.checkMemory(p.Data.Source, est); err != nil {
 		return err
 	}
 	progress, done := progressPrinter(stderr, 0, rt.quiet)
