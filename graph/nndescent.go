@@ -648,6 +648,7 @@ func sparseInit(s *sparseCosine, k int) func() func(i int, offer func(j int)) {
 	}
 	return func() func(i int, offer func(j int)) {
 		acc := make([]float32, n)
+		seen := make([]bool, n) // in touched (a sum can be 0 and still count)
 		var touched []int
 		best := make([]int, 0, 2*k+1)
 		return func(i int, offer func(j int)) {
@@ -656,7 +657,8 @@ func sparseInit(s *sparseCosine, k int) func() func(i int, offer func(j int)) {
 				f, x := s.ind[r], s.val[r]
 				for t := pstart[f]; t < pstart[f+1]; t++ {
 					j := pw[t]
-					if acc[j] == 0 {
+					if !seen[j] {
+						seen[j] = true
 						touched = append(touched, int(j))
 					}
 					acc[j] += x * pv[t]
@@ -687,7 +689,7 @@ func sparseInit(s *sparseCosine, k int) func() func(i int, offer func(j int)) {
 				}
 			}
 			for _, j := range touched {
-				acc[j] = 0
+				acc[j], seen[j] = 0, false
 			}
 		}
 	}
