@@ -262,16 +262,25 @@ func (l *lists) insert(i int, key float64, j int, dot float64) bool {
 	return true
 }
 
+// beats reports whether candidate j with key would enter i's list: the
+// list is not full, or j does not rank below its last entry (key
+// descending, then index ascending).
+func (l *lists) beats(i int, key float64, j int) bool {
+	c := l.cnt[i]
+	if c < l.p {
+		return true
+	}
+	last := i*l.p + c - 1
+	return !(key < l.key[last] || key == l.key[last] && j > l.idx[last])
+}
+
 // merge offers sample i's candidates in src to i's list in l.
 func (l *lists) merge(i int, src *lists) {
-	base := i * l.p
 	for r := i * src.p; r < i*src.p+src.cnt[i]; r++ {
 		key, j := src.key[r], src.idx[r]
-		if c := l.cnt[i]; c == l.p {
-			if last := base + c - 1; key < l.key[last] || key == l.key[last] && j > l.idx[last] {
-				// src is sorted, so the rest cannot enter either.
-				return
-			}
+		if !l.beats(i, key, j) {
+			// src is sorted, so the rest cannot enter either.
+			return
 		}
 		l.insert(i, key, j, src.dot[r])
 	}
@@ -530,15 +539,20 @@ func eachDenseRow(ctx context.Context, a blas64.General, threads int, pr *progre
 // estimated from, in increasing order: all n of them when n is at most
 // heatSampleSize, else heatSampleSize drawn without replacement with seed.
 func heatSample(n int, seed uint64) []int {
-	if n <= heatSampleSize {
+	return seededSample(n, heatSampleSize, seed, 0x6772617068) // stream "graph"
+}
+
+// seededSample returns min(size, n) of 0..n-1 in increasing order: all of
+// them, or size drawn without replacement from stream of seed.
+func seededSample(n, size int, seed, stream uint64) []int {
+	if n <= size {
 		idx := make([]int, n)
 		for i := range idx {
 			idx[i] = i
 		}
 		return idx
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6772617068)) // stream "graph"
-	idx := rng.Perm(n)[:heatSampleSize]
+	idx := rand.New(rand.NewPCG(seed, stream)).Perm(n)[:size]
 	slices.Sort(idx)
 	return idx
 }

@@ -82,13 +82,9 @@ func (s Search) ForSparse(a *sparse.CSR) Search {
 	if s != AutoSearch {
 		return s
 	}
-	df := make([]float64, a.Cols)
-	for _, f := range a.Ind {
-		df[f]++
-	}
 	var pairs float64
-	for _, d := range df {
-		pairs += d * (d - 1) / 2
+	for _, d := range a.ColNNZ() {
+		pairs += float64(d) * float64(d-1) / 2
 	}
 	if pairs > autoPairsPerEntry*float64(len(a.Ind)) {
 		return ApproxSearch
@@ -162,14 +158,12 @@ type sparseCosine struct {
 	indptr []int
 	ind    []int32
 	val    []float32
+	df     []int // entries of each feature, in the compact numbering
 }
 
 func newSparseCosine(a *sparse.CSR, inv []float64, threads int) *sparseCosine {
 	n, m := a.Dims()
-	df := make([]int, m)
-	for _, f := range a.Ind {
-		df[f]++
-	}
+	df := a.ColNNZ()
 	ord := make([]int32, m)
 	for f := range ord {
 		ord[f] = int32(f)
@@ -181,10 +175,10 @@ func newSparseCosine(a *sparse.CSR, inv []float64, threads int) *sparseCosine {
 		return int(x - y)
 	})
 	rank := make([]int32, m)
+	s := &sparseCosine{a: a, inv: inv, indptr: a.Indptr, ind: make([]int32, len(a.Ind)), val: make([]float32, len(a.Val)), df: make([]int, m)}
 	for r, f := range ord {
-		rank[f] = int32(r)
+		rank[f], s.df[r] = int32(r), df[f]
 	}
-	s := &sparseCosine{a: a, inv: inv, indptr: a.Indptr, ind: make([]int32, len(a.Ind)), val: make([]float32, len(a.Val))}
 	parallel.For(n, threads, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			for r := a.Indptr[i]; r < a.Indptr[i+1]; r++ {
@@ -552,12 +546,9 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 				if !ok {
 					continue
 				}
-				if c := out.cnt[i]; c == p {
-					if last := i*p + c - 1; key < out.key[last] || key == out.key[last] && j > out.idx[last] {
-						continue
-					}
+				if out.beats(i, key, j) {
+					out.insert(i, key, j, dot)
 				}
-				out.insert(i, key, j, dot)
 			}
 			sc.unload()
 		}
@@ -598,13 +589,9 @@ func bestFirst(s, e int, key []float64, id []int) []int {
 func sparseInit(s *sparseCosine, k int) func() func(i int, offer func(j int)) {
 	n, m := s.a.Dims()
 	perCol := max(k, 8)
-	df := make([]int, m)
-	for _, f := range s.ind {
-		df[f]++
-	}
 	// Columns of the compact copy as lists of (sample, value), then pruned.
 	start := make([]int, m+1)
-	for f, d := range df {
+	for f, d := range s.df {
 		start[f+1] = start[f] + d
 	}
 	who := make([]int32, len(s.ind))

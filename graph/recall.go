@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -35,7 +34,7 @@ func SparseRecall(ctx context.Context, a *sparse.CSR, g *Graph, opt Options, que
 	}
 	sq := sparseSquaredNorms(a)
 	ix := newPostings(a)
-	return recall(ctx, g, p, sampleQueries(n, queries, opt.Seed), opt.Threads, func() func(q int, out *lists) {
+	return recall(ctx, g, p, seededSample(n, queries, opt.Seed, recallStream), opt.Threads, func() func(q int, out *lists) {
 		acc := make([]float64, n)
 		return func(q int, out *lists) {
 			// Products in the row's feature order, as the exact search sums
@@ -73,7 +72,7 @@ func DenseRecall(ctx context.Context, a *mat.Dense, g *Graph, opt Options, queri
 		return 0, err
 	}
 	sq := denseSquaredNorms(raw)
-	return recall(ctx, g, p, sampleQueries(n, queries, opt.Seed), opt.Threads, func() func(q int, out *lists) {
+	return recall(ctx, g, p, seededSample(n, queries, opt.Seed, recallStream), opt.Threads, func() func(q int, out *lists) {
 		return func(q int, out *lists) {
 			rq := raw.Data[q*raw.Stride : q*raw.Stride+raw.Cols]
 			for j := 0; j < n; j++ {
@@ -86,6 +85,9 @@ func DenseRecall(ctx context.Context, a *mat.Dense, g *Graph, opt Options, queri
 	})
 }
 
+// recallStream is the random stream of opt.Seed that draws the queries.
+const recallStream = 0x726563616c6c // "recall"
+
 func checkRecall(g *Graph, opt *Options, n, queries int) (int, error) {
 	if err := g.Check(n); err != nil {
 		return 0, err
@@ -94,22 +96,6 @@ func checkRecall(g *Graph, opt *Options, n, queries int) (int, error) {
 		return 0, fmt.Errorf("graph: %d recall queries, want at least 1", queries)
 	}
 	return opt.neighbors(n)
-}
-
-// sampleQueries returns min(queries, n) samples drawn with seed, in
-// increasing order.
-func sampleQueries(n, queries int, seed uint64) []int {
-	if queries >= n {
-		idx := make([]int, n)
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x726563616c6c)) // stream "recall"
-	idx := rng.Perm(n)[:queries]
-	slices.Sort(idx)
-	return idx
 }
 
 // recall runs exact(q, list) for each query, each worker with its own
