@@ -40,18 +40,18 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	n64, m64 := int64(n), int64(m)
 	var est Memory
 	// A copy of the data per orientation for the solver, and the loaded one.
-	copyBytes := 8 * n64 * m64
-	if a := ds.Sparse; a != nil {
-		copyBytes = 16*int64(len(a.Ind)) + 8*(n64+m64)
-	}
-	est.Data = 3 * copyBytes
+	est.Data = 3 * dataBytes(ds)
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its
 	// replicates' assignments and centres (small) and a copy of V.
 	est.Factors = 7 * 8 * k * (n64 + m64)
 	if opts.Method.KL() {
 		// X ./ (U V^T) at the stored entries, and its transpose.
-		est.Data += 2 * 8 * (copyBytes / 16)
+		entries := n64 * m64
+		if a := ds.Sparse; a != nil {
+			entries = int64(len(a.Ind))
+		}
+		est.Data += 2 * 8 * entries
 	}
 	if opts.Method.Concept() {
 		// W (n x k) and its buffers.
@@ -62,6 +62,16 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 		est.Graph = graphMemory(ds, opts.Graph, threads)
 	}
 	return est
+}
+
+// dataBytes is one copy of the data: for sparse data an index and a value
+// a stored entry and the row pointers of either orientation.
+func dataBytes(ds *dataset.Dataset) int64 {
+	n, m := ds.Dims()
+	if a := ds.Sparse; a != nil {
+		return 16*int64(len(a.Ind)) + 8*int64(n+m)
+	}
+	return 8 * int64(n) * int64(m)
 }
 
 // graphMemory is the nearest-neighbour search's peak: the lists, the
@@ -96,12 +106,7 @@ func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
 // EstimateGraphMemory is EstimateMemory for building the graph alone
 // (BuildGraph): the data as loaded and the search.
 func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int) Memory {
-	n, m := ds.Dims()
-	data := 8 * int64(n) * int64(m)
-	if a := ds.Sparse; a != nil {
-		data = 16*int64(len(a.Ind)) + 8*int64(n+m)
-	}
-	return Memory{Data: data, Graph: graphMemory(ds, o, threads)}
+	return Memory{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
 }
 
 // RecallMemory is what GraphRecall adds to EstimateGraphMemory: for sparse
