@@ -2,6 +2,9 @@
 
 #include "textflag.h"
 
+// PFD is how many entries ahead the loops prefetch rows of b.
+#define PFD 32
+
 // gatherMask<>+8*s holds four lane masks of which the first 4-s are set: the
 // mask for a last accumulator that covers only 4-s columns.
 DATA gatherMask<>+0(SB)/8, $-1
@@ -17,7 +20,8 @@ GLOBL gatherMask<>(SB), RODATA|NOPTR, $64
 // Register use in gatherBlockAVX2:
 //	DI  dst            SI  val            R8  ind
 //	R9  &b[col]        R10 ldb*8          R11 maxRow
-//	DX  len(val)       BX  p              CX  len(val)-1 (paired loops)
+//	DX  len(val)       BX  p              CX  len(val)-1 (prefetch clamp, paired loops)
+//	AX  accumulator count n, then the row PFD entries ahead
 //	R12 &b[ind[p]*ldb+col]                R13 &b[ind[p+1]*ldb+col]
 //	Y0..Y11  accumulators for dst[0:48]; the paired loops (n <= 4) use
 //	         Y0..Y3 for even p and Y6..Y9 for odd p
@@ -47,6 +51,30 @@ GLOBL gatherMask<>(SB), RODATA|NOPTR, $64
 	ADDQ         R9, R13; \
 	VBROADCASTSD (SI)(BX*8), Y15; \
 	VBROADCASTSD 8(SI)(BX*8), Y13
+
+// PFROW(d) points AX at the row of entry p+d (clamped to the last entry,
+// CX = len(val)-1), and PLn prefetches its first n cache lines. The rows
+// of b are gathered in an order the hardware cannot predict; at 500,000
+// samples a factor of 120 MB misses every cache and every entry waited
+// for memory (X V took 3.5x as long per entry as X^T U). Asking PFD
+// entries ahead halves that product's time there and costs nothing
+// measurable when b fits in cache. A prefetch never faults, so an index
+// past b needs no check here (ROW still checks the entries it uses).
+#define PFROW(d) \
+	MOVQ    BX, AX; \
+	ADDQ    $(PFD+d), AX; \
+	CMPQ    AX, CX; \
+	CMOVQGT CX, AX; \
+	MOVQ    (R8)(AX*8), AX; \
+	IMULQ   R10, AX; \
+	ADDQ    R9, AX
+
+#define PL2 PREFETCHT0 (AX); PREFETCHT0 64(AX)
+#define PL3 PL2; PREFETCHT0 128(AX)
+#define PL4 PL3; PREFETCHT0 192(AX)
+#define PL5 PL4; PREFETCHT0 256(AX)
+#define PL6 PL5; PREFETCHT0 320(AX)
+#define PL7 PL6; PREFETCHT0 384(AX)
 
 // MLD, MFM and MST load, update and store the last, masked accumulator;
 // MFMB updates the odd-p copy of it.
@@ -175,6 +203,8 @@ h1:
 	JAE  h1odd
 
 h1loop:
+	PFROW(0); PL2
+	PFROW(1); PL2
 	ROW2
 	MFM(0, Y0)
 	MFMB(0, Y6)
@@ -201,6 +231,8 @@ h2:
 	JAE  h2odd
 
 h2loop:
+	PFROW(0); PL2
+	PFROW(1); PL2
 	ROW2
 	FM1
 	MFM(32, Y1)
@@ -231,6 +263,8 @@ h3:
 	JAE  h3odd
 
 h3loop:
+	PFROW(0); PL3
+	PFROW(1); PL3
 	ROW2
 	FM2
 	MFM(64, Y2)
@@ -261,6 +295,8 @@ h4:
 	JAE  h4odd
 
 h4loop:
+	PFROW(0); PL3
+	PFROW(1); PL3
 	ROW2
 	FM3
 	MFM(96, Y3)
@@ -288,6 +324,7 @@ g5:
 	MLD(128, Y4)
 
 g5loop:
+	PFROW(0); PL4
 	ROW
 	FM4
 	MFM(128, Y4)
@@ -303,6 +340,7 @@ g6:
 	MLD(160, Y5)
 
 g6loop:
+	PFROW(0); PL4
 	ROW
 	FM5
 	MFM(160, Y5)
@@ -318,6 +356,7 @@ g7:
 	MLD(192, Y6)
 
 g7loop:
+	PFROW(0); PL5
 	ROW
 	FM6
 	MFM(192, Y6)
@@ -333,6 +372,7 @@ g8:
 	MLD(224, Y7)
 
 g8loop:
+	PFROW(0); PL5
 	ROW
 	FM7
 	MFM(224, Y7)
@@ -348,6 +388,7 @@ g9:
 	MLD(256, Y8)
 
 g9loop:
+	PFROW(0); PL6
 	ROW
 	FM8
 	MFM(256, Y8)
@@ -363,6 +404,7 @@ g10:
 	MLD(288, Y9)
 
 g10loop:
+	PFROW(0); PL6
 	ROW
 	FM9
 	MFM(288, Y9)
@@ -378,6 +420,7 @@ g11:
 	MLD(320, Y10)
 
 g11loop:
+	PFROW(0); PL7
 	ROW
 	FM10
 	MFM(320, Y10)
@@ -393,6 +436,7 @@ g12:
 	MLD(352, Y11)
 
 g12loop:
+	PFROW(0); PL7
 	ROW
 	FM11
 	MFM(352, Y11)

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -33,6 +35,49 @@ type Data struct {
 	// neg is the first negative entry, nil when X is non-negative: nmf and
 	// gnmf refuse such data, concept factorization accepts it.
 	neg *entry
+	// blocked holds x prepared for X V by column blocks, one per block
+	// width (a width depends on k), built on first use.
+	blocked *blockCache
+}
+
+// blockCache is Data's set of sparse.ColBlocks, shared by concurrent fits.
+type blockCache struct {
+	mu    sync.Mutex
+	width map[int]*sparse.ColBlocks
+}
+
+// Column blocking of X V (sparse.ColBlocks): measured on generated corpora
+// of 100,000 terms (k = 30, 2 threads), X V took 500 ms plain and 354 ms
+// blocked at 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at
+// 200,000 (48 MB), and gained nothing at 50,000 (12 MB, which the caches
+// mostly hold). Blocks of 2 MB of V and rows with 32 entries a block
+// measured best of widths 2,048-16,384 and 8-64 entries.
+// They are variables so that a test can force blocking on small data.
+var (
+	blockMinFactorBytes = 32 << 20
+	blockBytes          = 2 << 20
+	blockMinPerBlock    = 32
+)
+
+// xBlocks returns x prepared for X V with V of k columns, or nil when V
+// is small enough for the plain product.
+func (d *Data) xBlocks(k int) *sparse.ColBlocks {
+	if d.blocked == nil || d.n*k*8 <= blockMinFactorBytes {
+		return nil
+	}
+	// Widths are powers of two, so nearby k share one prepared copy.
+	w := 1 << (bits.Len(uint(max(1, blockBytes/(8*k)))) - 1)
+	d.blocked.mu.Lock()
+	defer d.blocked.mu.Unlock()
+	if d.blocked.width == nil {
+		d.blocked.width = map[int]*sparse.ColBlocks{}
+	}
+	c := d.blocked.width[w]
+	if c == nil {
+		c = d.x.ColBlocks(w, blockMinPerBlock)
+		d.blocked.width[w] = c
+	}
+	return c
 }
 
 // entry is one element of X^T: sample i, caller's feature j, value v.
@@ -68,6 +113,7 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 	}
 	d.x, d.order = byFrequency(samples)
 	d.xt = d.x.T()
+	d.blocked = &blockCache{}
 	return d, nil
 }
 
@@ -144,6 +190,10 @@ func (d *Data) SquaredNorm() float64 { return d.sqNorm }
 // mulV computes dst (m x k) = X V for V (n x k).
 func (d *Data) mulV(dst, v blas64.General, threads int) {
 	if d.x != nil {
+		if c := d.xBlocks(v.Cols); c != nil {
+			c.MulDenseTo(dst, v, threads)
+			return
+		}
 		d.x.MulDenseTo(dst, v, threads)
 		return
 	}
@@ -168,6 +218,7 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		e.xt = d.xt.Clone()
 		e.xt.ScaleRows(f)
 		e.x = e.xt.T()
+		e.blocked = &blockCache{}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e
 	}

@@ -44,7 +44,7 @@ type nmfIter struct {
 	f        *factors
 	uw, vw   *passWork
 	utu, vtv blas64.General
-	xtu, xv  blas64.General // dense X only: the data products, formed whole
+	xtu, xv  blas64.General // the data products formed whole: dense X, and xv where V needs column blocks
 	wv       blas64.General // lambda W V for the current V, with a regularizer
 	// invariant: the scale-invariant graph term (ScaleInvariant with a
 	// regularizer); gk[c] is lambda v_c^T L v_c for the current V, and sv the k x k
@@ -65,8 +65,13 @@ type nmfIter struct {
 func newNMFIter(p *problem, f *factors) *nmfIter {
 	d, k := p.d, f.k
 	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k), kkt: newKKTState(k)}
-	if !d.IsSparse() {
+	switch {
+	case !d.IsSparse():
 		it.xtu, it.xv = general(d.n, k), general(d.m, k)
+	case d.xBlocks(k) != nil:
+		// V is too large for the caches: X V is formed whole by column
+		// blocks (Data.mulV) instead of row by row in the U pass.
+		it.xv = general(d.m, k)
 	}
 	if p.opts.Algorithm == CD {
 		// The stored non-zeros also for dense data, so that both forms
@@ -88,7 +93,8 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 }
 
 // rowsXtU and rowsXV give the rows of X^T U and X V for the current
-// factors: gathered row by row for sparse X, formed whole by BLAS for dense.
+// factors: gathered row by row for sparse X, formed whole by BLAS for dense
+// X and by column blocks for X V when V outgrows the caches.
 func (it *nmfIter) rowsXtU() rowProduct {
 	d := it.p.d
 	if d.IsSparse() {
@@ -100,7 +106,7 @@ func (it *nmfIter) rowsXtU() rowProduct {
 
 func (it *nmfIter) rowsXV() rowProduct {
 	d := it.p.d
-	if d.IsSparse() {
+	if d.IsSparse() && it.xv.Data == nil {
 		return rowProduct{a: d.x, b: it.f.v}
 	}
 	d.mulV(it.xv, it.f.v, it.p.opts.Threads)
