@@ -378,3 +378,50 @@ func TestSampledToEveryKernelPath(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposeBanded checks the banded fill of T and TPermuted (more than
+// transposeBand columns) against transposes built from triplets, for
+// matrices with entries on and beside the band edges, empty rows, rows
+// with no entry in some bands, and one to several row blocks.
+func TestTransposeBanded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, c := range []struct {
+		r, c    int
+		density float64
+	}{{1, transposeBand + 1, 0.5}, {2, 2*transposeBand + 3, 0.01}, {50, transposeBand + 1, 0.05}, {3000, 2*transposeBand + 7, 0.003}} {
+		var ri, ci []int
+		var v []float64
+		for i := 0; i < c.r; i++ {
+			if i%5 == 4 {
+				continue // empty row
+			}
+			for j := 0; j < c.c; j++ {
+				edge := j%transposeBand == 0 || j%transposeBand == transposeBand-1 || j%transposeBand == 1
+				if (edge && i%3 == 0) || rng.Float64() < c.density {
+					ri, ci, v = append(ri, i), append(ci, j), append(v, rng.NormFloat64())
+				}
+			}
+		}
+		a, err := FromTriplets(c.r, c.c, ri, ci, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perm := rng.Perm(c.c)
+		pi := make([]int, len(ci))
+		for p, j := range ci {
+			pi[p] = perm[j]
+		}
+		want, _ := FromTriplets(c.c, c.r, ci, ri, v)
+		wantP, _ := FromTriplets(c.c, c.r, pi, ri, v)
+		for _, procs := range []int{1, 2, 7} {
+			runtime.GOMAXPROCS(procs)
+			for name, pair := range map[string][2]*CSR{"T": {a.T(), want}, "TPermuted": {a.TPermuted(perm), wantP}} {
+				got, w := pair[0], pair[1]
+				if !slices.Equal(got.Indptr, w.Indptr) || !slices.Equal(got.Ind, w.Ind) || !slices.Equal(got.Val, w.Val) {
+					t.Fatalf("%dx%d, %d procs: %s differs from the triplet transpose", c.r, c.c, procs, name)
+				}
+			}
+		}
+	}
+}
