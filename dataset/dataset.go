@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -546,9 +547,29 @@ func (d *Dataset) documentFrequency() []int {
 	_, m := d.Dims()
 	df := make([]int, m)
 	if a := d.Sparse; a != nil {
-		for p, j := range a.Ind {
-			if a.Val[p] != 0 {
-				df[j]++
+		// Blocks of rows count on their own and the counts are added:
+		// integers, so the result is the same for any number of blocks.
+		blocks := max(1, min(parallel.Threads(0), len(a.Ind)/(1<<18), len(a.Ind)/(4*max(m, 1))))
+		counts := make([][]int, blocks)
+		counts[0] = df
+		parallel.For(blocks, blocks, 1, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				c := counts[b]
+				if c == nil {
+					c = make([]int, m)
+					counts[b] = c
+				}
+				r0, r1 := b*a.Rows/blocks, (b+1)*a.Rows/blocks
+				for p := a.Indptr[r0]; p < a.Indptr[r1]; p++ {
+					if a.Val[p] != 0 {
+						c[a.Ind[p]]++
+					}
+				}
+			}
+		})
+		for _, c := range counts[1:] {
+			for j, x := range c {
+				df[j] += x
 			}
 		}
 		return df
@@ -599,6 +620,9 @@ func (d *Dataset) LogTFIDF() error {
 	return nil
 }
 
+// prepareRows is the rows a goroutine weighs or normalizes at a time.
+const prepareRows = 2048
+
 // weighTerms replaces each entry tf by f(tf) log(n / df_j).
 func (d *Dataset) weighTerms(f func(tf float64) float64) {
 	n, _ := d.Dims()
@@ -610,9 +634,12 @@ func (d *Dataset) weighTerms(f func(tf float64) float64) {
 		}
 	}
 	if a := d.Sparse; a != nil {
-		for p, j := range a.Ind {
-			a.Val[p] = f(a.Val[p]) * w[j]
-		}
+		// Each entry on its own: the same result for any thread count.
+		parallel.For(a.Rows, 0, prepareRows, func(lo, hi int) {
+			for p := a.Indptr[lo]; p < a.Indptr[hi]; p++ {
+				a.Val[p] = f(a.Val[p]) * w[a.Ind[p]]
+			}
+		})
 		return
 	}
 	d.eachDenseRow(func(_ int, row []float64) {
@@ -626,16 +653,22 @@ func (d *Dataset) weighTerms(f func(tf float64) float64) {
 // returns how many samples are all zero (they are left as they are).
 func (d *Dataset) NormalizeL2() (zero int) {
 	if a := d.Sparse; a != nil {
-		f := make([]float64, a.Rows)
-		for i := range f {
-			f[i] = 1
-			if norm := floats.Norm(a.Val[a.Indptr[i]:a.Indptr[i+1]], 2); norm > 0 {
-				f[i] = 1 / norm
-			} else {
+		empty := make([]bool, a.Rows)
+		parallel.For(a.Rows, 0, prepareRows, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
+				if norm := floats.Norm(row, 2); norm > 0 {
+					floats.Scale(1/norm, row)
+				} else {
+					empty[i] = true
+				}
+			}
+		})
+		for _, e := range empty {
+			if e {
 				zero++
 			}
 		}
-		a.ScaleRows(f)
 		return zero
 	}
 	d.eachDenseRow(func(_ int, row []float64) {
