@@ -74,38 +74,14 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}
-	var (
-		d   *solver.Data
-		err error
-	)
-	dataStart := time.Now()
-	if ds.Sparse != nil {
-		if ds.Sparse.NNZ() >= collectBeforeCopy {
-			// The solver copies the data twice (a gigabyte each at 70
-			// million entries), and what the loader left behind (a .mat
-			// file's column-major arrays) is garbage by now. Collecting
-			// first lets the copies reuse that memory: fresh pages cost a
-			// fault each, 2.7 ms a megabyte on the virtual machine of
-			// bench/RESULTS.md, where the first copy of 500,000 generated
-			// documents took 4.5 s into fresh memory and 1.0-1.7 s after
-			// a collection.
-			runtime.GC()
-		}
-		d, err = solver.NewSparseData(ds.Sparse)
-	} else {
-		d, err = solver.NewDenseData(ds.Dense)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Source, err)
-	}
-	dataTime := time.Since(dataStart)
-	m, n := d.Dims()
+	var err error
+	n, m := ds.Dims()
 	if opts.K > min(m, n) {
 		return nil, fmt.Errorf("%s: k = %d is more than the data allows: at most min(features, samples) = min(%d, %d)", ds.Source, opts.K, m, n)
 	}
-	lambdas := opts.lambdas(d.IsSparse())
+	lambdas := opts.lambdas(ds.Sparse != nil)
 	auto := len(lambdas) > 1
-	res := &Result{DataTime: dataTime}
+	res := &Result{}
 	report := func(p Progress) {
 		if opts.Progress != nil {
 			opts.Progress(p)
@@ -131,6 +107,31 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		// 6.26 GB (bench/RESULTS.md).
 		runtime.GC()
 	}
+	// The solver's copies come after the graph, so that the search's
+	// working set and its garbage never sit beside them.
+	var d *solver.Data
+	dataStart := time.Now()
+	if ds.Sparse != nil {
+		if ds.Sparse.NNZ() >= collectBeforeCopy && res.Graph == nil {
+			// The solver copies the data twice (a gigabyte each at 70
+			// million entries), and what the loader left behind (a .mat
+			// file's column-major arrays) is garbage by now. Collecting
+			// first lets the copies reuse that memory: fresh pages cost a
+			// fault each, 2.7 ms a megabyte on the virtual machine of
+			// bench/RESULTS.md, where the first copy of 500,000 generated
+			// documents took 4.5 s into fresh memory and 1.0-1.7 s after
+			// a collection. After a graph, the collection above has
+			// done this.
+			runtime.GC()
+		}
+		d, err = solver.NewSparseData(ds.Sparse)
+	} else {
+		d, err = solver.NewDenseData(ds.Dense)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Source, err)
+	}
+	res.DataTime = time.Since(dataStart)
 	so := opts.Solver
 	so.Method, so.K, so.Formulation, so.Seed, so.Threads = opts.Method, opts.K, opts.Formulation, opts.Seed, opts.Threads
 	so.Graph = res.Graph
