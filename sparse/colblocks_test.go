@@ -1,7 +1,6 @@
 package sparse
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -86,18 +85,11 @@ func TestColBlocksMatchReference(t *testing.T) {
 					var first []float64
 					for _, threads := range []int{1, 2, 7} {
 						const guard = -777.0
-						dst := blas64.General{Rows: r, Cols: k, Stride: k + 1, Data: make([]float64, r*(k+1))}
-						for i := range dst.Data {
-							dst.Data[i] = guard
-						}
+						dst := guarded(r, k, k+1, guard)
 						cb.MulDenseTo(dst, b, threads)
 						for i := 0; i < r; i++ {
 							for t2 := 0; t2 < k; t2++ {
-								var want, scale float64
-								for j := 0; j < c; j++ {
-									want += d[i][j] * b.Data[j*b.Stride+t2]
-									scale += math.Abs(d[i][j] * b.Data[j*b.Stride+t2])
-								}
+								want, scale := denseProduct(d, b, i, t2)
 								if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
 									t.Fatalf("%v w %d min %d k %d threads %d: (%d,%d) = %v, want %v", shape, w, minPer, k, threads, i, t2, got, want)
 								}

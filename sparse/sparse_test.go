@@ -57,6 +57,26 @@ func randomGeneral(rng *rand.Rand, r, c, stride int) blas64.General {
 	return g
 }
 
+// guarded returns an r x k matrix with row stride stride, every element
+// set to guard, so a test can see what a product wrote past its rows.
+func guarded(r, k, stride int, guard float64) blas64.General {
+	g := blas64.General{Rows: r, Cols: k, Stride: stride, Data: make([]float64, r*stride)}
+	for i := range g.Data {
+		g.Data[i] = guard
+	}
+	return g
+}
+
+// denseProduct returns element (i, t) of d * b, d dense row by row, and the
+// sum of its terms' magnitudes, the scale for closeRel.
+func denseProduct(d [][]float64, b blas64.General, i, t int) (want, scale float64) {
+	for j, x := range d[i] {
+		want += x * b.Data[j*b.Stride+t]
+		scale += math.Abs(x * b.Data[j*b.Stride+t])
+	}
+	return want, scale
+}
+
 func closeRel(a, b, scale float64) bool {
 	return math.Abs(a-b) <= 1e-12*math.Max(1, scale)
 }
@@ -264,18 +284,11 @@ func TestProductsMatchDenseReference(t *testing.T) {
 		bCopy := append([]float64(nil), b.Data...)
 		const guard = -12345.0
 		for _, threads := range []int{1, 2, 3, 8} {
-			dst := blas64.General{Rows: r, Cols: k, Stride: k + 2, Data: make([]float64, r*(k+2))}
-			for i := range dst.Data {
-				dst.Data[i] = guard
-			}
+			dst := guarded(r, k, k+2, guard)
 			a.MulDenseTo(dst, b, threads)
 			for i := 0; i < r; i++ {
 				for t2 := 0; t2 < k; t2++ {
-					var want, scale float64
-					for j := 0; j < c; j++ {
-						want += d[i][j] * b.Data[j*b.Stride+t2]
-						scale += math.Abs(d[i][j] * b.Data[j*b.Stride+t2])
-					}
+					want, scale := denseProduct(d, b, i, t2)
 					if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
 						t.Fatalf("%v threads %d: A*B (%d,%d) = %v, want %v", shape, threads, i, t2, got, want)
 					}
