@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/manifactor/manifactor/internal/sysmem"
 )
 
 // MAT-file level 5 data types (the spec's miXXX constants).
@@ -701,6 +703,7 @@ func (d *matDecoder) floats(e *matElem, t matTag) ([]float64, error) {
 	ts := numericSize(t.typ)
 	count := t.size / ts
 	out := make([]float64, 0, capHint(e.s, count))
+	sysmem.HugePages(out[:cap(out)]) // fresh memory, written once (see sysmem)
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
 		out = grow(out, k, count)
@@ -722,6 +725,7 @@ func (d *matDecoder) ints(e *matElem, t matTag, what string, limit int) ([]int, 
 		return nil, d.errorf(e.s, t.off, "%s: %d values, at most %d allowed", what, count, limit)
 	}
 	out := make([]int, 0, capHint(e.s, count))
+	sysmem.HugePages(out[:cap(out)]) // fresh memory, written once (see sysmem)
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
 		out = grow(out, k, count)

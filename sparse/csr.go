@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/internal/sysmem"
 )
 
 // CSR is a sparse matrix in compressed sparse row form. Row i holds the
@@ -175,6 +176,10 @@ func (a *CSR) TPermuted(newRow []int) *CSR {
 		dest = func(j int) int { return newRow[j] }
 	}
 	t := &CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int, a.Cols+1), Ind: make([]int, len(a.Ind)), Val: make([]float64, len(a.Val))}
+	// A large transpose is usually written into fresh memory, where
+	// 4 KiB pages cost a fault each (see sysmem.HugePages).
+	sysmem.HugePages(t.Ind)
+	sysmem.HugePages(t.Val)
 	// The rows are cut into blocks at fixed places; each block counts its
 	// entries per column, so that it knows where its part of each column
 	// of t starts, and then fills its part in row order: the result is

@@ -2,7 +2,10 @@
 
 package sysmem
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
 
 // PeakRSS returns the largest resident set size the process has had, in
 // bytes (getrusage's ru_maxrss, which Linux gives in KiB).
@@ -21,4 +24,20 @@ func Total() (bytes int64, ok bool) {
 		return 0, false
 	}
 	return int64(si.Totalram) * int64(si.Unit), true
+}
+
+// adviseHuge advises the whole 4 KiB pages inside the n bytes at p.
+func adviseHuge(p unsafe.Pointer, n uintptr) {
+	const page = 4096
+	skip := (page - uintptr(p)%page) % page
+	if n <= skip {
+		return
+	}
+	length := (n - skip) &^ (page - 1)
+	if length == 0 {
+		return
+	}
+	// The advice is a hint: an error (an old kernel without it) changes
+	// nothing but the speed.
+	_ = syscall.Madvise(unsafe.Slice((*byte)(unsafe.Add(p, skip)), length), syscall.MADV_HUGEPAGE)
 }

@@ -1,7 +1,11 @@
 package sysmem
 
 import (
+	"os"
 	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +35,63 @@ func TestReports(t *testing.T) {
 	if !ok || total < after {
 		t.Errorf("Total = %d, %v; the process has used %d", total, ok, after)
 	}
+}
+
+// anonHuge returns the process's anonymous memory in huge pages, in
+// bytes, from /proc/self/smaps_rollup.
+func anonHuge(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		t.Skipf("no smaps_rollup: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "AnonHugePages:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("smaps_rollup has no AnonHugePages")
+	return 0
+}
+
+// TestHugePages: advised fresh memory is backed by huge pages once
+// written, where the kernel gives them on request, and advising memory
+// already written leaves its contents alone.
+func TestHugePages(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		HugePages(make([]byte, MinHuge)) // does nothing, must not fail
+		return
+	}
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || strings.Contains(string(mode), "[never]") {
+		t.Skipf("transparent huge pages are off here (%q, %v)", mode, err)
+	}
+	// Memory the process has touched and still holds keeps its 4 KiB
+	// pages (TestReports leaves 64 MiB of it): give it back first, so
+	// that the slice below is fresh.
+	debug.FreeOSMemory()
+	before := anonHuge(t)
+	s := make([]float64, 64<<20/8)
+	HugePages(s)
+	for i := range s {
+		s[i] = float64(i)
+	}
+	if got := anonHuge(t) - before; got < 32<<20 {
+		t.Errorf("64 MiB written after the advice: %d MiB more in huge pages, want at least 32", got>>20)
+	}
+	HugePages(s)
+	for i, v := range s {
+		if v != float64(i) {
+			t.Fatalf("s[%d] = %v after a second advice, want %d", i, v, i)
+		}
+	}
+	small := []int{1, 2, 3}
+	HugePages(small)
+	if small[2] != 3 {
+		t.Error("advice on a small slice changed it")
+	}
+	runtime.KeepAlive(s)
 }
