@@ -1,0 +1,25 @@
+package kernels
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPrefetch: a prefetch anywhere in or beside a slice, empty slices
+// included, neither panics nor changes anything.
+func TestPrefetch(t *testing.T) {
+	ind := []int32{3, 1, 4, 1, 5, 9, 2, 6}
+	val := []float32{2, 7, 1, 8, 2, 8, 1, 8}
+	s := []int{1, 2, 3}
+	wantInd, wantVal, wantS := slices.Clone(ind), slices.Clone(val), slices.Clone(s)
+	for _, lo := range []int{-1, 0, 1, 7, 8, 100} {
+		PrefetchRow32(ind, val, lo)
+		PrefetchRow32(ind[:3], val, lo)
+		PrefetchRow32(nil, nil, lo)
+		PrefetchInt(s, lo)
+		PrefetchInt(nil, lo)
+	}
+	if !slices.Equal(ind, wantInd) || !slices.Equal(val, wantVal) || !slices.Equal(s, wantS) {
+		t.Error("a prefetch changed its slices")
+	}
+}
