@@ -546,20 +546,21 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 						cands = append(cands, u)
 					})
 				})
-				w.sc.load(i)
-				for _, u := range cands[:min(prefetchAhead, len(cands))] {
-					w.sc.prefetch(u, -1)
+				at := func(c int) int { // -1 past the end
+					if c < len(cands) {
+						return cands[c]
+					}
+					return -1
 				}
-				for c, u := range cands {
-					near, far := -1, -1
-					if c+prefetchAhead < len(cands) {
-						near = cands[c+prefetchAhead]
+				w.sc.load(i)
+				// From prefetchAhead steps before the first candidate, so
+				// that the first ones are on their way too.
+				for c := -prefetchAhead; c < len(cands); c++ {
+					w.sc.prefetch(at(c+prefetchAhead), at(c+2*prefetchAhead))
+					if c < 0 {
+						continue
 					}
-					if c+2*prefetchAhead < len(cands) {
-						far = cands[c+2*prefetchAhead]
-					}
-					w.sc.prefetch(near, far)
-					if key, _, ok := w.sc.score(u); ok && next.offer(i, u, key) {
+					if key, _, ok := w.sc.score(cands[c]); ok && next.offer(i, cands[c], key) {
 						changes[i]++
 					}
 				}

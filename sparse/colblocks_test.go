@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -87,17 +88,7 @@ func TestColBlocksMatchReference(t *testing.T) {
 						const guard = -777.0
 						dst := guarded(r, k, k+1, guard)
 						cb.MulDenseTo(dst, b, threads)
-						for i := 0; i < r; i++ {
-							for t2 := 0; t2 < k; t2++ {
-								want, scale := denseProduct(d, b, i, t2)
-								if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
-									t.Fatalf("%v w %d min %d k %d threads %d: (%d,%d) = %v, want %v", shape, w, minPer, k, threads, i, t2, got, want)
-								}
-							}
-							if dst.Data[i*dst.Stride+k] != guard {
-								t.Fatalf("%v w %d: wrote past row %d", shape, w, i)
-							}
-						}
+						checkProduct(t, fmt.Sprintf("%v w %d min %d k %d threads %d", shape, w, minPer, k, threads), dst, d, b, guard)
 						if first == nil {
 							first = dst.Data
 						} else {

@@ -1,6 +1,7 @@
 package sparse
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -75,6 +76,25 @@ func denseProduct(d [][]float64, b blas64.General, i, t int) (want, scale float6
 		scale += math.Abs(x * b.Data[j*b.Stride+t])
 	}
 	return want, scale
+}
+
+// checkProduct fails t, naming what, unless dst (made by guarded with
+// guard) holds d * b within rounding and its guard columns are untouched.
+func checkProduct(t *testing.T, what string, dst blas64.General, d [][]float64, b blas64.General, guard float64) {
+	t.Helper()
+	for i := 0; i < dst.Rows; i++ {
+		for t2 := 0; t2 < dst.Cols; t2++ {
+			want, scale := denseProduct(d, b, i, t2)
+			if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
+				t.Fatalf("%s: A*B (%d,%d) = %v, want %v", what, i, t2, got, want)
+			}
+		}
+		for t2 := dst.Cols; t2 < dst.Stride; t2++ {
+			if dst.Data[i*dst.Stride+t2] != guard {
+				t.Fatalf("%s: wrote past row %d", what, i)
+			}
+		}
+	}
 }
 
 func closeRel(a, b, scale float64) bool {
@@ -286,19 +306,7 @@ func TestProductsMatchDenseReference(t *testing.T) {
 		for _, threads := range []int{1, 2, 3, 8} {
 			dst := guarded(r, k, k+2, guard)
 			a.MulDenseTo(dst, b, threads)
-			for i := 0; i < r; i++ {
-				for t2 := 0; t2 < k; t2++ {
-					want, scale := denseProduct(d, b, i, t2)
-					if got := dst.Data[i*dst.Stride+t2]; !closeRel(got, want, scale) {
-						t.Fatalf("%v threads %d: A*B (%d,%d) = %v, want %v", shape, threads, i, t2, got, want)
-					}
-				}
-				for t2 := k; t2 < dst.Stride; t2++ {
-					if dst.Data[i*dst.Stride+t2] != guard {
-						t.Fatalf("%v: MulDenseTo wrote past row %d", shape, i)
-					}
-				}
-			}
+			checkProduct(t, fmt.Sprintf("%v threads %d: MulDenseTo", shape, threads), dst, d, b, guard)
 			dt := blas64.General{Rows: c, Cols: k, Stride: k + 1, Data: make([]float64, c*(k+1))}
 			for i := range dt.Data {
 				dt.Data[i] = guard
