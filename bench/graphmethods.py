@@ -1,50 +1,65 @@
 """Tables of bench/graphmethods.sh's results: accuracy (and NMI) averaged
-over k per corpus for nmf, gnmf, cf and lccf with the defaults, and gnmf
-at each fixed lambda beside lambda auto. Usage: python3 bench/graphmethods.py DIR"""
+over k per corpus for nmf, gnmf, cf and lccf with the defaults, and each
+graph method at every fixed lambda of auto's candidates (same draws and
+seeds) beside lambda auto. Usage: python3 bench/graphmethods.py DIR
+(every DIR/CORPUS-*.json is read, the files of one corpus merged)"""
+import glob
 import json
 import os
 import sys
 
 CORPORA = ["tdt2", "reuters", "ohscal", "la1", "k1b", "coil20", "pie"]
 TEXT = {"tdt2", "reuters", "ohscal", "la1", "k1b"}
+PAIRS = [("nmf", "gnmf"), ("cf", "lccf")]
+CANDIDATES = "lambda_candidates"  # experiment.CandidatesKey
 
 
 def main(d):
-    rows, sweeps = {}, {}
+    rows = {}
     for c in CORPORA:
-        e, s = os.path.join(d, c + "-experiment.json"), os.path.join(d, c + "-sweep.json")
-        if os.path.exists(e) and os.path.getsize(e):
-            rows[c] = json.load(open(e))
-        if os.path.exists(s) and os.path.getsize(s):
-            sweeps[c] = json.load(open(s))
-    print("| corpus | nmf | gnmf (auto) | gnmf - nmf | cf | lccf (auto) | lccf - cf |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    gains = {"gnmf": [], "lccf": []}
+        # Every file of the corpus (one per method list), merged.
+        for f in sorted(glob.glob(os.path.join(d, c + "-*.json"))):
+            if os.path.getsize(f):
+                t = json.load(open(f))
+                r = rows.setdefault(c, {})
+                r.setdefault(CANDIDATES, {}).update(t.pop(CANDIDATES, {}))
+                r.update(t)
+    pairs = [p for p in PAIRS if any(p[1] in t for t in rows.values())]
+    print("| corpus | " + " | ".join(f"{p} | {g} (auto) | {g} - {p}" for p, g in pairs) + " |")
+    print("| --- |" + " ---: | ---: | ---: |" * len(pairs))
+    gains = {g: [] for _, g in pairs}
     for c, t in rows.items():
-        a = {m: 100 * t[m]["average"]["accuracy_mean"] for m in t}
-        n = {m: 100 * t[m]["average"]["nmi_mean"] for m in t}
-        g, l = a["gnmf"] - a["nmf"], a["lccf"] - a["cf"]
-        if c in TEXT:
-            gains["gnmf"].append(g)
-            gains["lccf"].append(l)
-        print(f"| {c} | {a['nmf']:.1f} / {n['nmf']:.1f} | {a['gnmf']:.1f} / {n['gnmf']:.1f} | {g:+.1f} | "
-              f"{a['cf']:.1f} / {n['cf']:.1f} | {a['lccf']:.1f} / {n['lccf']:.1f} | {l:+.1f} |")
+        cells = []
+        for p, g in pairs:
+            if p not in t or g not in t:
+                cells.append(" | | ")
+                continue
+            a = {m: 100 * t[m]["average"]["accuracy_mean"] for m in (p, g)}
+            n = {m: 100 * t[m]["average"]["nmi_mean"] for m in (p, g)}
+            if c in TEXT:
+                gains[g].append(a[g] - a[p])
+            cells.append(f"{a[p]:.1f} / {n[p]:.1f} | {a[g]:.1f} / {n[g]:.1f} | {a[g] - a[p]:+.1f}")
+        print(f"| {c} | " + " | ".join(cells) + " |")
     for m, v in gains.items():
         if v:
             print(f"\n{m}: mean gain over the {len(v)} text corpora {sum(v) / len(v):+.1f} points")
-    if not sweeps:
-        return
-    print("\n| corpus | " + " | ".join(f"lambda {p['value']:g}" for p in next(iter(sweeps.values()))["points"]) +
-          " | best fixed | auto | auto - best |")
-    print("|---" * (len(next(iter(sweeps.values()))["points"]) + 4) + "|")
-    within = 0
-    for c, s in sweeps.items():
-        vals = [100 * p["accuracy_mean"] for p in s["points"]]
-        best = max(vals)
-        auto = 100 * rows[c]["gnmf"]["average"]["accuracy_mean"] if c in rows else float("nan")
-        within += auto >= best - 2
-        print(f"| {c} | " + " | ".join(f"{v:.1f}" for v in vals) + f" | {best:.1f} | {auto:.1f} | {auto - best:+.1f} |")
-    print(f"\nauto within 2 points of the best fixed lambda on {within} of {len(sweeps)} corpora")
+    for _, g in pairs:
+        cands = {c: t[CANDIDATES][g] for c, t in rows.items() if g in t.get(CANDIDATES, {})}
+        if not cands:
+            continue
+        lambdas = [x["lambda"] for x in next(iter(cands.values()))]
+        print(f"\n{g}: each fixed lambda (auto's candidates; 0 is the plain method's mu fit) against auto, accuracy, with how often auto kept it")
+        print("\n| corpus | " + " | ".join(f"lambda {v:g}" for v in lambdas) + " | best fixed | auto | auto - best |")
+        print("|---" * (len(lambdas) + 4) + "|")
+        within = 0
+        for c, cs in cands.items():
+            vals = [100 * x["average"]["accuracy_mean"] for x in cs]
+            best = max(vals)
+            auto = 100 * rows[c][g]["average"]["accuracy_mean"]
+            within += auto >= best - 2
+            print(f"| {c} | " + " | ".join(f"{v:.1f} ({x['kept']})" for v, x in zip(vals, cs)) +
+                  f" | {best:.1f} | {auto:.1f} | {auto - best:+.1f} |")
+        print(f"\n{g}: auto within 2 points of the best fixed lambda on {within} of {len(cands)} corpora")
 
 
 if __name__ == "__main__":

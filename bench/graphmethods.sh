@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # The graph methods against their plain forms on every corpus of
 # ../shared/data with the command line's defaults: the protocol (k = 2..10,
-# or up to the class count, 10 draws per k) for nmf, gnmf, cf and lccf,
-# and gnmf at fixed lambdas for the comparison with lambda auto. Writes
-# one JSON file per corpus and command into OUT (default out/graphmethods)
-# and prints the tables (bench/graphmethods.py). Takes a few hours on 2
-# cores. Usage: bench/graphmethods.sh [OUT] [RUNS]
+# or up to the class count, 10 draws per k) for nmf, gnmf, cf and lccf.
+# Lambda auto's candidates, reported beside each graph method, are the
+# method at each fixed weight on the same draws and seeds (a sweep without
+# fitting again), for the comparison of auto with the best fixed lambda.
+# Writes one JSON file per corpus and method list into OUT (default
+# out/graphmethods; an existing file is kept) and prints the tables
+# (bench/graphmethods.py). Takes a few hours on 2 cores.
+# Usage: bench/graphmethods.sh [OUT] [RUNS] [METHODS] [EXTRA FLAGS...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/graphmethods}
 runs=${2:-10}
+methods=${3:-nmf,gnmf,cf,lccf}
+extra=("${@:4}")
+tag=$methods${4:+$(printf '%s' "${extra[*]}" | tr -c 'a-zA-Z0-9,\n-' _)}
 mkdir -p "$out"
 make -s build >/dev/null
 d=../shared/data
@@ -26,9 +32,8 @@ for c in "${corpora[@]}"; do
 	name=${c%%|*}
 	# shellcheck disable=SC2086
 	args=(${c#*|})
-	[ -s "$out/$name-experiment.json" ] ||
-		bin/manifactor experiment "${args[@]}" --methods nmf,gnmf,cf,lccf --runs "$runs" --format json >"$out/$name-experiment.json"
-	[ -s "$out/$name-sweep.json" ] ||
-		bin/manifactor sweep "${args[@]}" --method gnmf --param lambda=1,3,10,30,100,300,1000 --runs "$runs" --format json >"$out/$name-sweep.json"
+	f=$out/$name-$tag.json
+	[ -s "$f" ] ||
+		bin/manifactor experiment "${args[@]}" --methods "$methods" --runs "$runs" "${extra[@]}" --format json --quiet >"$f"
 done
 python3 bench/graphmethods.py "$out"

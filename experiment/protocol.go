@@ -238,12 +238,36 @@ type Table struct {
 	K       []int
 	Cells   map[string]map[int]Score
 	Average map[string]Score
+	// Candidates holds, for each method that chose its lambda by Auto
+	// (model.Options.Lambda), every candidate weight scored on the same
+	// draws, in the order of their weight: what the method gives at that
+	// fixed weight with the same seeds (a sweep's points, without fitting
+	// again), and how often Auto kept it. Nil when no method ran Auto.
+	Candidates map[string][]CandidateScore
 }
 
-// cell is the outcome of one method on one (k, run).
+// CandidateScore is one of Auto's candidate weights, scored as Table
+// scores a method (Seconds is 0: the candidates' fits are not timed
+// apart). Kept counts the runs, over all k, in which Auto kept it.
+type CandidateScore struct {
+	Lambda  float64
+	Cells   map[int]Score
+	Average Score
+	Kept    int
+}
+
+// cell is the outcome of one method on one (k, run), with the scores of
+// Auto's candidates when it ran Auto.
 type cell struct {
 	accuracy, nmi, seconds float64
 	done                   bool
+	candidates             []candidateCell
+}
+
+// candidateCell is the outcome of one of Auto's candidates on one run.
+type candidateCell struct {
+	lambda, accuracy, nmi float64
+	kept                  bool
 }
 
 // check validates p, ds and methods and returns the sorted method names
@@ -423,26 +447,50 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 			return out, err
 		}
 		start := time.Now()
-		pred, err := methods[name].Cluster(ctx, sub, k, seed)
+		var (
+			pred  []int
+			cands []model.Candidate
+		)
+		if f, ok := methods[name].(Factorization); ok {
+			// The pipeline's result, for Auto's candidates.
+			var res *model.Result
+			if res, err = f.Fit(ctx, sub, k, seed); err == nil {
+				pred, cands = res.Labels, res.Candidates
+			}
+		} else {
+			pred, err = methods[name].Cluster(ctx, sub, k, seed)
+		}
 		secs := time.Since(start).Seconds()
 		if err != nil {
 			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
 		}
-		if len(pred) != len(sub.Labels) {
-			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %d labels for %d samples", name, k, r+1, len(pred), len(sub.Labels))
-		}
-		acc, _, err := cluster.Accuracy(sub.Labels, pred)
-		if err != nil {
-			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
-		}
-		nmi, err := cluster.NMI(sub.Labels, pred)
+		acc, nmi, err := score(sub.Labels, pred)
 		if err != nil {
 			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
 		}
 		out[i] = cell{accuracy: acc, nmi: nmi, seconds: secs, done: true}
+		for _, c := range cands {
+			acc, nmi, err := score(sub.Labels, c.Labels)
+			if err != nil {
+				return out, fmt.Errorf("experiment: %s, k = %d, run %d, candidate lambda %g: %w", name, k, r+1, c.Lambda, err)
+			}
+			out[i].candidates = append(out[i].candidates, candidateCell{lambda: c.Lambda, accuracy: acc, nmi: nmi, kept: c.Kept})
+		}
 		tick()
 	}
 	return out, nil
+}
+
+// score returns the accuracy and NMI of pred against truth.
+func score(truth, pred []int) (acc, nmi float64, err error) {
+	if len(pred) != len(truth) {
+		return 0, 0, fmt.Errorf("%d labels for %d samples", len(pred), len(truth))
+	}
+	if acc, _, err = cluster.Accuracy(truth, pred); err != nil {
+		return 0, 0, err
+	}
+	nmi, err = cluster.NMI(truth, pred)
+	return acc, nmi, err
 }
 
 // table aggregates the completed cells, in the fixed order of k and run.
@@ -460,45 +508,92 @@ func (p Protocol) table(names []string, cells [][]cell) *Table {
 		}
 	}
 	for i, name := range names {
-		t.Cells[name] = make(map[int]Score)
-		var avg Score
-		for ki, k := range p.Classes {
-			var acc, nmi, secs []float64
+		// The method's cell of a run, if it ran.
+		at := func(ki, r int) *cell {
+			if row := cells[ki*p.Runs+r]; row != nil && row[i].done {
+				return &row[i]
+			}
+			return nil
+		}
+		t.Cells[name], t.Average[name] = p.aggregate(t.K, func(ki, r int) (float64, float64, float64, bool) {
+			if c := at(ki, r); c != nil {
+				return c.accuracy, c.nmi, c.seconds, true
+			}
+			return 0, 0, 0, false
+		})
+		// Auto's candidates: the same weights in every run of a method.
+		var lambdas []float64
+		for ki := range p.Classes {
 			for r := range p.Runs {
-				row := cells[ki*p.Runs+r]
-				if row != nil && row[i].done {
-					acc = append(acc, row[i].accuracy)
-					nmi = append(nmi, row[i].nmi)
-					secs = append(secs, row[i].seconds)
+				if c := at(ki, r); c != nil && lambdas == nil {
+					for _, cc := range c.candidates {
+						lambdas = append(lambdas, cc.lambda)
+					}
 				}
 			}
-			if !slices.Contains(t.K, k) {
-				continue
-			}
-			s := Score{Runs: len(acc)}
-			if len(acc) > 0 {
-				s.AccuracyMean, s.AccuracyStd = meanStd(acc)
-				s.NMIMean, s.NMIStd = meanStd(nmi)
-				s.Seconds, _ = meanStd(secs)
-			}
-			t.Cells[name][k] = s
-			avg.AccuracyMean += s.AccuracyMean
-			avg.AccuracyStd += s.AccuracyStd
-			avg.NMIMean += s.NMIMean
-			avg.NMIStd += s.NMIStd
-			avg.Seconds += s.Seconds
-			avg.Runs += s.Runs
 		}
-		if nk := float64(len(t.K)); nk > 0 {
-			avg.AccuracyMean /= nk
-			avg.AccuracyStd /= nk
-			avg.NMIMean /= nk
-			avg.NMIStd /= nk
-			avg.Seconds /= nk
+		for ci, lambda := range lambdas {
+			cs := CandidateScore{Lambda: lambda}
+			cs.Cells, cs.Average = p.aggregate(t.K, func(ki, r int) (float64, float64, float64, bool) {
+				c := at(ki, r)
+				if c == nil || ci >= len(c.candidates) || c.candidates[ci].lambda != lambda {
+					return 0, 0, 0, false
+				}
+				if c.candidates[ci].kept {
+					cs.Kept++
+				}
+				return c.candidates[ci].accuracy, c.candidates[ci].nmi, 0, true
+			})
+			if t.Candidates == nil {
+				t.Candidates = make(map[string][]CandidateScore)
+			}
+			t.Candidates[name] = append(t.Candidates[name], cs)
 		}
-		t.Average[name] = avg
 	}
 	return t
+}
+
+// aggregate scores one series of runs (at gives the accuracy, NMI and
+// seconds of run r of the ki-th k, and whether it ran) per k of ks, and
+// their plain means over ks (the papers' "Avg." column, whose Runs is the
+// total).
+func (p Protocol) aggregate(ks []int, at func(ki, r int) (acc, nmi, secs float64, ok bool)) (map[int]Score, Score) {
+	cells := make(map[int]Score)
+	var avg Score
+	for ki, k := range p.Classes {
+		if !slices.Contains(ks, k) {
+			continue
+		}
+		var acc, nmi, secs []float64
+		for r := range p.Runs {
+			if a, n, sec, ok := at(ki, r); ok {
+				acc = append(acc, a)
+				nmi = append(nmi, n)
+				secs = append(secs, sec)
+			}
+		}
+		s := Score{Runs: len(acc)}
+		if len(acc) > 0 {
+			s.AccuracyMean, s.AccuracyStd = meanStd(acc)
+			s.NMIMean, s.NMIStd = meanStd(nmi)
+			s.Seconds, _ = meanStd(secs)
+		}
+		cells[k] = s
+		avg.AccuracyMean += s.AccuracyMean
+		avg.AccuracyStd += s.AccuracyStd
+		avg.NMIMean += s.NMIMean
+		avg.NMIStd += s.NMIStd
+		avg.Seconds += s.Seconds
+		avg.Runs += s.Runs
+	}
+	if nk := float64(len(ks)); nk > 0 {
+		avg.AccuracyMean /= nk
+		avg.AccuracyStd /= nk
+		avg.NMIMean /= nk
+		avg.NMIStd /= nk
+		avg.Seconds /= nk
+	}
+	return cells, avg
 }
 
 // meanStd returns the mean and the population standard deviation of x,
@@ -515,7 +610,8 @@ func meanStd(x []float64) (mean, std float64) {
 }
 
 // Markdown writes two Markdown tables, accuracy then NMI, with a row per k
-// and an "Avg." row, a column per method, and cells "mean ± std".
+// and an "Avg." row, a column per method, and cells "mean ± std"; then,
+// when a method ran Auto, a table of its candidates averaged over k.
 func (t *Table) Markdown(w io.Writer) error {
 	var b strings.Builder
 	for i, metric := range []string{"Accuracy", "NMI"} {
@@ -548,12 +644,23 @@ func (t *Table) Markdown(w io.Writer) error {
 		}
 		row("Avg.", func(m string) Score { return t.Average[m] })
 	}
+	if len(t.Candidates) > 0 {
+		b.WriteString("\nLambda auto's candidates (each weight fixed, same draws and seeds; kept: runs in which auto chose it)\n\n")
+		b.WriteString("| method | lambda | accuracy | NMI | kept |\n|---|---|---|---|---|\n")
+		for _, m := range t.Methods {
+			for _, c := range t.Candidates[m] {
+				fmt.Fprintf(&b, "| %s | %g | %.3f ± %.3f | %.3f ± %.3f | %d of %d |\n", m, c.Lambda,
+					c.Average.AccuracyMean, c.Average.AccuracyStd, c.Average.NMIMean, c.Average.NMIStd, c.Kept, c.Average.Runs)
+			}
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // CSV writes a header and one record per method and k, then per method
 // "average": method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds.
+// Auto's candidates are in the Markdown and JSON forms only.
 func (t *Table) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"method", "k", "accuracy_mean", "accuracy_std", "nmi_mean", "nmi_std", "runs", "seconds"})
@@ -571,11 +678,19 @@ func (t *Table) CSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// CandidatesKey is the key of Table's JSON under which Auto's candidates
+// are, beside the methods' names (which ParseMethod and the baselines
+// never give it).
+const CandidatesKey = "lambda_candidates"
+
 // MarshalJSON encodes t as an object keyed by method name, each mapping
 // every k (as a string) and "average" to {accuracy_mean, accuracy_std,
-// nmi_mean, nmi_std, runs, seconds}.
+// nmi_mean, nmi_std, runs, seconds}; when a method ran Auto, the key
+// CandidatesKey maps each such method to its candidates in order of
+// weight, each an object with "lambda", "kept" and, like a method's, every
+// k and "average".
 func (t *Table) MarshalJSON() ([]byte, error) {
-	out := make(map[string]map[string]Score, len(t.Methods))
+	out := make(map[string]any, len(t.Methods)+1)
 	for _, m := range t.Methods {
 		row := make(map[string]Score, len(t.K)+1)
 		for _, k := range t.K {
@@ -583,6 +698,19 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 		}
 		row["average"] = t.Average[m]
 		out[m] = row
+	}
+	if len(t.Candidates) > 0 {
+		cands := make(map[string][]map[string]any, len(t.Candidates))
+		for m, cs := range t.Candidates {
+			for _, c := range cs {
+				row := map[string]any{"lambda": c.Lambda, "kept": c.Kept, "average": c.Average}
+				for _, k := range t.K {
+					row[strconv.Itoa(k)] = c.Cells[k]
+				}
+				cands[m] = append(cands[m], row)
+			}
+		}
+		out[CandidatesKey] = cands
 	}
 	return json.Marshal(out)
 }

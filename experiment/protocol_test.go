@@ -428,3 +428,90 @@ func densify(a *sparse.CSR) *mat.Dense {
 	}
 	return x
 }
+
+// noisyTopics returns documents of 6 topics whose words come half from
+// their topic's block and half from the whole vocabulary, so that methods
+// and weights cluster them differently.
+func noisyTopics(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 17))
+	const docs, vocab = 240, 120
+	var ri, ci []int
+	var v []float64
+	var labels []int
+	for d := range docs {
+		c := d % topics
+		labels = append(labels, c+1)
+		seen := map[int]bool{}
+		for range 14 {
+			w := rng.IntN(vocab)
+			if rng.IntN(2) == 0 {
+				w = c*(vocab/topics) + rng.IntN(vocab/topics)
+			}
+			if !seen[w] {
+				seen[w] = true
+				ri, ci, v = append(ri, d), append(ci, w), append(v, float64(1+rng.IntN(3)))
+			}
+		}
+	}
+	a, err := sparse.FromTriplets(docs, vocab, ri, ci, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dataset.Dataset{Source: "noisy topics", Sparse: a, Labels: labels}
+}
+
+// TestAutoCandidates: the table's scores of Auto's candidates are, weight
+// by weight, the scores Sweep gives the method at that fixed weight (the
+// plain method at 0), and Auto kept one candidate in every run.
+func TestAutoCandidates(t *testing.T) {
+	ds := noisyTopics(t)
+	p := Protocol{Classes: []int{2, 4, 6}, Runs: 3, Seed: 8, Workers: 2, Prepare: prepare}
+	o := model.Options{Method: solver.GNMF, Threads: 1, Lambdas: []float64{3, 300}}
+	tab, err := p.Run(context.Background(), ds, map[string]Method{"gnmf": Factorization{Options: o}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands := tab.Candidates["gnmf"]
+	if len(cands) != 3 {
+		t.Fatalf("candidates %+v", tab.Candidates)
+	}
+	points, err := p.Sweep(context.Background(), ds, "gnmf", []float64{0, 3, 300}, func(v float64) (Method, error) {
+		o := o
+		o.Lambda, o.Lambdas = solver.Fixed(v), nil
+		return Factorization{Options: o}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	differ := false
+	for i, c := range cands {
+		kept += c.Kept
+		want := withoutTimes(points[i].Table)
+		if c.Lambda != points[i].Value || !reflect.DeepEqual(c.Cells, want.Cells["gnmf"]) || !reflect.DeepEqual(c.Average, want.Average["gnmf"]) {
+			t.Errorf("candidate %d: %+v, sweep at %v gives %+v", i, c, points[i].Value, want.Average["gnmf"])
+		}
+		differ = differ || c.Average.AccuracyMean != cands[0].Average.AccuracyMean
+	}
+	if kept != 9 {
+		t.Errorf("kept %d times in 9 runs", kept)
+	}
+	if !differ {
+		t.Error("every weight scores the same: the test data cannot tell the candidates apart")
+	}
+	// The JSON form carries them under CandidatesKey; the Markdown form
+	// has their table.
+	var js map[string]json.RawMessage
+	b, err := json.Marshal(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &js); err != nil || js[CandidatesKey] == nil {
+		t.Fatalf("JSON %s: %v", b, err)
+	}
+	var md bytes.Buffer
+	if err := tab.Markdown(&md); err != nil || !strings.Contains(md.String(), "| gnmf | 300 |") {
+		t.Errorf("Markdown:\n%s", md.String())
+	}
+}

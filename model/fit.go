@@ -45,10 +45,24 @@ type Candidate struct {
 	Cohesion float64 `json:"cohesion"`
 	// Cut is the share of the graph's edge weight between samples in
 	// different clusters.
-	Cut        float64 `json:"cut"`
-	Iterations int     `json:"iterations"`
-	Objective  float64 `json:"objective"`
-	Kept       bool    `json:"kept"`
+	Cut float64 `json:"cut"`
+	// ChanceCut is the share a random assignment with the same cluster
+	// volumes (sums of degrees) would cut in expectation, 1 - sum_c
+	// (vol_c / vol)^2: the null model of modularity. It is 0 for a single
+	// cluster.
+	ChanceCut float64 `json:"chance_cut"`
+	// RelativeCut is Cut / ChanceCut: 0 when the clusters follow the
+	// graph, 1 when they agree with it no better than chance (and 1 for a
+	// single cluster, which says nothing about the graph).
+	RelativeCut float64 `json:"relative_cut"`
+	Iterations  int     `json:"iterations"`
+	Objective   float64 `json:"objective"`
+	Kept        bool    `json:"kept"`
+	// Labels is this fit's assignment, one cluster per sample: what the
+	// graph method at this fixed weight (or the plain method) gives with
+	// the same seed, so that a caller with labels can score every
+	// candidate without refitting.
+	Labels []int `json:"-"`
 }
 
 // collectBeforeCopy is the number of stored entries from which Fit
@@ -155,10 +169,9 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		so.Start = solver.NNDSVDStart
 	}
 	var cands []Candidate
-	// The candidates Auto may keep: the one cutting least, the one cutting
-	// least among those at least as cohesive as the plain method's (the
-	// first candidate), and the most cohesive.
-	var byCut, byAdmissibleCut, byCohesion *fitted
+	// The fits Auto may keep (see autoChoice), so that the others' factors
+	// can go as soon as they are scored.
+	var byCut, byCohesion *fitted
 	for c, lambda := range lambdas {
 		so.Lambda = solver.Fixed(lambda)
 		so.Progress = func(start, iter int, obj float64) {
@@ -184,62 +197,93 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
-		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final()}
+		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels}
 		if res.Graph != nil {
-			cand.Cut = 1 - res.Graph.Agreement(f.res.Labels)
+			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
 		}
 		f.cand = len(cands)
 		cands = append(cands, cand)
 		// Ties keep the smaller weight, the earlier candidate.
-		if byCut == nil || cand.Cut < cands[byCut.cand].Cut {
+		if byCut == nil || cand.RelativeCut < cands[byCut.cand].RelativeCut {
 			byCut = f
-		}
-		if cand.Cohesion >= cands[0].Cohesion && (byAdmissibleCut == nil || cand.Cut < cands[byAdmissibleCut.cand].Cut) {
-			byAdmissibleCut = f
 		}
 		if byCohesion == nil || cand.Cohesion > cands[byCohesion.cand].Cohesion {
 			byCohesion = f
 		}
 	}
-	res.Trusted = cands[middle(cands)].Cohesion >= cands[0].Cohesion
-	kept := autoChoice(cands, res.Trusted, byCut, byAdmissibleCut, byCohesion)
-	cands[kept.cand].Kept = true
-	res.Result, res.Lambda, res.Candidates = kept.res, cands[kept.cand].Lambda, cands
+	kept, trusted := autoChoice(cands)
+	cands[kept].Kept = true
+	f := byCohesion
+	if trusted {
+		f = byCut
+	}
+	if f.cand != kept {
+		panic("model: Auto's kept candidate is not one of the fits it kept")
+	}
+	res.Result, res.Lambda, res.Candidates, res.Trusted = f.res, cands[kept].Lambda, cands, trusted
 	res.Runtime = time.Since(begin)
 	return res, nil
 }
 
-// autoChoice is Auto's rule (see Options.Lambda). The graph is trusted
-// when the middle weight leaves a clustering at least as cohesive in the
-// data as the plain method's. Then the candidates as cohesive as the plain
-// method's are admissible, and the one whose clustering cuts the least
-// graph weight is kept, unless another cuts at most half as much: the
-// data's cohesion is a weak signal that favours splitting large classes,
-// and a clustering that halves the disagreement with a trusted graph is
-// the stronger evidence. Untrusted, the most cohesive clustering is kept.
-func autoChoice(c []Candidate, trusted bool, byCut, byAdmissibleCut, byCohesion *fitted) *fitted {
-	if !trusted {
-		return byCohesion
-	}
-	if c[byCut.cand].Cut <= c[byAdmissibleCut.cand].Cut/2 {
-		return byCut
-	}
-	return byAdmissibleCut
-}
-
-// middle returns the index of the candidate whose weight is nearest the
-// geometric middle of the positive candidates' range (30 for
-// DefaultLambdas): the clustering Auto compares with the plain method's.
-func middle(c []Candidate) int {
-	lo, hi := c[1].Lambda, c[len(c)-1].Lambda
-	mid := math.Sqrt(lo * hi)
-	best := 1
-	for i := 2; i < len(c); i++ {
-		if math.Abs(math.Log(c[i].Lambda/mid)) < math.Abs(math.Log(c[best].Lambda/mid)) {
-			best = i
+// autoChoice is Auto's rule (see Options.Lambda): the index of the kept
+// candidate and whether the graph was trusted. c[0] is the plain method.
+//
+// The graph is trusted when some candidate's clustering cuts at most half
+// as much of the graph as the plain method's, both measured against
+// chance (RelativeCut): the factorization, pulled towards the graph, found
+// clusters that the graph and the data support together. That candidate,
+// the one cutting least, is kept. Relative to chance, because a
+// clustering that puts almost every sample in one cluster cuts almost
+// nothing (the graph term at large weights can collapse a factorization
+// that way on a graph that mixes the classes). Untrusted, the clustering
+// most cohesive in the data is kept. Ties keep the smaller weight.
+//
+// How the rule was chosen, against the best fixed weight on seven labelled
+// corpora, and the rules it replaced: docs/REPRODUCTION.md, "Lambda auto".
+func autoChoice(c []Candidate) (kept int, trusted bool) {
+	byCut, byCohesion := 0, 0
+	for i := range c {
+		if c[i].RelativeCut < c[byCut].RelativeCut {
+			byCut = i
+		}
+		if c[i].Cohesion > c[byCohesion].Cohesion {
+			byCohesion = i
 		}
 	}
-	return best
+	if c[byCut].RelativeCut <= c[0].RelativeCut/2 {
+		return byCut, true
+	}
+	return byCohesion, false
+}
+
+// graphCut returns the share of g's edge weight that labels cut, the
+// share random labels with the same cluster volumes would cut, and their
+// ratio (1 when the latter is 0: a single cluster).
+func graphCut(g *graph.Graph, labels []int) (cut, chance, relative float64) {
+	cut = 1 - g.Agreement(labels)
+	// Clusters in the order of their first sample, so that the sum below
+	// runs in one order.
+	index := map[int]int{}
+	var vol []float64
+	var total float64
+	for i, d := range g.Degree {
+		c, ok := index[labels[i]]
+		if !ok {
+			c = len(vol)
+			index[labels[i]] = c
+			vol = append(vol, 0)
+		}
+		vol[c] += d
+		total += d
+	}
+	chance = 1
+	for _, v := range vol {
+		chance -= (v / total) * (v / total)
+	}
+	if total == 0 || !(chance > 0) {
+		return cut, 0, 1
+	}
+	return cut, chance, cut / chance
 }
 
 // fitted is one factorization with its assignment.

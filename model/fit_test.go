@@ -176,17 +176,14 @@ func randomGraph(t *testing.T, labels []int, pure float64, seed uint64) *graph.G
 	return g
 }
 
-// TestAutoRule: the kept candidate is the one the rule names, for a graph
-// that follows the classes and for one joining samples at random, which
-// is not trusted. (Whether Auto helps is a fact about real corpora, tested
-// in TestAutoRealData: on this synthetic corpus, whose words outside a
-// topic are uniform noise, the plain method's clusters are always a little
-// more cohesive than the true classes, so even the class graph is not
-// trusted.)
+// TestAutoRule: the kept candidate is the one the rule names, its cut
+// and chance cut are those of its labels on the graph, and a graph that
+// follows the classes is trusted while one joining samples at random is
+// not.
 func TestAutoRule(t *testing.T) {
 	ds := planted(t, 3, 240, 120, 4, 0.8)
 	ctx := context.Background()
-	check := func(res *Result, what string) {
+	check := func(res *Result, g *graph.Graph, what string) {
 		t.Helper()
 		kept := -1
 		for i, c := range res.Candidates {
@@ -199,40 +196,64 @@ func TestAutoRule(t *testing.T) {
 			if i > 0 && !(c.Lambda > res.Candidates[i-1].Lambda) {
 				t.Fatalf("%s: candidates out of order", what)
 			}
+			if !(c.ChanceCut > 0) || math.Abs(c.RelativeCut-c.Cut/c.ChanceCut) > 1e-15 {
+				t.Fatalf("%s: candidate %d: relative cut %v, cut %v, chance %v", what, i, c.RelativeCut, c.Cut, c.ChanceCut)
+			}
+		}
+		// The kept candidate's figures, from its labels by the definition.
+		var same, total float64
+		vol := map[int]float64{}
+		for i := 0; i < g.N(); i++ {
+			for p := g.W.Indptr[i]; p < g.W.Indptr[i+1]; p++ {
+				total += g.W.Val[p]
+				vol[res.Labels[i]] += g.W.Val[p]
+				if res.Labels[g.W.Ind[p]] == res.Labels[i] {
+					same += g.W.Val[p]
+				}
+			}
+		}
+		chance := 1.0
+		for _, v := range vol {
+			chance -= v * v / (total * total)
+		}
+		if c := res.Candidates[kept]; math.Abs(c.Cut-(1-same/total)) > 1e-12 || math.Abs(c.ChanceCut-chance) > 1e-12 {
+			t.Fatalf("%s: kept candidate's cut %v and chance %v, its labels give %v and %v", what, c.Cut, c.ChanceCut, 1-same/total, chance)
 		}
 		c := res.Candidates
-		trusted := c[slices.IndexFunc(c, func(x Candidate) bool { return x.Lambda == 30 })].Cohesion >= c[0].Cohesion
-		if trusted != res.Trusted {
-			t.Fatalf("%s: Trusted = %v, rule says %v", what, res.Trusted, trusted)
-		}
-		best, adm := 0, 0
+		byCut, byCohesion := 0, 0
 		for i := range c {
-			if trusted && c[i].Cut < c[best].Cut || !trusted && c[i].Cohesion > c[best].Cohesion {
-				best = i
+			if c[i].RelativeCut < c[byCut].RelativeCut {
+				byCut = i
 			}
-			if c[i].Cohesion >= c[0].Cohesion && c[i].Cut < c[adm].Cut {
-				adm = i
+			if c[i].Cohesion > c[byCohesion].Cohesion {
+				byCohesion = i
 			}
 		}
-		if trusted && c[best].Cut > c[adm].Cut/2 {
-			best = adm
+		trusted := c[byCut].RelativeCut <= c[0].RelativeCut/2
+		best := byCohesion
+		if trusted {
+			best = byCut
 		}
-		if kept != best || res.Lambda != c[best].Lambda {
-			t.Fatalf("%s: kept candidate %d (lambda %v), rule says %d", what, kept, res.Lambda, best)
+		if trusted != res.Trusted || kept != best || res.Lambda != c[best].Lambda {
+			t.Fatalf("%s: kept candidate %d (lambda %v, trusted %v), rule says %d (trusted %v)", what, kept, res.Lambda, res.Trusted, best, trusted)
 		}
 	}
-	good, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, Seed: 1, SampleGraph: randomGraph(t, ds.Labels, 0.95, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(good, "class graph")
-	bad, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, Seed: 1, SampleGraph: randomGraph(t, ds.Labels, 0, 2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check(bad, "random graph")
-	if bad.Trusted {
-		t.Errorf("a random graph was trusted: %+v", bad.Candidates)
+	for _, c := range []struct {
+		what    string
+		g       *graph.Graph
+		trusted bool
+	}{
+		{"class graph", randomGraph(t, ds.Labels, 0.95, 1), true},
+		{"random graph", randomGraph(t, ds.Labels, 0, 2), false},
+	} {
+		res, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, Seed: 1, SampleGraph: c.g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(res, c.g, c.what)
+		if res.Trusted != c.trusted {
+			t.Errorf("%s: trusted %v, want %v: %+v", c.what, res.Trusted, c.trusted, res.Candidates)
+		}
 	}
 }
 

@@ -107,14 +107,12 @@ type Options struct {
 	// papers' value (solver.DefaultLambda) under Papers. Auto fits the
 	// plain method and the graph method at every weight of Lambdas from
 	// the same start, assigns each, and keeps one by the data alone (no
-	// labels): it trusts the graph when the clustering at the middle
-	// weight (the candidate nearest the geometric middle of their range,
-	// 30 for DefaultLambdas) is at least as cohesive in the data (see
-	// Cohesion) as the plain method's. Trusted, it keeps, among the
-	// clusterings at least as cohesive as the plain method's, the one that
-	// cuts the least graph weight, unless another cuts at most half as
-	// much, which it keeps instead; untrusted, it keeps the most cohesive
-	// clustering. Result.Candidates reports every candidate.
+	// labels): it trusts the graph when some weight's clustering cuts at
+	// most half as much of the graph as the plain method's, both relative
+	// to what random clusters of the same volumes would cut
+	// (Candidate.RelativeCut), and then keeps the clustering that cuts
+	// least; untrusted, it keeps the clustering most cohesive in the data
+	// (see Cohesion). Result.Candidates reports every candidate.
 	Lambda solver.Lambda
 	// Lambdas are Auto's candidate weights (0 is always added); nil means
 	// DefaultLambdas. Each must be finite and positive, and a non-nil

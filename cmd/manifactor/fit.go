@@ -186,7 +186,7 @@ func printSummary(w io.Writer, s *fitSummary) {
 			}
 			verdict := "graph not trusted: the most cohesive clustering kept"
 			if *s.GraphTrusted {
-				verdict = "graph trusted: the clustering it cuts least kept"
+				verdict = "graph trusted: the clustering that cuts it least kept"
 			}
 			fmt.Fprintf(w, ", chosen by auto among %s (%s)", strings.Join(tried, ", "), verdict)
 		}

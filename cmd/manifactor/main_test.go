@@ -15,6 +15,8 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/experiment"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -630,17 +632,34 @@ func TestExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var table map[string]map[string]map[string]float64
-	if err := json.Unmarshal([]byte(out), &table); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, m := range []string{"nmf", "gnmf", "kmeans"} {
+		var row map[string]map[string]float64
+		if err := json.Unmarshal(raw[m], &row); err != nil {
+			t.Fatalf("%s: %v\n%s", m, err, out)
+		}
 		for _, k := range []string{"2", "3", "average"} {
-			c := table[m][k]
+			c := row[k]
 			if c["accuracy_mean"] != 1 || c["nmi_mean"] != 1 {
 				t.Errorf("%s k=%s: %v", m, k, c)
 			}
 		}
+	}
+	// gnmf ran lambda auto: its candidates, the plain fit first, each
+	// scored, one kept in each of the 4 runs.
+	var cands map[string][]map[string]any
+	if err := json.Unmarshal(raw[experiment.CandidatesKey], &cands); err != nil || len(cands) != 1 || len(cands["gnmf"]) != len(model.DefaultLambdas())+1 {
+		t.Fatalf("candidates %v: %s", err, raw[experiment.CandidatesKey])
+	}
+	kept := 0.0
+	for _, c := range cands["gnmf"] {
+		kept += c["kept"].(float64)
+	}
+	if cands["gnmf"][0]["lambda"] != 0.0 || kept != 4 {
+		t.Errorf("candidates %v", cands["gnmf"])
 	}
 	// --solver cd runs for methods that have it, whatever other families
 	// lack it.
