@@ -106,10 +106,10 @@ func TestFitLambdaZeroAndDefaults(t *testing.T) {
 	ds := planted(t, 2, 90, 45, 3, 0.3)
 	ctx := context.Background()
 	for _, pair := range [][2]solver.Method{{solver.NMF, solver.GNMF}, {solver.CF, solver.LCCF}, {solver.NMFKL, solver.LPNMF}} {
-		// The same solver for both: auto picks cd for nmf and nmf-kl,
-		// mu for their graph forms.
+		// The same solver for both: the graph method's default (auto
+		// picks cd for nmf, gnmf and nmf-kl, mu for lpnmf and cf).
 		plainOpts := Options{Method: pair[0], K: 3, Seed: 4}
-		plainOpts.Solver.Algorithm = solver.MU
+		plainOpts.Solver.Algorithm = solver.AutoAlgorithm.Resolve(pair[1])
 		plain, err := Fit(ctx, ds, plainOpts)
 		if err != nil {
 			t.Fatal(err)
@@ -219,23 +219,8 @@ func TestAutoRule(t *testing.T) {
 		if c := res.Candidates[kept]; math.Abs(c.Cut-(1-same/total)) > 1e-12 || math.Abs(c.ChanceCut-chance) > 1e-12 {
 			t.Fatalf("%s: kept candidate's cut %v and chance %v, its labels give %v and %v", what, c.Cut, c.ChanceCut, 1-same/total, chance)
 		}
-		c := res.Candidates
-		byCut, byCohesion := 0, 0
-		for i := range c {
-			if c[i].RelativeCut < c[byCut].RelativeCut {
-				byCut = i
-			}
-			if c[i].Cohesion > c[byCohesion].Cohesion {
-				byCohesion = i
-			}
-		}
-		trusted := c[byCut].RelativeCut <= c[0].RelativeCut/2
-		best := byCohesion
-		if trusted {
-			best = byCut
-		}
-		if trusted != res.Trusted || kept != best || res.Lambda != c[best].Lambda {
-			t.Fatalf("%s: kept candidate %d (lambda %v, trusted %v), rule says %d (trusted %v)", what, kept, res.Lambda, res.Trusted, best, trusted)
+		if want, trusted := autoChoice(res.Candidates); kept != want || trusted != res.Trusted || res.Lambda != res.Candidates[want].Lambda {
+			t.Fatalf("%s: kept candidate %d (lambda %v, trusted %v), the rule says %d (trusted %v)", what, kept, res.Lambda, res.Trusted, want, trusted)
 		}
 	}
 	for _, c := range []struct {
@@ -253,6 +238,31 @@ func TestAutoRule(t *testing.T) {
 		check(res, c.g, c.what)
 		if res.Trusted != c.trusted {
 			t.Errorf("%s: trusted %v, want %v: %+v", c.what, res.Trusted, c.trusted, res.Candidates)
+		}
+	}
+}
+
+// TestAutoChoice: Auto's rule on hand-made candidates (the plain method
+// first).
+func TestAutoChoice(t *testing.T) {
+	cand := func(rel, coh float64) Candidate { return Candidate{RelativeCut: rel, Cohesion: coh} }
+	for _, c := range []struct {
+		what    string
+		c       []Candidate
+		kept    int
+		trusted bool
+	}{
+		{"a weight halves the relative cut", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49), cand(0.15, 0.45), cand(0.2, 0.46)}, 2, true},
+		{"exactly half", []Candidate{cand(0.4, 0.5), cand(0.2, 0.45)}, 1, true},
+		{"no weight halves it: the most cohesive", []Candidate{cand(0.4, 0.5), cand(0.25, 0.52), cand(0.21, 0.51)}, 1, false},
+		{"untrusted, the plain method most cohesive", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49)}, 0, false},
+		{"ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.1, 0.45), cand(0.1, 0.46)}, 1, true},
+		{"cohesion ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.3, 0.5)}, 0, false},
+		{"the plain method already follows the graph", []Candidate{cand(0, 0.5), cand(0, 0.6)}, 0, true},
+	} {
+		kept, trusted := autoChoice(c.c)
+		if kept != c.kept || trusted != c.trusted {
+			t.Errorf("%s: kept %d (trusted %v), want %d (trusted %v)", c.what, kept, trusted, c.kept, c.trusted)
 		}
 	}
 }

@@ -11,17 +11,18 @@ import (
 
 // Algorithm selects how Fit minimizes a method's objective. The zero
 // value, AutoAlgorithm, is the one that reaches a given objective soonest
-// for the method where that choice also clusters as well: CD for NMF and
-// NMF-KL and their NC-weighted forms (3x to 13x sooner than MU to MU's
-// 200-iteration objective on seven corpora, and as good a clustering
-// under the default protocol on most of them), MU for the rest. GNMF's CD
-// is 5x sooner to the objective too, but clustered 2.3 points worse on
-// TDT2's 10-draw table (bench/RESULTS.md), so GNMF stays on MU.
+// for the method where that choice also clusters as well: CD for NMF,
+// GNMF and NMF-KL and their NC-weighted forms (3x to 13x sooner than MU
+// to MU's 200-iteration objective on seven corpora, GNMF's 5x sooner to
+// its 300-iteration objective on TDT2, and as good a clustering under
+// the default protocol: bench/RESULTS.md), MU for the rest. LPNMF's CD
+// is sooner too but clustered worse on TDT2 and Reuters, and CF and LCCF
+// have none (see HasCD).
 type Algorithm int
 
 const (
-	// AutoAlgorithm is CD for nmf, nmf-ncw, nmf-kl and nmf-kl-ncw and
-	// MU for the other methods (see Algorithm).
+	// AutoAlgorithm is CD for nmf, gnmf, nmf-kl and their -ncw forms
+	// and MU for the other methods (see Algorithm).
 	AutoAlgorithm Algorithm = iota
 	// MU is the papers' multiplicative updates, the reference
 	// implementation's arithmetic.
@@ -75,13 +76,13 @@ func HasCD(m Method) bool {
 }
 
 // Resolve returns the algorithm Fit runs for method m: a for MU and CD,
-// and for AutoAlgorithm CD where m is NMF or NMF-KL (or their NC-weighted
-// forms), MU otherwise (see Algorithm).
+// and for AutoAlgorithm CD where m is NMF, GNMF or NMF-KL (or their
+// NC-weighted forms), MU otherwise (see Algorithm).
 func (a Algorithm) Resolve(m Method) Algorithm {
 	if a != AutoAlgorithm {
 		return a
 	}
-	if b := m.Base(); b == NMF || b == NMFKL {
+	if b := m.Base(); b == NMF || b == GNMF || b == NMFKL {
 		return CD
 	}
 	return MU

@@ -591,12 +591,12 @@ func TestKLCDRowGraph(t *testing.T) {
 	}
 }
 
-// TestAutoAlgorithm: auto is cd for nmf, nmf-kl and their NC-weighted
-// forms and mu for every other method; explicit choices stay.
+// TestAutoAlgorithm: auto is cd for nmf, gnmf, nmf-kl and their
+// NC-weighted forms and mu for every other method; explicit choices stay.
 func TestAutoAlgorithm(t *testing.T) {
 	for _, m := range Methods() {
 		want := MU
-		if b := m.Base(); b == NMF || b == NMFKL {
+		if b := m.Base(); b == NMF || b == GNMF || b == NMFKL {
 			want = CD
 		}
 		if got := AutoAlgorithm.Resolve(m); got != want {

@@ -147,6 +147,16 @@ func referenceGNMF(x, u, v dmat, lambda float64, w dmat, deg []float64, iters in
 	return objs
 }
 
+// paperAlgo is the algorithm the tests of the papers' updates run: MU for
+// GNMF's forms (whose default is CD, tested in cd_test.go), the default
+// for every other method.
+func paperAlgo(m Method) Algorithm {
+	if m.Base() == GNMF {
+		return MU
+	}
+	return AutoAlgorithm
+}
+
 // referenceLCCF runs paper 002 eqs. 18 then 17 with plain loops and the
 // explicit linear kernel.
 func referenceLCCF(x, wf, v dmat, lambda float64, g dmat, deg []float64, iters int) []float64 {
@@ -211,7 +221,7 @@ func TestGNMFAndLCCFMatchReference(t *testing.T) {
 		// normalization (the graph term is not).
 		refFit := objectiveRef(x, ra, rv, 0, nil, nil)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: method, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g, Formulation: Papers})
+			res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: paperAlgo(method), K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,13 +257,17 @@ func flat(a dmat) []float64 {
 }
 
 // TestObjectiveNonIncreasingAllMethods is Theorem 1 of papers 000 and 002
-// (and Theorem 2 for the general updates), for every method and kernel.
+// (and Theorem 2 for the general updates), for every method and kernel,
+// under the papers' updates and under each method's default.
 func TestObjectiveNonIncreasingAllMethods(t *testing.T) {
 	all, _ := datas(t, 31, 40, 35, 0.25)
 	g := randomGraph(32, 40, 4)
 	cases := []Options{
-		{Method: NMF}, {Method: GNMF, Lambda: Fixed(3)}, {Method: CF}, {Method: LCCF, Lambda: Fixed(3)},
-		{Method: NMFNCW}, {Method: GNMFNCW, Lambda: Fixed(3)}, {Method: CFNCW}, {Method: LCCFNCW, Lambda: Fixed(3)},
+		{Method: NMF, Algorithm: MU}, {Method: GNMF, Algorithm: MU, Lambda: Fixed(3)}, {Method: CF}, {Method: LCCF, Lambda: Fixed(3)},
+		{Method: NMFNCW, Algorithm: MU}, {Method: GNMFNCW, Algorithm: MU, Lambda: Fixed(3)}, {Method: CFNCW}, {Method: LCCFNCW, Lambda: Fixed(3)},
+		// The defaults of the methods that have cd (cd_test.go tests cd
+		// further).
+		{Method: NMF}, {Method: GNMF, Lambda: Fixed(3)}, {Method: NMFNCW}, {Method: GNMFNCW, Lambda: Fixed(3)},
 		{Method: CF, Kernel: Kernel{Kind: Polynomial, Degree: 2}},
 		{Method: LCCF, Lambda: Fixed(2), Kernel: Kernel{Kind: Gaussian}},
 		{Method: LCCF, Lambda: Fixed(2), explicitKernel: true},
@@ -283,14 +297,18 @@ func checkMonotone(t *testing.T, what string, obj []float64) {
 }
 
 // TestLambdaZeroIsPlainMethod: with lambda = 0 the graph methods reproduce
-// nmf and cf bit for bit, even with a graph given.
+// nmf and cf bit for bit under their default algorithm (cd for gnmf, mu
+// for lccf), even with a graph given.
 func TestLambdaZeroIsPlainMethod(t *testing.T) {
 	all, _ := datas(t, 41, 30, 25, 0.3)
 	g := randomGraph(42, 30, 3)
 	for _, pair := range [][2]Method{{NMF, GNMF}, {CF, LCCF}, {NMFNCW, GNMFNCW}, {CFNCW, LCCFNCW}} {
 		for name, d := range all {
 			for _, f := range []Formulation{ScaleInvariant, Papers} {
-				a, err := Fit(context.Background(), d, Options{Method: pair[0], Algorithm: MU, K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
+				// The graph method's default algorithm, named for the
+				// plain one.
+				alg := AutoAlgorithm.Resolve(pair[1])
+				a, err := Fit(context.Background(), d, Options{Method: pair[0], Algorithm: alg, K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -348,7 +366,7 @@ func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 		var ref *Result
 		for _, name := range []string{"sparse", "dense"} {
 			for _, threads := range []int{1, 3} {
-				res, err := Fit(context.Background(), all[name], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: threads})
+				res, err := Fit(context.Background(), all[name], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: threads})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -362,8 +380,8 @@ func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 			}
 		}
 		// Bit-for-bit across thread counts on one form.
-		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 1})
-		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 8})
+		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 1})
+		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 8})
 		if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
 			t.Fatalf("%s: threads 1 and 8 differ", m)
 		}
@@ -507,11 +525,11 @@ func TestNormalizeStart(t *testing.T) {
 	g := randomGraph(52, 40, 4)
 	for _, m := range []Method{NMF, GNMF, CF, LCCF, NMFNCW, GNMFNCW, CFNCW, LCCFNCW} {
 		for name, d := range all {
-			raw, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(0)})
+			raw, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			norm, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(0)})
+			norm, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(0)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -527,7 +545,7 @@ func TestNormalizeStart(t *testing.T) {
 			// term, and not the scale-invariant one.
 			if m.TakesGraph() {
 				for _, f := range []Formulation{Papers, ScaleInvariant} {
-					o := Options{Method: m, K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(3), Graph: g, Formulation: f}
+					o := Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(3), Graph: g, Formulation: f}
 					a, _ := Fit(context.Background(), d, o)
 					o.Start = NormalizedStart
 					b, _ := Fit(context.Background(), d, o)
@@ -537,7 +555,7 @@ func TestNormalizeStart(t *testing.T) {
 					}
 				}
 			}
-			res, err := Fit(context.Background(), d, Options{Method: m, K: 4, MaxIter: 150, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(3), Graph: g, Formulation: Papers})
+			res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 150, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(3), Graph: g, Formulation: Papers})
 			if err != nil {
 				t.Fatal(err)
 			}

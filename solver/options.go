@@ -163,8 +163,8 @@ type Options struct {
 	Graph *graph.Graph
 
 	// Algorithm is how the objective is minimized; the zero value,
-	// AutoAlgorithm, is CD for nmf, nmf-kl and their NC-weighted forms
-	// and MU for the rest (see Algorithm). Explicit CD for a method
+	// AutoAlgorithm, is CD for nmf, gnmf, nmf-kl and their NC-weighted
+	// forms and MU for the rest (see Algorithm). Explicit CD for a method
 	// without it is an error (see HasCD).
 	Algorithm Algorithm
 

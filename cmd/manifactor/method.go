@@ -112,7 +112,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
 	fs.TextVar(&f.start, "start", model.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
-	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates) or cd (coordinate descent)")
+	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates) or cd (coordinate descent)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
 	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 turns the rule off (with --pg-tol 0, all --iters run)")
