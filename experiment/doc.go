@@ -10,8 +10,10 @@
 // package model on each subset: its own graph when the method takes one,
 // the start, the factorization and the assignment), the baseline methods (k-means, LSI, Average Association, Normalized
 // Cut, PCA), the Protocol that draws the subsets and runs the methods, and
-// the Table of scores with its Markdown, CSV and JSON forms, Sweep (the
-// protocol's average against one parameter's values), and the published
+// the Table of scores with its Markdown, CSV and JSON forms (with, for a
+// factorization that chose its lambda by Auto, every candidate weight
+// scored on the same fits: Table.Candidates), Sweep (the protocol's
+// average against one parameter's values), and the published
 // tables of the five papers as data (References, LookupReference), which
 // Table.Compare prints beside a run's scores with the differences.
 //
