@@ -12,23 +12,14 @@ out=${1:-out/gnmfsolvers}
 rounds=${2:-2}
 mkdir -p "$out"
 make -s build >/dev/null
-d=../shared/data
-corpora=(
-	"tdt2|--data $d/tdt2/TDT2.mat --k 30"
-	"reuters|--data $d/reuters21578 --single-label --min-class-size 5 --k 30"
-	"ohscal|--data $d/cluto/ohscal.mat --k 10"
-	"la1|--data $d/cluto/la1.mat --k 6"
-	"k1b|--data $d/cluto/k1b.mat --k 6"
-	"coil20|--data $d/coil20/COIL20.mat --k 20"
-	"pie|--data $d/pie/PIE_32x32_10class.mat --k 10"
-)
+. bench/corpora.sh
 for r in $(seq 1 "$rounds"); do
 	order="mu cd"
 	[ $((r % 2)) = 0 ] && order="cd mu"
 	for c in "${corpora[@]}"; do
-		name=${c%%|*}
-		# shellcheck disable=SC2086
-		args=(${c#*|})
+		IFS='|' read -r name flags _ classes <<<"$c"
+		# shellcheck disable=SC2206
+		args=($flags --k "$classes")
 		for s in $order; do
 			bin/manifactor cluster "${args[@]}" --method gnmf --solver "$s" --quiet --json >"$out/$name-$s-$r.json"
 		done

@@ -18,20 +18,11 @@ extra=("${@:4}")
 tag=$methods${4:+$(printf '%s' "${extra[*]}" | tr -c 'a-zA-Z0-9,\n-' _)}
 mkdir -p "$out"
 make -s build >/dev/null
-d=../shared/data
-corpora=(
-	"tdt2|--data $d/tdt2/TDT2.mat --clusters 2-10"
-	"reuters|--data $d/reuters21578 --single-label --min-class-size 5 --clusters 2-10"
-	"ohscal|--data $d/cluto/ohscal.mat --clusters 2-10"
-	"la1|--data $d/cluto/la1.mat --clusters 2-6"
-	"k1b|--data $d/cluto/k1b.mat --clusters 2-6"
-	"coil20|--data $d/coil20/COIL20.mat --clusters 2-10"
-	"pie|--data $d/pie/PIE_32x32_10class.mat --clusters 2-10"
-)
+. bench/corpora.sh
 for c in "${corpora[@]}"; do
-	name=${c%%|*}
-	# shellcheck disable=SC2086
-	args=(${c#*|})
+	IFS='|' read -r name flags maxk _ <<<"$c"
+	# shellcheck disable=SC2206
+	args=($flags --clusters "2-$maxk")
 	f=$out/$name-$tag.json
 	[ -s "$f" ] ||
 		bin/manifactor experiment "${args[@]}" --methods "$methods" --runs "$runs" "${extra[@]}" --format json --quiet >"$f"
