@@ -42,10 +42,10 @@ type Dataset struct {
 	// IDs identifies each sample in its source (e.g. Reuters NEWID); nil
 	// when the source has none.
 	IDs []string
-	// Weighted reports that the values' weighting has been decided: the
-	// text pipeline sets it whatever its options were, and a preparation
-	// that weighs or normalizes sets it, so that an automatic preparation
-	// does not weigh the values again.
+	// Weighted reports that the values have been weighed or scaled: the
+	// text pipeline sets it unless it returns raw counts, and a
+	// preparation that weighs or normalizes sets it, so that an automatic
+	// preparation does not weigh the values again.
 	Weighted bool
 	// Notes are what a reader decided on its own and a user should hear,
 	// such as whether SVMlight indices were read as 0- or 1-based.
@@ -593,7 +593,7 @@ func (d *Dataset) TFIDF() error {
 	if err := d.CheckNonNegative(); err != nil {
 		return fmt.Errorf("tf-idf needs term counts: %w", err)
 	}
-	d.weighTerms(func(tf float64) float64 { return tf })
+	d.WeighTerms(d.IDF(), false)
 	return nil
 }
 
@@ -605,26 +605,34 @@ func (d *Dataset) TFIDF() error {
 // Every non-zero count must be at least 1 (1 + ln tf turns negative below
 // 1/e); the error names the first that is not.
 func (d *Dataset) LogTFIDF() error {
+	if err := d.CheckLogCounts(); err != nil {
+		return err
+	}
+	d.WeighTerms(d.IDF(), true)
+	return nil
+}
+
+// CheckLogCounts reports the first value that log tf-idf cannot weigh: a
+// negative one, or a non-zero below 1.
+func (d *Dataset) CheckLogCounts() error {
 	if err := d.CheckNonNegative(); err != nil {
 		return fmt.Errorf("tf-idf needs term counts: %w", err)
 	}
 	if i, j, x, found := d.first(func(x float64) bool { return x != 0 && !(x >= 1) }); found {
 		return fmt.Errorf("%s: value %v at sample %d, feature %d: log tf-idf needs term counts, every non-zero at least 1", d.Source, x, i+1, j+1)
 	}
-	d.weighTerms(func(tf float64) float64 {
-		if tf == 0 {
-			return 0
-		}
-		return 1 + math.Log(tf)
-	})
 	return nil
 }
 
 // prepareRows is the rows a goroutine weighs or normalizes at a time.
 const prepareRows = 2048
 
-// weighTerms replaces each entry tf by f(tf) log(n / df_j).
-func (d *Dataset) weighTerms(f func(tf float64) float64) {
+// IDF returns each feature's inverse document frequency log(n / df_j),
+// with n the number of samples and df_j the number in which feature j is
+// non-zero; 0 for a feature no sample uses. It is what TFIDF and LogTFIDF
+// weigh by, and what a fitted model keeps to weigh new samples as it
+// weighed its training corpus.
+func (d *Dataset) IDF() []float64 {
 	n, _ := d.Dims()
 	df := d.documentFrequency()
 	w := make([]float64, len(df))
@@ -633,6 +641,29 @@ func (d *Dataset) weighTerms(f func(tf float64) float64) {
 			w[j] = math.Log(float64(n) / float64(c))
 		}
 	}
+	return w
+}
+
+// WeighTerms replaces each entry tf of feature j by tf idf[j], or with
+// sublinear by (1 + ln tf) idf[j] (0 where tf is 0): TFIDF and LogTFIDF
+// with the idf given rather than the data's own, so that new samples are
+// weighed by their training corpus's idf. It checks nothing: the callers
+// check the values (see TFIDF and LogTFIDF), and it panics when idf has
+// not one entry per feature.
+func (d *Dataset) WeighTerms(idf []float64, sublinear bool) {
+	if _, m := d.Dims(); len(idf) != m {
+		panic(fmt.Sprintf("dataset: WeighTerms: %d weights for %d features", len(idf), m))
+	}
+	f := func(tf float64) float64 { return tf }
+	if sublinear {
+		f = func(tf float64) float64 {
+			if tf == 0 {
+				return 0
+			}
+			return 1 + math.Log(tf)
+		}
+	}
+	w := idf
 	if a := d.Sparse; a != nil {
 		// Each entry on its own: the same result for any thread count.
 		parallel.For(a.Rows, 0, prepareRows, func(lo, hi int) {
@@ -758,4 +789,74 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		}
 	}
 	return out
+}
+
+// MapFeatures renumbers the features: feature j becomes feature to[j] of
+// a data set of m features, or is dropped when to[j] is negative; the
+// features nothing maps to are zero. It is how new samples are aligned
+// with the features of a fitted model. It returns how many features were
+// dropped and how many stored non-zeros they held. Vocabulary becomes
+// names (one per new feature), or nil when names is nil. It panics when
+// to has not one entry per feature, maps two features to one or maps one
+// outside [0, m).
+func (d *Dataset) MapFeatures(to []int, m int, names []string) (dropped, droppedEntries int) {
+	_, m0 := d.Dims()
+	if len(to) != m0 || (names != nil && len(names) != m) {
+		panic(fmt.Sprintf("dataset: MapFeatures: %d targets for %d features, %d names for %d", len(to), m0, len(names), m))
+	}
+	seen := make([]bool, m)
+	for _, t := range to {
+		if t >= m || (t >= 0 && seen[t]) {
+			panic(fmt.Sprintf("dataset: MapFeatures: target %d repeated or outside [0, %d)", t, m))
+		}
+		if t < 0 {
+			dropped++
+		} else {
+			seen[t] = true
+		}
+	}
+	n, _ := d.Dims()
+	if a := d.Sparse; a != nil {
+		out := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
+		type entry struct {
+			j int
+			x float64
+		}
+		var row []entry
+		for i := 0; i < n; i++ {
+			row = row[:0]
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				if t := to[a.Ind[p]]; t >= 0 {
+					row = append(row, entry{t, a.Val[p]})
+				} else if a.Val[p] != 0 {
+					droppedEntries++
+				}
+			}
+			slices.SortFunc(row, func(x, y entry) int { return x.j - y.j })
+			for _, e := range row {
+				out.Ind = append(out.Ind, e.j)
+				out.Val = append(out.Val, e.x)
+			}
+			out.Indptr[i+1] = len(out.Ind)
+		}
+		d.Sparse = out
+	} else {
+		if m == 0 {
+			panic("dataset: MapFeatures: dense data needs at least one feature")
+		}
+		out := mat.NewDense(n, m, nil)
+		d.eachDenseRow(func(i int, row []float64) {
+			o := out.RawRowView(i)
+			for j, x := range row {
+				if t := to[j]; t >= 0 {
+					o[t] = x
+				} else if x != 0 {
+					droppedEntries++
+				}
+			}
+		})
+		d.Dense = out
+	}
+	d.Vocabulary = names
+	return dropped, droppedEntries
 }

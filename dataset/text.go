@@ -485,8 +485,10 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 	if !opt.NoNormalize {
 		d.NormalizeL2()
 	}
-	// The text options have decided the weighting, whatever they were.
-	d.Weighted = true
+	// Weighed or scaled here: a later automatic preparation must not do
+	// it again. Raw counts stay unweighed, for a preparation that keeps
+	// its idf (model.Preparation).
+	d.Weighted = !opt.NoTFIDF || !opt.NoNormalize
 	return d, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
@@ -29,6 +31,10 @@ type Result struct {
 	Trusted bool
 	// Graph is the sample graph the graph methods used, nil when none.
 	Graph *graph.Graph
+	// Centers holds, under KMeansAssign, the centres of the k-means
+	// clusters of V's rows that Labels were assigned against (k x k): new
+	// samples' rows of V go to the nearest. Nil under ArgMaxAssign.
+	Centers *mat.Dense
 	// DataTime is the time spent on the solver's copies of the data (the
 	// two orientations in frequency order, see solver.NewSparseData).
 	DataTime time.Duration
@@ -192,7 +198,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, err
 		}
 		if !auto {
-			res.Result, res.Lambda = f.res, lambda
+			res.Result, res.Lambda, res.Centers = f.res, lambda, f.centers
 			res.Runtime = time.Since(begin)
 			return res, nil
 		}
@@ -220,7 +226,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	if f.cand != kept {
 		panic("model: Auto's kept candidate is not one of the fits it kept")
 	}
-	res.Result, res.Lambda, res.Candidates, res.Trusted = f.res, cands[kept].Lambda, cands, trusted
+	res.Result, res.Lambda, res.Candidates, res.Trusted, res.Centers = f.res, cands[kept].Lambda, cands, trusted, f.centers
 	res.Runtime = time.Since(begin)
 	return res, nil
 }
@@ -288,8 +294,9 @@ func graphCut(g *graph.Graph, labels []int) (cut, chance, relative float64) {
 
 // fitted is one factorization with its assignment.
 type fitted struct {
-	res  *solver.Result
-	cand int
+	res     *solver.Result
+	centers *mat.Dense // k-means's centres of V's rows, nil under ArgMaxAssign
+	cand    int
 }
 
 // fitOne runs the solver and the assignment.
@@ -308,6 +315,7 @@ func fitOne(ctx context.Context, ds *dataset.Dataset, d *solver.Data, so solver.
 			return &fitted{res: res}, fmt.Errorf("assignment: %w", err)
 		}
 		res.Labels = km.Labels
+		return &fitted{res: res, centers: km.Centers}, nil
 	}
 	return &fitted{res: res}, nil
 }

@@ -105,6 +105,9 @@ type Prepared struct {
 	// ZeroFeatures counts the all-zero features dropped; ZeroSamples the
 	// samples left all zero.
 	ZeroFeatures, ZeroSamples int
+	// Preparation is what Prepare learned, to prepare new samples the
+	// same way (Preparation.Apply).
+	Preparation *Preparation
 }
 
 // Prepare weighs, normalizes and selects ds as opt says and returns the
@@ -142,15 +145,22 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 		return nil, fmt.Errorf("model: unknown normalization %d", int(norm))
 	}
 	p := &Prepared{Weighting: w, Normalize: norm}
+	_, m0 := ds.Dims()
+	fitted := &Preparation{Weighting: w, Normalize: norm, SourceFeatures: m0, Named: ds.Vocabulary != nil, weighed: ds.Weighted}
+	// The weighting is TFIDF's and LogTFIDF's, with the idf kept.
 	switch w {
 	case TFIDF:
-		if err := ds.TFIDF(); err != nil {
-			return nil, err
+		if err := ds.CheckNonNegative(); err != nil {
+			return nil, fmt.Errorf("tf-idf needs term counts: %w", err)
 		}
 	case LogTFIDF:
-		if err := ds.LogTFIDF(); err != nil {
+		if err := ds.CheckLogCounts(); err != nil {
 			return nil, err
 		}
+	}
+	if w == TFIDF || w == LogTFIDF {
+		fitted.IDF = ds.IDF()
+		ds.WeighTerms(fitted.IDF, w == LogTFIDF)
 	}
 	if w != NoWeighting || norm != NoNormalization {
 		ds.Weighted = true
@@ -174,12 +184,26 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 		}
 		ds = sub
 	}
-	if !opt.KeepZeroFeatures {
-		_, m := ds.Dims()
-		p.ZeroFeatures = m - len(ds.DropZeroFeatures())
+	fitted.Columns = make([]int, m0)
+	for j := range fitted.Columns {
+		fitted.Columns[j] = j
 	}
+	if !opt.KeepZeroFeatures {
+		kept := ds.DropZeroFeatures()
+		p.ZeroFeatures = m0 - len(kept)
+		fitted.Columns = kept
+		if fitted.IDF != nil {
+			idf := make([]float64, len(kept))
+			for q, j := range kept {
+				idf[q] = fitted.IDF[j]
+			}
+			fitted.IDF = idf
+		}
+	}
+	fitted.Features = slices.Clone(ds.Vocabulary)
 	p.ZeroSamples = countZeroSamples(ds)
 	p.Data = ds
+	p.Preparation = fitted
 	return p, nil
 }
 

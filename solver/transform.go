@@ -66,22 +66,29 @@ type TransformOptions struct {
 // with d' = sum(s'); for cf and lccf the new point's w' and v' run paper
 // 002 eqs. 29-30 with the training W and V fixed. The -ncw forms weight
 // the new sample by 1/(x'^T X e) with the training X e, as the fit did.
-// train must be the Data the result was fitted on; x must have its
-// features. Each new sample is independent, so rows are computed in
+// train must be the Data the result was fitted on, or nil where it is not
+// needed (but for cf, lccf, and the -ncw forms of nmf and gnmf with links);
+// x must have its features. Each new sample is independent, so rows are computed in
 // parallel and the result does not depend on Threads.
 func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformOptions) (*mat.Dense, error) {
 	if res == nil || res.V == nil || res.model.trainN == 0 {
 		return nil, fmt.Errorf("solver: Transform needs a result returned by Fit")
 	}
 	md := res.model
-	if train == nil || x == nil {
-		return nil, fmt.Errorf("solver: Transform needs the training data and the new data")
+	if x == nil {
+		return nil, fmt.Errorf("solver: Transform needs the new data")
 	}
-	if train.n != md.trainN || train.m != md.trainM {
+	// The training samples enter cf's and lccf's basis, and the NC
+	// weights of the -ncw forms' graph links.
+	needTrain := md.spec.Concept() || (md.spec.NCW() && !md.spec.KL() && opts.Links != nil && md.lambda > 0)
+	if train == nil && needTrain {
+		return nil, fmt.Errorf("solver: Transform of %s needs the training data", md.spec)
+	}
+	if train != nil && (train.n != md.trainN || train.m != md.trainM) {
 		return nil, fmt.Errorf("solver: training data is %d features x %d samples, the fit saw %d x %d", train.m, train.n, md.trainM, md.trainN)
 	}
-	if x.m != train.m {
-		return nil, fmt.Errorf("solver: new data has %d features, the training data %d", x.m, train.m)
+	if x.m != md.trainM {
+		return nil, fmt.Errorf("solver: new data has %d features, the training data %d", x.m, md.trainM)
 	}
 	if !md.spec.Concept() && x.neg != nil {
 		return nil, fmt.Errorf("solver: negative entry %v at new sample %d, feature %d (1-based); %s needs non-negative data", x.neg.v, x.neg.i+1, x.neg.j+1, md.spec)
@@ -98,8 +105,8 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	}
 	if lambda > 0 {
 		l := opts.Links
-		if l.Rows != x.n || l.Cols != train.n {
-			return nil, fmt.Errorf("solver: links are %d x %d, want %d new x %d training samples", l.Rows, l.Cols, x.n, train.n)
+		if l.Rows != x.n || l.Cols != md.trainN {
+			return nil, fmt.Errorf("solver: links are %d x %d, want %d new x %d training samples", l.Rows, l.Cols, x.n, md.trainN)
 		}
 		if err := l.Validate(); err != nil {
 			return nil, fmt.Errorf("solver: links: %w", err)
@@ -123,7 +130,9 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 			gNew[i] = s * s
 		}
 	case md.spec.NCW():
-		trainScale = ncwScales(train, md.colSum, md.ncwNorm)
+		if train != nil {
+			trainScale = ncwScales(train, md.colSum, md.ncwNorm)
+		}
 		newScale = ncwScales(x, md.colSum, md.ncwNorm)
 	}
 	v := toGeneral(res.V)

@@ -242,13 +242,14 @@ func (d *dataFlags) load(quiet bool) (*model.Prepared, error) {
 	}
 	prep := d.prep
 	if dataset.IsTextSource(d.path) {
-		// The text pipeline weighs and normalizes (paper 004's tf by
-		// default); Prepare must not do it again.
-		d.opts.Text.NoTFIDF = prep.Weighting == model.NoWeighting
-		d.opts.Text.LogTF = prep.Weighting == model.LogTFIDF
-		// Unit length exactly when tf-idf applies, unless told.
-		d.opts.Text.NoNormalize = prep.Normalize == model.NoNormalization || (prep.Normalize == model.AutoNormalization && prep.Weighting == model.NoWeighting)
-		prep.Weighting, prep.Normalize = model.NoWeighting, model.NoNormalization
+		// The text pipeline gives term counts and Prepare weighs them
+		// (paper 004's tf by default, unit length when weighed), with the
+		// same functions the pipeline would call, so that the idf is
+		// Prepare's to keep: a model weighs new documents by it.
+		d.opts.Text.NoTFIDF, d.opts.Text.NoNormalize = true, true
+		if prep.Weighting == model.AutoWeighting {
+			prep.Weighting = model.TFIDF
+		}
 	}
 	opts := d.opts
 	printed := false

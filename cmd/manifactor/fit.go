@@ -52,7 +52,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	top := 10
 	switch name {
 	case "fit":
-		out = fs.String("out", "", "directory for U.mtx, V.mtx (W.mtx for cf, lccf), labels.txt, vocabulary.txt, factors.mat (all of them for MATLAB) and summary.json (created if missing)")
+		out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB) and summary.json (created if missing)")
 	case "topics":
 		fs.IntVar(&top, "top", 10, "terms shown for each factor")
 	}
@@ -90,7 +90,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, rt.quiet)
-	sum, res, err := factorize(ctx, p, &mf, rt, progress, stderr)
+	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, stderr)
 	done()
 	if err != nil {
 		return err
@@ -107,25 +107,30 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		printSummary(stdout, sum)
 		return nil
 	}
+	// The model (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx,
+	// labels.txt, ...: model.Save), which transform reads, then the
+	// vocabulary, the factors for MATLAB and the summary.
+	mod, err := model.FromFit(p, res, fitOpts)
+	if err != nil {
+		return err
+	}
+	if dataset.IsTextSource(df.path) {
+		text := df.opts.Text
+		mod.Text = &text
+	}
+	if err := mod.Save(*out); err != nil {
+		return err
+	}
+	for _, f := range []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "W.mtx", "labels.txt", "centers.mtx", "train.mtx"} {
+		if _, err := os.Stat(filepath.Join(*out, f)); err == nil {
+			sum.Files = append(sum.Files, filepath.Join(*out, f))
+		}
+	}
 	type output struct {
 		name  string
 		write func(io.Writer) error
 	}
-	outputs := []output{{"V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, res.V) }}}
-	if res.U != nil {
-		outputs = append(outputs, output{"U.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, res.U) }})
-	}
-	if res.W != nil {
-		outputs = append(outputs, output{"W.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, res.W) }})
-	}
-	outputs = append(outputs, output{"labels.txt", func(w io.Writer) error {
-		for _, l := range res.Labels {
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return err
-			}
-		}
-		return nil
-	}})
+	var outputs []output
 	if voc := p.Data.Vocabulary; voc != nil {
 		// The names of U's rows, so its columns read as words.
 		outputs = append(outputs, output{"vocabulary.txt", func(w io.Writer) error {

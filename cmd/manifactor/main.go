@@ -39,6 +39,7 @@ func commands() []command {
 		{"info", "build, BLAS backend, kernel path, CPU and threads", runInfo},
 		{"describe", "shape, sparsity and classes of a data set", runDescribe},
 		{"fit", "factorize a data set and write U, V, labels and a summary", runFit},
+		{"transform", "place new samples on the factors of a model that fit --out saved, and cluster them", runTransform},
 		{"cluster", "cluster a data set and score it against its labels", runCluster},
 		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
 		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},

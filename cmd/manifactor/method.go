@@ -329,25 +329,25 @@ type cgJSON struct {
 
 // factorize runs the pipeline on prepared data with the flags' options and
 // summarizes the result, scored against the labels when there are any.
-func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), stderr io.Writer) (*fitSummary, *model.Result, error) {
+func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), stderr io.Writer) (*fitSummary, *model.Result, model.Options, error) {
 	ds := p.Data
 	opts, err := mf.options(rt.threads, ds.Sparse != nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, opts, err
 	}
 	opts.Progress = progress
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
-		return nil, nil, err
+		return nil, nil, opts, err
 	}
 	if err := rt.checkMemory(ds.Source, model.EstimateMemory(ds, opts, rt.threadCount())); err != nil {
-		return nil, nil, err
+		return nil, nil, opts, err
 	}
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		if res != nil && errors.Is(err, context.Canceled) {
-			return nil, nil, fmt.Errorf("canceled after %d iterations (objective %.6g): %w", res.Iterations, res.Final(), err)
+			return nil, nil, opts, fmt.Errorf("canceled after %d iterations (objective %.6g): %w", res.Iterations, res.Final(), err)
 		}
-		return nil, nil, err
+		return nil, nil, opts, err
 	}
 	n, m := ds.Dims()
 	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: ds.NNZ(),
@@ -391,13 +391,13 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	if ds.Labels != nil {
 		acc, _, err := cluster.Accuracy(ds.Labels, res.Labels)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, opts, err
 		}
 		nmi, err := cluster.NMI(ds.Labels, res.Labels)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, opts, err
 		}
 		sum.Accuracy, sum.NMI = &acc, &nmi
 	}
-	return sum, res, nil
+	return sum, res, opts, nil
 }

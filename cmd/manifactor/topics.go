@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -48,46 +48,17 @@ func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum 
 	return nil
 }
 
-// readTopics lists each cluster's strongest features, its size, and the
-// most common true class among its samples. A cluster's features are the
-// largest entries of U times the mean of its samples' rows of V: its
-// centroid in feature space as the factorization sees it (for the arg max
-// assignment, mostly the cluster's own column of U), named by the
-// vocabulary.
+// readTopics lists each cluster's strongest features (model.TopTerms),
+// its size, and the most common true class among its samples.
 func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int) []topic {
-	m, k := res.U.Dims()
+	_, k := res.U.Dims()
+	terms := model.TopTerms(res.U, res.V, res.Labels, ds.Vocabulary, k, top)
 	out := make([]topic, k)
-	order := make([]int, m)
-	mean := make([]float64, k*k)
-	count := make([]float64, k)
-	for j, l := range res.Labels {
-		if l >= 0 {
-			count[l]++
-			for f := 0; f < k; f++ {
-				mean[l*k+f] += res.V.At(j, f)
-			}
-		}
-	}
-	score := make([]float64, m)
 	for c := 0; c < k; c++ {
-		for i := range order {
-			order[i] = i
-			score[i] = 0
-			for f := 0; f < k; f++ {
-				score[i] += res.U.At(i, f) * mean[c*k+f]
-			}
-			if count[c] > 0 {
-				score[i] /= count[c]
-			}
-		}
-		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
 		t := topic{Cluster: c, Size: sizes[c]}
-		for _, i := range order[:min(top, m)] {
-			if score[i] <= 0 {
-				break
-			}
-			t.Terms = append(t.Terms, ds.Vocabulary[i])
-			t.Weights = append(t.Weights, score[i])
+		for _, term := range terms[c] {
+			t.Terms = append(t.Terms, term.Name)
+			t.Weights = append(t.Weights, term.Weight)
 		}
 		if ds.Labels != nil && t.Size > 0 {
 			count := map[int]int{}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
+)
+
+// transformSummary is what transform reports.
+type transformSummary struct {
+	Model          string   `json:"model"`
+	Data           string   `json:"data"`
+	Method         string   `json:"method"`
+	K              int      `json:"k"`
+	Samples        int      `json:"samples"`
+	Features       int      `json:"features"`
+	ByName         bool     `json:"aligned_by_name"`
+	Unknown        int      `json:"unknown_features"`
+	UnknownEntries int      `json:"unknown_entries"`
+	EmptySamples   int      `json:"empty_samples"`
+	ClusterSizes   []int    `json:"cluster_sizes"`
+	Accuracy       *float64 `json:"accuracy,omitempty"`
+	NMI            *float64 `json:"nmi,omitempty"`
+	Seconds        float64  `json:"seconds"`
+	Files          []string `json:"files,omitempty"`
+	Labels         []int    `json:"labels,omitempty"`
+}
+
+// runTransform places new samples on a saved model's factors.
+func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("transform", "--model DIR --data D [--out DIR] [--max-iter 200] [--json]", stderr)
+	var rt runtimeFlags
+	rt.register(fs)
+	var opts dataset.LoadOptions
+	header := "auto"
+	dir := fs.String("model", "", "model directory written by fit --out")
+	path := fs.String("data", "", "the new samples: any data file or text corpus fit reads; text goes through the model's tokenization and is weighed by the model's idf")
+	fs.StringVar(&opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
+	fs.StringVar(&opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
+	fs.StringVar(&opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
+	fs.BoolVar(&opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
+	fs.StringVar(&opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position")
+	fs.StringVar(&header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
+	fs.StringVar(&opts.Reuters.LewisSplit, "split", "", "Reuters: keep one LEWISSPLIT subset: TRAIN, TEST or NOT-USED")
+	fs.BoolVar(&opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
+	fs.IntVar(&opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
+	fs.IntVar(&opts.Reuters.Largest, "largest", 0, "Reuters: keep the N largest topics")
+	maxIter := fs.Int("max-iter", 200, "updates of each new sample's row of V")
+	out := fs.String("out", "", "directory for V.mtx, labels.txt and summary.json (created if missing)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON, with every label")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := rt.apply(); err != nil {
+		return err
+	}
+	switch {
+	case *dir == "":
+		return errors.New("--model is required")
+	case *path == "":
+		return errors.New("--data is required")
+	case *maxIter < 1:
+		return fmt.Errorf("--max-iter %d: must be at least 1", *maxIter)
+	case opts.Reuters.MinClassSize < 0 || opts.Reuters.Largest < 0:
+		return fmt.Errorf("--min-class-size %d, --largest %d: must not be negative", opts.Reuters.MinClassSize, opts.Reuters.Largest)
+	}
+	switch header {
+	case "auto":
+		opts.CSV.Header = dataset.CSVHeaderAuto
+	case "yes":
+		opts.CSV.Header = dataset.CSVHeaderYes
+	case "no":
+		opts.CSV.Header = dataset.CSVHeaderNo
+	default:
+		return fmt.Errorf("--header %q: want auto, yes or no", header)
+	}
+	begin := time.Now()
+	m, err := model.Load(*dir)
+	if err != nil {
+		return err
+	}
+	if dataset.IsTextSource(*path) {
+		if m.Text == nil {
+			return fmt.Errorf("%s is text, but the model in %s was fitted on a matrix: its features are not words", *path, *dir)
+		}
+		// The model's tokenization, as counts: the model weighs them.
+		opts.Text = *m.Text
+		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
+	}
+	ds, err := dataset.Load(*path, opts)
+	if err != nil {
+		return err
+	}
+	for _, n := range ds.Notes {
+		fmt.Fprintln(stderr, n)
+	}
+	t, err := m.Transform(ctx, ds, model.TransformOptions{MaxIter: *maxIter, Threads: rt.threads})
+	if err != nil {
+		return err
+	}
+	n, mf := t.Data.Dims()
+	sum := &transformSummary{Model: *dir, Data: *path, Method: m.Method.String(), K: m.K, Samples: n, Features: mf,
+		ByName: t.Alignment.ByName, Unknown: t.Alignment.Unknown, UnknownEntries: t.Alignment.UnknownEntries,
+		ClusterSizes: clusterSizes(t.Labels, m.K)}
+	for i := 0; i < n; i++ {
+		var row []float64
+		if a := t.Data.Sparse; a != nil {
+			row = a.Val[a.Indptr[i]:a.Indptr[i+1]]
+		} else {
+			row = t.Data.Dense.RawRowView(i)
+		}
+		if rowZero(row) {
+			sum.EmptySamples++
+		}
+	}
+	if labels := t.Data.Labels; labels != nil {
+		acc, _, err := cluster.Accuracy(labels, t.Labels)
+		if err != nil {
+			return err
+		}
+		nmi, err := cluster.NMI(labels, t.Labels)
+		if err != nil {
+			return err
+		}
+		sum.Accuracy, sum.NMI = &acc, &nmi
+	}
+	sum.Seconds = time.Since(begin).Seconds()
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		sum.Files = []string{filepath.Join(*out, "V.mtx"), filepath.Join(*out, "labels.txt"), filepath.Join(*out, "summary.json")}
+		if err := writeFile(sum.Files[0], func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
+			return err
+		}
+		if err := writeFile(sum.Files[1], func(w io.Writer) error {
+			for _, l := range t.Labels {
+				if _, err := fmt.Fprintln(w, l); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if err := writeFile(sum.Files[2], func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		sum.Labels = t.Labels
+		return writeJSON(stdout, sum)
+	}
+	fmt.Fprintf(stdout, "%s: %d samples on the %d factors of %s (%s)\n", *path, n, m.K, *dir, m.Method)
+	how := "by column"
+	if sum.ByName {
+		how = "by name"
+	}
+	fmt.Fprintf(stdout, "features aligned %s; %d unknown features (%d entries) ignored; %d samples with no known feature\n", how, sum.Unknown, sum.UnknownEntries, sum.EmptySamples)
+	fmt.Fprintf(stdout, "cluster sizes %v\n", sum.ClusterSizes)
+	if sum.Accuracy != nil {
+		fmt.Fprintf(stdout, "accuracy %.2f %%, NMI %.2f %%\n", 100**sum.Accuracy, 100**sum.NMI)
+	}
+	if *out != "" {
+		fmt.Fprintf(stdout, "wrote %s\n", *out)
+	}
+	return nil
+}
+
+func rowZero(r []float64) bool {
+	for _, x := range r {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTransformSavedModel: fit --out on raw text writes a model; transform
+// of the same articles through that model gives back fit's clusters (the
+// text goes through the model's tokenization and idf), and twice the same
+// V, bit for bit; new data with the wrong features, a missing model and
+// bad flags are errors.
+func TestTransformSavedModel(t *testing.T) {
+	dir := t.TempDir()
+	data := "../../testdata/demo/reuters-demo.sgm.gz"
+	for _, method := range []string{"nmf", "gnmf"} {
+		mdir := filepath.Join(dir, method)
+		if _, _, err := runCLI(t, "fit", "--data", data, "--method", method, "--lambda", "10", "--k", "8", "--seed", "3", "--out", mdir); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "labels.txt", "centers.mtx"} {
+			if _, err := os.Stat(filepath.Join(mdir, f)); err != nil {
+				t.Errorf("%s: fit --out did not write %s", method, f)
+			}
+		}
+		_, err := os.Stat(filepath.Join(mdir, "train.mtx"))
+		if (err == nil) != (method == "gnmf") {
+			t.Errorf("%s: train.mtx present: %v", method, err == nil)
+		}
+		var vs [][]byte
+		for round := 0; round < 2; round++ {
+			tdir := filepath.Join(dir, method+"-t"+string(rune('0'+round)))
+			stdout, _, err := runCLI(t, "transform", "--model", mdir, "--data", data, "--out", tdir, "--json", "--threads", string(rune('1'+round)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := decode(t, stdout)
+			if s["samples"] != 800.0 || s["unknown_features"] != 0.0 || s["aligned_by_name"] != true {
+				t.Errorf("%s: transform summary %v", method, s)
+			}
+			fitLabels, _ := os.ReadFile(filepath.Join(mdir, "labels.txt"))
+			newLabels, _ := os.ReadFile(filepath.Join(tdir, "labels.txt"))
+			a, b := strings.Fields(string(fitLabels)), strings.Fields(string(newLabels))
+			same := 0
+			for i := range a {
+				if i < len(b) && a[i] == b[i] {
+					same++
+				}
+			}
+			// NMF gives back fit's V; GNMF's new rows are linked to
+			// their nearest training samples, not to the training
+			// graph's rows (bench/RESULTS.md).
+			want := map[string]float64{"nmf": 0.99, "gnmf": 0.9}[method]
+			if float64(same) < want*float64(len(a)) {
+				t.Errorf("%s: transform of the training articles keeps %d of %d labels", method, same, len(a))
+			}
+			v, _ := os.ReadFile(filepath.Join(tdir, "V.mtx"))
+			vs = append(vs, v)
+		}
+		if !bytes.Equal(vs[0], vs[1]) {
+			t.Errorf("%s: two transforms (1 and 2 threads) differ", method)
+		}
+	}
+	mtx, labels := writeFixture(t, dir)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", filepath.Join(dir, "nmf"), "--data", mtx, "--labels", labels}, "45 features, but the model was trained on"},
+		{[]string{"--model", filepath.Join(dir, "none"), "--data", data}, "manifest.json"},
+		{[]string{"--model", filepath.Join(dir, "nmf")}, "--data is required"},
+		{[]string{"--data", data}, "--model is required"},
+		{[]string{"--model", filepath.Join(dir, "nmf"), "--data", data, "--max-iter", "0"}, "--max-iter 0"},
+		{[]string{"--model", filepath.Join(dir, "nmf"), "--data", data, "--largest", "-2"}, "--largest -2"},
+	} {
+		_, _, err := runCLI(t, append([]string{"transform"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("transform %v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,337 @@
+package model
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// Model is a fitted pipeline: the preparation learned from the training
+// corpus, the factorization Fit kept, and everything Transform needs to
+// place samples the fit did not see. Train or FromFit make one; Save
+// writes it to a directory and Load reads it back, in this or any other
+// process, with the same results bit for bit.
+type Model struct {
+	Method      solver.Method
+	K           int
+	Formulation solver.Formulation
+	// Lambda is the graph term's weight the fit kept (Auto's choice, or
+	// the fixed weight); 0 for a method without a graph.
+	Lambda float64
+	Assign Assign
+	Seed   uint64
+	// Preparation prepares new samples as the training corpus was.
+	Preparation *Preparation
+	// Text is the text pipeline the training corpus went through (its
+	// tokenization, stop words and stemming are applied to new raw
+	// text), nil when the corpus was a matrix.
+	Text *dataset.TextOptions
+	// Links says that Transform links new samples to their nearest
+	// training samples, found and weighed as Graph says (the training
+	// graph's construction): a graph method with a positive weight whose
+	// graph the pipeline built (not one the caller supplied, which the
+	// model cannot extend).
+	Links bool
+	Graph graph.Options
+	// U, V and W are the factors (W for cf and lccf only); Labels the
+	// training samples' clusters; Centers the k-means centres of V's rows
+	// under KMeansAssign (nil under ArgMaxAssign).
+	U, V, W *mat.Dense
+	Labels  []int
+	Centers *mat.Dense
+	// State is the rest of the fit that Transform needs (see
+	// solver.State).
+	State solver.State
+	// Train is the prepared training data, kept when Transform needs it:
+	// for cf and lccf (their basis is a combination of the training
+	// samples) and for the graph methods with a positive weight (new
+	// samples are linked to their nearest training samples). Nil
+	// otherwise.
+	Train *dataset.Dataset
+}
+
+// Train prepares ds as prep says (see Prepare; ds must not be used
+// afterwards), fits it as opts says (see Fit) and returns the model with
+// the fit's result.
+func Train(ctx context.Context, ds *dataset.Dataset, prep PrepareOptions, opts Options) (*Model, *Result, error) {
+	p, err := Prepare(ds, prep)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := Fit(ctx, p.Data, opts)
+	if err != nil {
+		return nil, res, err
+	}
+	m, err := FromFit(p, res, opts)
+	return m, res, err
+}
+
+// FromFit returns the model of a fit that the caller ran through Prepare
+// and Fit: p is Prepare's report, res what Fit returned for p.Data and
+// opts Fit's options. The model shares the factors and the data with
+// them.
+func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
+	if p == nil || p.Preparation == nil || res == nil || res.Result == nil {
+		return nil, fmt.Errorf("model: FromFit needs Prepare's and Fit's results")
+	}
+	if p.Preparation.weighed {
+		return nil, fmt.Errorf("model: FromFit: %s came weighed by the text pipeline's own idf, which a model cannot apply to new samples: load it as counts (dataset.TextOptions NoTFIDF and NoNormalize) and let Prepare weigh it", p.Data.Source)
+	}
+	n, mf := p.Data.Dims()
+	if res.V == nil || res.U == nil && !opts.Method.Concept() {
+		return nil, fmt.Errorf("model: FromFit: the fit has no factors")
+	}
+	if r, _ := res.V.Dims(); r != n {
+		return nil, fmt.Errorf("model: FromFit: V has %d rows, the prepared data %d samples", r, n)
+	}
+	m := &Model{Method: opts.Method, K: opts.K, Formulation: opts.Formulation, Lambda: res.Lambda, Assign: opts.Assign,
+		Seed: opts.Seed, Preparation: p.Preparation, U: res.U, V: res.V, W: res.W,
+		Labels: res.Labels, Centers: res.Centers, State: res.State()}
+	if m.U == nil {
+		// cf and lccf under a non-linear kernel have no basis in feature
+		// space; Transform needs W and the training data only.
+		m.U = mat.NewDense(mf, opts.K, nil)
+	}
+	if opts.Method.TakesGraph() && m.State.GraphWeight > 0 && opts.SampleGraph == nil {
+		m.Graph = opts.Graph
+		m.Graph.Seed, m.Graph.Threads, m.Graph.Progress = opts.Seed, 0, nil
+		m.Links = true
+	}
+	if opts.Method.Concept() || m.linked() {
+		m.Train = p.Data
+	}
+	return m, nil
+}
+
+// linked reports whether Transform links new samples to the training
+// samples.
+func (m *Model) linked() bool { return m.Links }
+
+// TransformOptions configures Transform. The zero value is the default.
+type TransformOptions struct {
+	// MaxIter is the number of updates per new sample; 0 means 200.
+	MaxIter int
+	// Threads bounds the goroutines; 0 means GOMAXPROCS. Results do not
+	// depend on it.
+	Threads int
+}
+
+// Transformed is what Transform gives for new samples.
+type Transformed struct {
+	// V holds one row per new sample: its coordinates on the model's k
+	// factors.
+	V *mat.Dense
+	// Labels is each new sample's cluster, assigned as the training
+	// samples were: the nearest k-means centre of V's rows, or the arg
+	// max of the row (-1 for an all-zero row).
+	Labels []int
+	// Alignment reports how the new features met the training ones.
+	Alignment Alignment
+	// Data is the new samples as prepared for the model (their labels,
+	// if any, are the source's).
+	Data *dataset.Dataset
+}
+
+// Transform places samples the fit did not see on the model's factors:
+// they are prepared as the training corpus was (Preparation.Apply: ds is
+// changed and must not be used afterwards), linked to their nearest
+// training samples when the method has a graph, and their rows of V
+// computed with the basis fixed (solver.Transform). Each sample is
+// independent of the others, so a sample's row does not depend on what
+// else is transformed with it, nor on the thread count.
+func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts TransformOptions) (*Transformed, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if opts.MaxIter < 0 || opts.Threads < 0 {
+		return nil, fmt.Errorf("model: Transform: MaxIter %d and Threads %d must not be negative", opts.MaxIter, opts.Threads)
+	}
+	x, al, err := m.Preparation.Apply(ds)
+	if err != nil {
+		return nil, err
+	}
+	out := &Transformed{Alignment: al, Data: x}
+	res, err := solver.Restore(m.State, m.U, m.V, m.W)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	xd, err := solverData(x)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", x.Source, err)
+	}
+	var train *solver.Data
+	if m.Train != nil {
+		if train, err = solverData(m.Train); err != nil {
+			return nil, fmt.Errorf("model: training data: %w", err)
+		}
+	}
+	so := solver.TransformOptions{MaxIter: opts.MaxIter, Seed: m.Seed, Threads: opts.Threads}
+	if m.linked() {
+		g := m.Graph
+		g.Threads = opts.Threads
+		if x.Sparse != nil {
+			so.Links, err = graph.SparseLinks(ctx, m.Train.Sparse, x.Sparse, g)
+		} else {
+			so.Links, err = graph.DenseLinks(ctx, m.Train.Dense, x.Dense, g)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: links to the training samples: %w", x.Source, err)
+		}
+	}
+	if out.V, err = solver.Transform(ctx, res, train, xd, so); err != nil {
+		return nil, fmt.Errorf("%s: %w", x.Source, err)
+	}
+	out.Labels = m.assign(out.V)
+	return out, nil
+}
+
+// solverData is the solver's copy of a prepared data set.
+func solverData(ds *dataset.Dataset) (*solver.Data, error) {
+	if ds.Sparse != nil {
+		return solver.NewSparseData(ds.Sparse)
+	}
+	return solver.NewDenseData(ds.Dense)
+}
+
+// assign gives each row of v its cluster as the training samples got
+// theirs.
+func (m *Model) assign(v *mat.Dense) []int {
+	n, k := v.Dims()
+	labels := make([]int, n)
+	if m.Centers != nil {
+		c := m.Centers.RawMatrix()
+		for i := 0; i < n; i++ {
+			row := v.RawRowView(i)
+			best, bestD := 0, math.Inf(1)
+			for l := 0; l < c.Rows; l++ {
+				var d float64
+				for j, x := range c.Data[l*c.Stride : l*c.Stride+k] {
+					d += (row[j] - x) * (row[j] - x)
+				}
+				if d < bestD {
+					best, bestD = l, d
+				}
+			}
+			labels[i] = best
+		}
+		return labels
+	}
+	// The arg max of the row: the fit's U has unit columns, its V the
+	// matching scale (solver.Result.Labels), and Transform keeps U.
+	for i := 0; i < n; i++ {
+		best, bestX := -1, 0.0
+		for j, x := range v.RawRowView(i) {
+			if x > bestX {
+				best, bestX = j, x
+			}
+		}
+		labels[i] = best
+	}
+	return labels
+}
+
+// check reports a model that cannot transform: one built by hand or read
+// from damaged files.
+func (m *Model) check() error {
+	if m == nil || m.Preparation == nil {
+		return fmt.Errorf("model: no preparation: a Model comes from Train, FromFit or Load")
+	}
+	if err := m.Preparation.check(); err != nil {
+		return fmt.Errorf("model: preparation: %w", err)
+	}
+	if mf := len(m.Preparation.Features); mf != m.State.Features {
+		return fmt.Errorf("model: %d prepared features, the fit saw %d", mf, m.State.Features)
+	}
+	if (m.Method.Concept() || m.linked()) != (m.Train != nil) {
+		return fmt.Errorf("model: %s (graph weight %v) needs the training data exactly when it has a basis of samples or links", m.Method, m.State.GraphWeight)
+	}
+	if m.Train != nil {
+		n, mf := m.Train.Dims()
+		if n != m.State.Samples || mf != m.State.Features {
+			return fmt.Errorf("model: training data is %d samples x %d features, the fit saw %d x %d", n, mf, m.State.Samples, m.State.Features)
+		}
+	}
+	if len(m.Labels) != m.State.Samples {
+		return fmt.Errorf("model: %d training labels for %d samples", len(m.Labels), m.State.Samples)
+	}
+	for i, l := range m.Labels {
+		if l < -1 || l >= m.K {
+			return fmt.Errorf("model: training label %d of sample %d (1-based) is outside [-1, %d)", l, i+1, m.K)
+		}
+	}
+	if m.Centers != nil {
+		if r, c := m.Centers.Dims(); r < 1 || c != m.K {
+			return fmt.Errorf("model: centres are %d x %d, want k = %d columns", r, c, m.K)
+		}
+	}
+	if (m.Assign == KMeansAssign) != (m.Centers != nil) {
+		return fmt.Errorf("model: assignment %v with %v centres", m.Assign, m.Centers != nil)
+	}
+	if _, k := m.V.Dims(); k != m.K {
+		return fmt.Errorf("model: V has %d columns, k = %d", k, m.K)
+	}
+	return nil
+}
+
+// Term is a feature and its weight in a cluster.
+type Term struct {
+	Name   string  `json:"name"`
+	Weight float64 `json:"weight"`
+}
+
+// TopTerms returns, for each cluster of the training samples, its n
+// strongest features (fewer when fewer have a positive weight): the
+// largest entries of U times the mean of the cluster's rows of V, its
+// centre in feature space as the factorization sees it, named by the
+// prepared features. A cluster without samples has none.
+func (m *Model) TopTerms(n int) [][]Term {
+	return TopTerms(m.U, m.V, m.Labels, m.Preparation.Features, m.K, n)
+}
+
+// TopTerms is Model.TopTerms for factors u (features x k) and v (samples x
+// k), the samples' clusters in [0, clusters) (-1: none) and the features'
+// names.
+func TopTerms(u, v *mat.Dense, labels []int, names []string, clusters, n int) [][]Term {
+	mf, k := u.Dims()
+	mean := make([]float64, clusters*k)
+	count := make([]float64, clusters)
+	for j, l := range labels {
+		if l >= 0 {
+			count[l]++
+			for f := 0; f < k; f++ {
+				mean[l*k+f] += v.At(j, f)
+			}
+		}
+	}
+	out := make([][]Term, clusters)
+	order := make([]int, mf)
+	score := make([]float64, mf)
+	for c := range out {
+		if count[c] == 0 {
+			continue
+		}
+		for i := range order {
+			order[i] = i
+			score[i] = 0
+			for f := 0; f < k; f++ {
+				score[i] += u.At(i, f) * mean[c*k+f]
+			}
+			score[i] /= count[c]
+		}
+		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+		for _, i := range order[:min(n, mf)] {
+			if score[i] <= 0 {
+				break
+			}
+			out[c] = append(out[c], Term{Name: names[i], Weight: score[i]})
+		}
+	}
+	return out
+}

@@ -1,0 +1,375 @@
+package model
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// countCorpus returns n documents of term counts over m named terms drawn
+// from k topics, labelled by topic, as a loader gives them (unweighted).
+func countCorpus(t *testing.T, seed uint64, n, m, k int) *dataset.Dataset {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	var ri, ci []int
+	var v []float64
+	labels := make([]int, n)
+	block := m / k
+	for i := 0; i < n; i++ {
+		c := rng.IntN(k)
+		labels[i] = c + 1
+		seen := map[int]bool{}
+		for w := 0; w < 30; w++ {
+			j := c*block + rng.IntN(block)
+			if rng.Float64() < 0.3 {
+				j = rng.IntN(m)
+			}
+			if !seen[j] {
+				seen[j] = true
+				ri, ci, v = append(ri, i), append(ci, j), append(v, float64(1+rng.IntN(3)))
+			}
+		}
+	}
+	a, err := sparse.FromTriplets(n, m, ri, ci, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	voc := make([]string, m)
+	for j := range voc {
+		voc[j] = "term" + string(rune('a'+j%26)) + strings.Repeat("x", j/26)
+	}
+	return &dataset.Dataset{Source: "counts", Sparse: a, Labels: labels, Vocabulary: voc}
+}
+
+func cloneDS(ds *dataset.Dataset) *dataset.Dataset {
+	c := *ds
+	c.Sparse = ds.Sparse.Clone()
+	if ds.Dense != nil {
+		c.Dense = mat.DenseCopyOf(ds.Dense)
+	}
+	c.Vocabulary = slices.Clone(ds.Vocabulary)
+	c.Labels = slices.Clone(ds.Labels)
+	return &c
+}
+
+// TestPreparationApplyIsPrepare: the fitted preparation applied to the
+// training corpus gives what Prepare gave, bit for bit, for every
+// weighting; new samples are aligned by name whatever their feature order.
+func TestPreparationApplyIsPrepare(t *testing.T) {
+	raw := countCorpus(t, 1, 120, 260, 4)
+	// A term no document uses, so that Prepare drops one.
+	raw.Sparse.Cols++
+	raw.Vocabulary = append(raw.Vocabulary, "unused")
+	for _, w := range []Weighting{AutoWeighting, NoWeighting, TFIDF, LogTFIDF} {
+		p, err := Prepare(cloneDS(raw), PrepareOptions{Weighting: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ZeroFeatures != 1 || len(p.Preparation.Features) != 260 || slices.Contains(p.Preparation.Features, "unused") {
+			t.Fatalf("%v: dropped %d features, kept %d", w, p.ZeroFeatures, len(p.Preparation.Features))
+		}
+		got, al, err := p.Preparation.Apply(cloneDS(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !al.ByName || al.Unknown != 1 || al.UnknownEntries != 0 {
+			t.Errorf("%v: alignment %+v, want by name with the unused term unknown", w, al)
+		}
+		if !slices.Equal(got.Sparse.Val, p.Data.Sparse.Val) || !slices.Equal(got.Sparse.Ind, p.Data.Sparse.Ind) || !slices.Equal(got.Sparse.Indptr, p.Data.Sparse.Indptr) {
+			t.Errorf("%v: Apply to the training corpus differs from Prepare", w)
+		}
+		// The same documents with the terms in reverse order, one new
+		// term added and one training term missing from the vocabulary.
+		m0 := raw.Sparse.Cols
+		rev := cloneDS(raw)
+		to := make([]int, m0)
+		names := make([]string, m0+1)
+		for j := range to {
+			to[j] = m0 - 1 - j
+			names[m0-1-j] = raw.Vocabulary[j]
+		}
+		names[m0] = "brand-new"
+		rev.MapFeatures(to, m0+1, names)
+		// Give the new term an entry in document 0.
+		r := rev.Sparse
+		r.Ind = slices.Insert(r.Ind, r.Indptr[1], m0)
+		r.Val = slices.Insert(r.Val, r.Indptr[1], 2.0)
+		for i := 1; i <= r.Rows; i++ {
+			r.Indptr[i]++
+		}
+		got, al, err = p.Preparation.Apply(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if al.Unknown != 2 || al.UnknownEntries != 1 {
+			t.Errorf("%v: reversed: %d unknown features with %d entries, want 2 and 1", w, al.Unknown, al.UnknownEntries)
+		}
+		for i := 1; i < r.Rows; i++ {
+			a, b := got.Sparse.Val[got.Sparse.Indptr[i]:got.Sparse.Indptr[i+1]], p.Data.Sparse.Val[p.Data.Sparse.Indptr[i]:p.Data.Sparse.Indptr[i+1]]
+			if !slices.Equal(a, b) {
+				t.Fatalf("%v: reversed vocabulary: document %d differs", w, i)
+			}
+		}
+	}
+}
+
+// TestPreparationApplyErrors: by column, the feature counts must agree;
+// the weighting's conditions hold for new data; data weighed already is
+// refused.
+func TestPreparationApplyErrors(t *testing.T) {
+	raw := countCorpus(t, 2, 60, 100, 3)
+	unnamed := cloneDS(raw)
+	unnamed.Vocabulary = nil
+	p, err := Prepare(cloneDS(unnamed), PrepareOptions{Weighting: LogTFIDF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := cloneDS(unnamed)
+	short.Sparse = short.Sparse.SelectCols([]int{0, 1, 2})
+	if _, _, err := p.Preparation.Apply(short); err == nil || !strings.Contains(err.Error(), "3 features") || !strings.Contains(err.Error(), "100") {
+		t.Errorf("3 of 100 features: %v", err)
+	}
+	frac := cloneDS(unnamed)
+	frac.Sparse.Val[5] = 0.5
+	if _, _, err := p.Preparation.Apply(frac); err == nil || !strings.Contains(err.Error(), "0.5") {
+		t.Errorf("a count of 0.5 under log tf-idf: %v", err)
+	}
+	neg := cloneDS(unnamed)
+	neg.Sparse.Val[7] = -1
+	if _, _, err := p.Preparation.Apply(neg); err == nil || !strings.Contains(err.Error(), "-1") {
+		t.Errorf("a negative count: %v", err)
+	}
+	w := cloneDS(unnamed)
+	w.Weighted = true
+	if _, _, err := p.Preparation.Apply(w); err == nil || !strings.Contains(err.Error(), "already weighed") {
+		t.Errorf("weighed data: %v", err)
+	}
+	// A training corpus the text pipeline weighed cannot make a model.
+	tw := cloneDS(raw)
+	tw.Weighted = true
+	pw, err := Prepare(tw, PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(context.Background(), pw.Data, Options{Method: solver.NMF, K: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromFit(pw, res, Options{Method: solver.NMF, K: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "weighed by the text pipeline") {
+		t.Errorf("FromFit of a corpus weighed by the text pipeline: %v", err)
+	}
+}
+
+// TestModelSaveLoadTransform: for every family of method, a model saved
+// and loaded transforms new samples to the same V bit for bit as the
+// model in memory, with the same labels; the loaded model equals the
+// saved one.
+func TestModelSaveLoadTransform(t *testing.T) {
+	ctx := context.Background()
+	train := countCorpus(t, 3, 150, 240, 4)
+	fresh := countCorpus(t, 4, 40, 240, 4)
+	cases := []struct {
+		method solver.Method
+		lambda solver.Lambda
+		assign Assign
+	}{
+		{solver.NMF, solver.Lambda{}, KMeansAssign},
+		{solver.NMF, solver.Lambda{}, ArgMaxAssign},
+		{solver.GNMF, solver.Fixed(10), KMeansAssign},
+		{solver.GNMF, solver.Lambda{}, KMeansAssign},
+		{solver.CF, solver.Lambda{}, KMeansAssign},
+		{solver.LCCF, solver.Fixed(10), ArgMaxAssign},
+		{solver.NMFKL, solver.Lambda{}, KMeansAssign},
+		{solver.LPNMF, solver.Fixed(10), KMeansAssign},
+		{solver.NMFNCW, solver.Lambda{}, KMeansAssign},
+		{solver.GNMFNCW, solver.Fixed(10), KMeansAssign},
+	}
+	for _, c := range cases {
+		opts := Options{Method: c.method, K: 4, Seed: 7, Lambda: c.lambda, Assign: c.assign}
+		opts.Solver.MaxIter = 60
+		m, res, err := Train(ctx, cloneDS(train), PrepareOptions{}, opts)
+		if err != nil {
+			t.Fatalf("%v: %v", c.method, err)
+		}
+		name := c.method.String() + "-" + c.assign.String()
+		if (m.Train != nil) != (c.method.Concept() || (c.method.TakesGraph() && m.State.GraphWeight > 0)) {
+			t.Errorf("%s: training data kept: %v", name, m.Train != nil)
+		}
+		if !slices.Equal(m.Labels, res.Labels) {
+			t.Errorf("%s: model labels differ from the fit's", name)
+		}
+		t1, err := m.Transform(ctx, cloneDS(fresh), TransformOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dir := filepath.Join(t.TempDir(), name)
+		if err := m.Save(dir); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		l, err := Load(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		t2, err := l.Transform(ctx, cloneDS(fresh), TransformOptions{Threads: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !slices.Equal(t1.V.RawMatrix().Data, t2.V.RawMatrix().Data) || !slices.Equal(t1.Labels, t2.Labels) {
+			t.Errorf("%s: transform after Save and Load differs", name)
+		}
+		if !mat.Equal(m.U, l.U) || !mat.Equal(m.V, l.V) || !slices.Equal(m.Labels, l.Labels) || m.Lambda != l.Lambda ||
+			!slices.Equal(m.Preparation.IDF, l.Preparation.IDF) || !slices.Equal(m.Preparation.Features, l.Preparation.Features) ||
+			!slices.Equal(m.State.FeatureSums, l.State.FeatureSums) || m.State.GraphWeight != l.State.GraphWeight {
+			t.Errorf("%s: the loaded model differs from the saved one", name)
+		}
+		// Every row positive somewhere, labels in range.
+		for i, lab := range t1.Labels {
+			if lab < 0 || lab >= 4 {
+				t.Errorf("%s: new sample %d label %d", name, i, lab)
+				break
+			}
+		}
+	}
+}
+
+// TestModelTransformTraining: transforming the training corpus again
+// gives back the fit's clusters (the acceptance bar is 99 % on Reuters;
+// the planted corpus here is easy), and new samples of the same topics
+// are clustered about as well as the training samples.
+func TestModelTransformTraining(t *testing.T) {
+	ctx := context.Background()
+	train := countCorpus(t, 5, 300, 300, 5)
+	fresh := countCorpus(t, 6, 100, 300, 5)
+	for _, method := range []solver.Method{solver.NMF, solver.GNMF} {
+		m, res, err := Train(ctx, cloneDS(train), PrepareOptions{}, Options{Method: method, K: 5, Seed: 1, Lambda: solver.Fixed(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := m.Transform(ctx, cloneDS(train), TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := 0
+		for i, l := range again.Labels {
+			if l == res.Labels[i] {
+				same++
+			}
+		}
+		if float64(same) < 0.99*float64(len(res.Labels)) {
+			t.Errorf("%v: transform of the training corpus keeps %d of %d labels", method, same, len(res.Labels))
+		}
+		trainAcc, _, _ := cluster.Accuracy(train.Labels, res.Labels)
+		nt, err := m.Transform(ctx, cloneDS(fresh), TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		newAcc, _, _ := cluster.Accuracy(fresh.Labels, nt.Labels)
+		if newAcc < trainAcc-0.05 {
+			t.Errorf("%v: accuracy %.3f on new samples, %.3f on the training ones", method, newAcc, trainAcc)
+		}
+		t.Logf("%v: labels kept %d/%d, accuracy train %.3f new %.3f", method, same, len(res.Labels), trainAcc, newAcc)
+	}
+}
+
+// TestLoadErrors: a damaged model directory is an error naming the file
+// and what is wrong, never a model.
+func TestLoadErrors(t *testing.T) {
+	ctx := context.Background()
+	m, _, err := Train(ctx, countCorpus(t, 8, 60, 90, 3), PrepareOptions{}, Options{Method: solver.GNMF, K: 3, Seed: 1, Lambda: solver.Fixed(10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := t.TempDir()
+	if err := m.Save(good); err != nil {
+		t.Fatal(err)
+	}
+	damage := []struct {
+		file, want string
+		edit       func(string) string
+	}{
+		{"manifest.json", "version", func(s string) string { return strings.Replace(s, `"version": 1`, `"version": 9`, 1) }},
+		{"manifest.json", "manifest.json", func(s string) string { return s[:len(s)/2] }},
+		{"manifest.json", "unknown field", func(s string) string { return strings.Replace(s, `"k": 3`, `"k": 3, "extra": 1`, 1) }},
+		{"manifest.json", "k = 90", func(s string) string { return strings.Replace(s, `"k": 3`, `"k": 90`, 1) }},
+		{"manifest.json", "unknown method", func(s string) string { return strings.Replace(s, `"gnmf"`, `"gnmx"`, 1) }},
+		{"manifest.json", "lambda", func(s string) string { return strings.Replace(s, `"lambda": 10`, `"lambda": -1`, 1) }},
+		{"labels.txt", "truncated", func(s string) string { return s[:strings.Index(s, "\n")+1] }},
+		{"labels.txt", "line 2", func(s string) string { return strings.Replace(s, "\n", "\n7\n", 1) }},
+		{"features.tsv", "line 3", func(s string) string {
+			lines := strings.Split(s, "\n")
+			lines[2] = "x\ty"
+			return strings.Join(lines, "\n")
+		}},
+		{"features.tsv", "header", func(s string) string { return strings.Replace(s, "\tidf", "", 1) }},
+		{"U.mtx", "U.mtx", func(s string) string { return strings.Replace(s, "\n", "\nNaN\n", 2)[:len(s)] }},
+		{"V.mtx", "V.mtx", func(s string) string { return s[:len(s)/2] }},
+		{"train.mtx", "train.mtx", func(s string) string { return s[:len(s)-40] }},
+	}
+	for _, d := range damage {
+		dir := t.TempDir()
+		for _, f := range []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "labels.txt", "centers.mtx", "train.mtx"} {
+			b, err := os.ReadFile(filepath.Join(good, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(b)
+			if f == d.file {
+				s = d.edit(s)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Load(dir)
+		if err == nil || !strings.Contains(err.Error(), d.want) {
+			t.Errorf("%s damaged: %v, want an error naming %q", d.file, err, d.want)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "manifest.json") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// FuzzParseManifest: no manifest panics the reader; one it accepts has
+// settings in range.
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(`{"format":"manifactor-model","version":1,"method":"gnmf","k":3,"formulation":"invariant","lambda":10,"assign":"kmeans","seed":1,"preparation":{"weighting":"log-tfidf","normalize":"l2","source_features":90,"named":true},"graph":{"neighbors":5,"weight":"cosine","symmetry":"either","search":"auto","seed":1},"state":{"graph_weight":1,"ncw_norm":1,"kernel":"linear","samples":60,"features":90},"train":true}`))
+	f.Add([]byte(`{"format":"manifactor-model","version":1}`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		mf, err := parseManifest(b)
+		if err != nil {
+			return
+		}
+		if mf.K < 1 || mf.K > mf.State.Samples || mf.K > mf.State.Features || !mf.Method.Valid() {
+			t.Fatalf("accepted %+v", mf)
+		}
+	})
+}
+
+// FuzzReadFeatures: no features file panics the reader.
+func FuzzReadFeatures(f *testing.F) {
+	f.Add([]byte("column\tname\tidf\n1\ta\t0.5\n3\tb\t1\n"), true, false)
+	f.Add([]byte("column\tname\tidf\tsum\n1\ta\t0.5\t2\n"), true, true)
+	f.Add([]byte("column\tname\n1\ta\n"), false, false)
+	f.Fuzz(func(t *testing.T, b []byte, idf, sum bool) {
+		cols, names, w, s, err := readFeatures(strings.NewReader(string(b)), "features.tsv", idf, sum)
+		if err != nil {
+			return
+		}
+		if len(cols) != len(names) || (idf && len(w) != len(names)) || (sum && len(s) != len(names)) {
+			t.Fatalf("%d columns, %d names, %d idf, %d sums", len(cols), len(names), len(w), len(s))
+		}
+	})
+}

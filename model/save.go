@@ -1,0 +1,491 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// The on-disk model is a directory, readable without Go:
+//
+//	manifest.json  format "manifactor-model", version, the method and
+//	               its settings, the preparation, the text pipeline, the
+//	               graph's construction and the solver's State
+//	features.tsv   one line per prepared feature after a header line:
+//	               column (1-based, in the source), name, and where they
+//	               apply idf and sum (the training X e, -ncw forms)
+//	U.mtx V.mtx    the factors, Matrix Market arrays (W.mtx for cf and
+//	               lccf), every value in the shortest form that reads back
+//	               to the same float64
+//	centers.mtx    the k-means centres of V's rows (KMeansAssign)
+//	labels.txt     the training samples' clusters, 0-based, -1 for none
+//	train.mtx      the prepared training samples, one row each, when
+//	               Transform needs them (Model.Train)
+//
+// Files are written under temporary names and renamed, so a model
+// directory never holds a half-written file under a final name.
+const (
+	modelFormat  = "manifactor-model"
+	modelVersion = 1
+	manifestFile = "manifest.json"
+	featuresFile = "features.tsv"
+	labelsFile   = "labels.txt"
+	trainFile    = "train.mtx"
+	centersFile  = "centers.mtx"
+)
+
+type manifest struct {
+	Format      string             `json:"format"`
+	Version     int                `json:"version"`
+	Method      solver.Method      `json:"method"`
+	K           int                `json:"k"`
+	Formulation solver.Formulation `json:"formulation"`
+	Lambda      float64            `json:"lambda"`
+	Assign      Assign             `json:"assign"`
+	Seed        uint64             `json:"seed"`
+	Preparation struct {
+		Weighting      Weighting     `json:"weighting"`
+		Normalize      Normalization `json:"normalize"`
+		SourceFeatures int           `json:"source_features"`
+		Named          bool          `json:"named"`
+	} `json:"preparation"`
+	Text  *textManifest  `json:"text,omitempty"`
+	Graph *graphManifest `json:"graph,omitempty"`
+	State struct {
+		GraphWeight float64           `json:"graph_weight"`
+		NCWNorm     float64           `json:"ncw_norm"`
+		Kernel      solver.KernelKind `json:"kernel"`
+		Degree      int               `json:"degree,omitempty"`
+		Coef0       float64           `json:"coef0,omitempty"`
+		Sigma       float64           `json:"sigma,omitempty"`
+		Samples     int               `json:"samples"`
+		Features    int               `json:"features"`
+	} `json:"state"`
+	Train bool `json:"train"`
+}
+
+// textManifest is dataset.TextOptions as saved: what new raw text needs
+// (the pruning and weighting options are the training corpus's own and
+// are not applied to new text).
+type textManifest struct {
+	KeepNumbers bool `json:"keep_numbers"`
+	NoStopWords bool `json:"no_stop_words"`
+	NoStem      bool `json:"no_stem"`
+}
+
+type graphManifest struct {
+	Neighbors int            `json:"neighbors"`
+	Weight    graph.Weight   `json:"weight"`
+	HeatT     float64        `json:"heat_t,omitempty"`
+	Symmetry  graph.Symmetry `json:"symmetry"`
+	MinShared int            `json:"min_shared,omitempty"`
+	Search    graph.Search   `json:"search"`
+	Seed      uint64         `json:"seed"`
+}
+
+// Save writes the model to the directory dir (created if missing; files
+// of an earlier model there are replaced). See the package's files for
+// the layout; Load reads it back.
+func (m *Model) Save(dir string) error {
+	if err := m.check(); err != nil {
+		return err
+	}
+	var mf manifest
+	mf.Format, mf.Version = modelFormat, modelVersion
+	mf.Method, mf.K, mf.Formulation, mf.Lambda, mf.Assign, mf.Seed = m.Method, m.K, m.Formulation, m.Lambda, m.Assign, m.Seed
+	p := m.Preparation
+	mf.Preparation.Weighting, mf.Preparation.Normalize = p.Weighting, p.Normalize
+	mf.Preparation.SourceFeatures, mf.Preparation.Named = p.SourceFeatures, p.Named
+	if m.Text != nil {
+		mf.Text = &textManifest{KeepNumbers: m.Text.KeepNumbers, NoStopWords: m.Text.NoStopWords, NoStem: m.Text.NoStem}
+	}
+	if m.Links {
+		g := m.Graph
+		mf.Graph = &graphManifest{Neighbors: g.Neighbors, Weight: g.Weight, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
+	}
+	s := m.State
+	mf.State.GraphWeight, mf.State.NCWNorm = s.GraphWeight, s.NCWNorm
+	mf.State.Kernel, mf.State.Degree, mf.State.Coef0, mf.State.Sigma = s.Kernel.Kind, s.Kernel.Degree, s.Kernel.Coef0, s.Kernel.Sigma
+	mf.State.Samples, mf.State.Features = s.Samples, s.Features
+	mf.Train = m.Train != nil
+	for _, name := range p.Features {
+		if name == "" || strings.ContainsAny(name, "\t\n\r") {
+			return fmt.Errorf("model: Save: feature name %q is empty or holds a tab or line break", name)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("model: Save: %w", err)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{manifestFile, func(w io.Writer) error {
+			b, err := json.MarshalIndent(&mf, "", "  ")
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(append(b, '\n'))
+			return err
+		}},
+		{featuresFile, func(w io.Writer) error { return writeFeatures(w, p, s.FeatureSums) }},
+		{"U.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.U) }},
+		{"V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.V) }},
+		{labelsFile, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for _, l := range m.Labels {
+				fmt.Fprintln(bw, l)
+			}
+			return bw.Flush()
+		}},
+	}
+	add := func(name string, write func(io.Writer) error) {
+		files = append(files, struct {
+			name  string
+			write func(io.Writer) error
+		}{name, write})
+	}
+	if m.W != nil {
+		add("W.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.W) })
+	}
+	if m.Centers != nil {
+		add(centersFile, func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.Centers) })
+	}
+	if m.Train != nil {
+		add(trainFile, func(w io.Writer) error {
+			if m.Train.Sparse != nil {
+				return dataset.WriteMatrixMarket(w, m.Train.Sparse)
+			}
+			return dataset.WriteMatrixMarketDense(w, m.Train.Dense)
+		})
+	}
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return fmt.Errorf("model: Save: %w", err)
+		}
+	}
+	// A file of an earlier model that this one has not would be read as
+	// this model's by nothing (the manifest says what exists), but is
+	// removed so the directory says what it holds.
+	for _, name := range []string{"W.mtx", centersFile, trainFile} {
+		present := false
+		for _, f := range files {
+			present = present || f.name == name
+		}
+		if !present {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("model: Save: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes path through a temporary file in its directory,
+// renamed over path once complete.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+func writeFeatures(w io.Writer, p *Preparation, sums []float64) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("column\tname")
+	if p.IDF != nil {
+		bw.WriteString("\tidf")
+	}
+	if sums != nil {
+		bw.WriteString("\tsum")
+	}
+	bw.WriteByte('\n')
+	var buf []byte
+	for q, name := range p.Features {
+		buf = strconv.AppendInt(buf[:0], int64(p.Columns[q]+1), 10)
+		buf = append(append(buf, '\t'), name...)
+		if p.IDF != nil {
+			buf = strconv.AppendFloat(append(buf, '\t'), p.IDF[q], 'g', -1, 64)
+		}
+		if sums != nil {
+			buf = strconv.AppendFloat(append(buf, '\t'), sums[q], 'g', -1, 64)
+		}
+		bw.Write(append(buf, '\n'))
+	}
+	return bw.Flush()
+}
+
+// Load reads a model that Save wrote to dir. Every file is checked: the
+// format and version, the settings, the dimensions of the factors
+// against each other and the manifest, finite values. Errors name the
+// file and, where there is one, the line.
+func Load(dir string) (*Model, error) {
+	path := filepath.Join(dir, manifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	mf, err := parseManifest(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m := &Model{Method: mf.Method, K: mf.K, Formulation: mf.Formulation, Lambda: mf.Lambda, Assign: mf.Assign, Seed: mf.Seed}
+	p := &Preparation{Weighting: mf.Preparation.Weighting, Normalize: mf.Preparation.Normalize,
+		SourceFeatures: mf.Preparation.SourceFeatures, Named: mf.Preparation.Named}
+	m.Preparation = p
+	if mf.Text != nil {
+		m.Text = &dataset.TextOptions{KeepNumbers: mf.Text.KeepNumbers, NoStopWords: mf.Text.NoStopWords, NoStem: mf.Text.NoStem}
+	}
+	if g := mf.Graph; g != nil {
+		m.Links = true
+		m.Graph = graph.Options{Neighbors: g.Neighbors, Weight: g.Weight, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
+	}
+	m.State = solver.State{Method: mf.Method, GraphWeight: mf.State.GraphWeight, NCWNorm: mf.State.NCWNorm,
+		Kernel:  solver.Kernel{Kind: mf.State.Kernel, Degree: mf.State.Degree, Coef0: mf.State.Coef0, Sigma: mf.State.Sigma},
+		Samples: mf.State.Samples, Features: mf.State.Features}
+	wantIDF := p.Weighting != NoWeighting
+	f, err := os.Open(filepath.Join(dir, featuresFile))
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	p.Columns, p.Features, p.IDF, m.State.FeatureSums, err = readFeatures(f, filepath.Join(dir, featuresFile), wantIDF, mf.Method.NCW())
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	dense := func(name string, rows, cols int) (*mat.Dense, error) {
+		path := filepath.Join(dir, name)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+		defer f.Close()
+		_, a, err := dataset.ReadMatrixMarket(f, path)
+		if err != nil {
+			return nil, err
+		}
+		if a == nil {
+			return nil, fmt.Errorf("%s: a coordinate matrix; want an array", path)
+		}
+		if r, c := a.Dims(); r != rows || c != cols {
+			return nil, fmt.Errorf("%s: %d x %d, want %d x %d", path, r, c, rows, cols)
+		}
+		return a, nil
+	}
+	n, mfeat, k := mf.State.Samples, mf.State.Features, mf.K
+	if m.U, err = dense("U.mtx", mfeat, k); err != nil {
+		return nil, err
+	}
+	if m.V, err = dense("V.mtx", n, k); err != nil {
+		return nil, err
+	}
+	if mf.Method.Concept() {
+		if m.W, err = dense("W.mtx", n, k); err != nil {
+			return nil, err
+		}
+	}
+	if mf.Assign == KMeansAssign {
+		if m.Centers, err = dense(centersFile, k, k); err != nil {
+			return nil, err
+		}
+	}
+	lpath := filepath.Join(dir, labelsFile)
+	lf, err := os.Open(lpath)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	m.Labels, err = readClusterLabels(lf, lpath, n, k)
+	lf.Close()
+	if err != nil {
+		return nil, err
+	}
+	if mf.Train {
+		tpath := filepath.Join(dir, trainFile)
+		tf, err := os.Open(tpath)
+		if err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+		sp, dn, err := dataset.ReadMatrixMarket(tf, tpath)
+		tf.Close()
+		if err != nil {
+			return nil, err
+		}
+		m.Train = &dataset.Dataset{Source: tpath, Sparse: sp, Dense: dn, Vocabulary: p.Features, Weighted: true}
+		if r, c := m.Train.Dims(); r != n || c != mfeat {
+			return nil, fmt.Errorf("%s: %d x %d, want %d samples x %d features", tpath, r, c, n, mfeat)
+		}
+		if err := m.Train.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if _, err := solver.Restore(m.State, m.U, m.V, m.W); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return m, nil
+}
+
+// parseManifest decodes and checks manifest.json.
+func parseManifest(b []byte) (*manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var mf manifest
+	if err := dec.Decode(&mf); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n"))
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the manifest's object")
+	}
+	switch {
+	case mf.Format != modelFormat:
+		return nil, fmt.Errorf("format %q: not a manifactor model (want %q)", mf.Format, modelFormat)
+	case mf.Version != modelVersion:
+		return nil, fmt.Errorf("version %d: this build reads version %d", mf.Version, modelVersion)
+	case !mf.Method.Valid():
+		return nil, fmt.Errorf("unknown method")
+	case mf.K < 1:
+		return nil, fmt.Errorf("k = %d: want at least 1", mf.K)
+	case mf.State.Samples < 1 || mf.State.Features < 1:
+		return nil, fmt.Errorf("state: %d samples x %d features", mf.State.Samples, mf.State.Features)
+	case mf.K > min(mf.State.Samples, mf.State.Features):
+		return nil, fmt.Errorf("k = %d is more than %d samples x %d features allow", mf.K, mf.State.Samples, mf.State.Features)
+	case !(mf.Lambda >= 0) || math.IsInf(mf.Lambda, 0):
+		return nil, fmt.Errorf("lambda %v: want a finite non-negative number", mf.Lambda)
+	case mf.Preparation.SourceFeatures < mf.State.Features:
+		return nil, fmt.Errorf("preparation: %d source features, fewer than the %d prepared", mf.Preparation.SourceFeatures, mf.State.Features)
+	case mf.Graph != nil && (mf.Graph.Neighbors < 0 || mf.Graph.MinShared < 0 || !(mf.Graph.HeatT >= 0) || math.IsInf(mf.Graph.HeatT, 0)):
+		return nil, fmt.Errorf("graph: neighbors %d, min_shared %d, heat_t %v out of range", mf.Graph.Neighbors, mf.Graph.MinShared, mf.Graph.HeatT)
+	case mf.Graph != nil && !mf.Train:
+		return nil, fmt.Errorf("graph links need the training data (train: true)")
+	}
+	return &mf, nil
+}
+
+// readFeatures reads features.tsv.
+func readFeatures(r io.Reader, path string, wantIDF, wantSum bool) (cols []int, names []string, idf, sums []float64, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<20)
+	header := "column\tname"
+	if wantIDF {
+		header += "\tidf"
+	}
+	if wantSum {
+		header += "\tsum"
+	}
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return nil, nil, nil, nil, fmt.Errorf("%s: empty; want the header %q", path, header)
+	}
+	if got := sc.Text(); got != header {
+		return nil, nil, nil, nil, fmt.Errorf("%s, line 1: header %q, want %q (from the manifest's weighting and method)", path, got, header)
+	}
+	nf := 2 + btoi(wantIDF) + btoi(wantSum)
+	for line := 2; sc.Scan(); line++ {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != nf {
+			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: %d fields, want %d", path, line, len(f), nf)
+		}
+		c, err := strconv.Atoi(f[0])
+		if err != nil || c < 1 {
+			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: column %q: want a positive integer", path, line, f[0])
+		}
+		cols = append(cols, c-1)
+		if f[1] == "" {
+			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: empty feature name", path, line)
+		}
+		names = append(names, f[1])
+		at := 2
+		if wantIDF {
+			x, err := strconv.ParseFloat(f[at], 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return nil, nil, nil, nil, fmt.Errorf("%s, line %d, field %d: idf %q: want a finite non-negative number", path, line, at+1, f[at])
+			}
+			idf = append(idf, x)
+			at++
+		}
+		if wantSum {
+			x, err := strconv.ParseFloat(f[at], 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return nil, nil, nil, nil, fmt.Errorf("%s, line %d, field %d: sum %q: want a finite non-negative number", path, line, at+1, f[at])
+			}
+			sums = append(sums, x)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cols, names, idf, sums, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// readClusterLabels reads labels.txt: n lines, each a cluster in [-1, k).
+func readClusterLabels(r io.Reader, path string, n, k int) ([]int, error) {
+	sc := bufio.NewScanner(r)
+	labels := make([]int, 0, n)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		l, err := strconv.Atoi(t)
+		if err != nil || l < -1 || l >= k {
+			return nil, fmt.Errorf("%s, line %d: cluster %q: want an integer in [-1, %d)", path, line, t, k)
+		}
+		if len(labels) == n {
+			return nil, fmt.Errorf("%s, line %d: more than the model's %d samples", path, line, n)
+		}
+		labels = append(labels, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("%s: %d lines, want one per training sample (%d): truncated?", path, len(labels), n)
+	}
+	return labels, nil
+}
