@@ -3,10 +3,12 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -409,4 +411,22 @@ func WriteMatrixMarketDense(w io.Writer, a mat.Matrix) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// ReadMatrixMarketFile is ReadMatrixMarket on the file at path, which
+// may be gzip-compressed (a name ending in .gz). Errors name the file.
+func ReadMatrixMarketFile(path string) (*sparse.CSR, *mat.Dense, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return readMTX(f, path, sizeOf(f))
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+	}
+	return readMTX(zr, path, -1)
 }

@@ -3,7 +3,8 @@
 // documents (cosine similarity, Sparse) and dense images (Euclidean
 // distance, Dense), weighted 0/1, by a heat kernel or by cosine similarity,
 // symmetrized by the OR rule, with their degrees; user-supplied graphs
-// (Read) and writing graphs (Write); and the products the solvers need
+// from their weight matrices (FromWeights; model.ReadGraph reads them from
+// files); and the products the solvers need
 // (MulTo for W V, Degree for D V, Laplacian for L = D - W).
 //
 // A Graph's W is symmetric and non-negative with a zero diagonal, and
@@ -15,7 +16,8 @@
 // considers only samples at positive similarity as neighbours, so that an
 // edge always means shared features; Dense considers every sample.
 //
-// This package uses sparse, kernels, internal/parallel, gonum's blas64
-// (whose backend the blas package installs) and dataset's Matrix Market
-// reader and writer; it must not import solver, cluster, experiment or cmd.
+// This package uses sparse, kernels, internal/parallel and gonum's blas64
+// (whose backend the blas package installs); it reads no files, and it
+// must not import dataset, solver, cluster, model, experiment or cmd (so
+// that solver, which uses it, stays clear of the text pipeline).
 package graph

@@ -19,6 +19,14 @@ type Graph struct {
 	W      *sparse.CSR
 	Degree []float64
 	Search Search
+	// Reach holds, for a graph that Sparse or Dense built, how near each
+	// sample's p-th chosen neighbour is: the cosine similarity for Sparse
+	// (0 when the sample found fewer than p), the squared Euclidean
+	// distance for Dense (+Inf then). A new sample at least as near
+	// would have been chosen too: SparseLinks and DenseLinks use it to
+	// join new samples to the samples that would have chosen them. Nil
+	// for a graph built otherwise.
+	Reach []float64
 }
 
 // N returns the number of vertices (samples).

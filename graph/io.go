@@ -1,16 +1,13 @@
 package graph
 
 import (
-	"bufio"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"os"
+	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -38,41 +35,28 @@ func (r ReadNotes) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// Read reads a user-supplied graph on n samples, such as a hyperlink
-// graph, from a Matrix Market file (.mtx, or .mtx.gz compressed): an n x n
-// matrix, coordinate or array, of finite non-negative weights, W_ij being
-// the weight of the edge between samples i and j. A directed graph is made
+// FromWeights makes a graph on n samples from a user-supplied weight
+// matrix, such as a hyperlink graph read from a file (model.ReadGraph):
+// an n x n matrix of finite non-negative weights, W_ij being the weight
+// of the edge between samples i and j. A directed graph is made
 // undirected by the OR rule, W = max(W, W^T), and self-loops are dropped,
 // as a graph regularizer gives them no meaning; the notes count both.
-// Stored zeros are not edges. Errors name the file and the offending entry.
-func Read(path string, n int) (*Graph, ReadNotes, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, ReadNotes{}, err
+// Stored zeros are not edges. a is not modified. Errors begin with
+// source and name the offending entry (1-based).
+func FromWeights(a *sparse.CSR, n int, source string) (*Graph, ReadNotes, error) {
+	if a == nil {
+		return nil, ReadNotes{}, fmt.Errorf("%s: no weight matrix", source)
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
-		if err != nil {
-			return nil, ReadNotes{}, fmt.Errorf("%s: bad gzip stream: %v", path, err)
-		}
-		r = zr
-	}
-	a, dense, err := dataset.ReadMatrixMarket(r, path)
-	if err != nil {
-		return nil, ReadNotes{}, err
-	}
-	if dense != nil {
-		a = denseToCSR(dense.RawMatrix())
+	if err := a.Validate(); err != nil {
+		return nil, ReadNotes{}, fmt.Errorf("%s: %w", source, err)
 	}
 	if a.Rows != n || a.Cols != n {
-		return nil, ReadNotes{}, fmt.Errorf("%s: the graph is %d x %d, want %d x %d (one row and column per sample)", path, a.Rows, a.Cols, n, n)
+		return nil, ReadNotes{}, fmt.Errorf("%s: the graph is %d x %d, want %d x %d (one row and column per sample)", source, a.Rows, a.Cols, n, n)
 	}
 	for i := 0; i < a.Rows; i++ {
 		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			if v := a.Val[p]; v < 0 {
-				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is negative; graph weights must be non-negative", path, v, i+1, a.Ind[p]+1)
+			if v := a.Val[p]; !(v >= 0) || math.IsInf(v, 0) {
+				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is negative or not finite; graph weights must be finite and non-negative", source, v, i+1, a.Ind[p]+1)
 			}
 		}
 	}
@@ -80,9 +64,15 @@ func Read(path string, n int) (*Graph, ReadNotes, error) {
 	g, err := NewGraph(w)
 	if err != nil {
 		// symmetrizeMax leaves a valid graph; this guards the invariant.
-		return nil, notes, fmt.Errorf("%s: %w", path, err)
+		return nil, notes, fmt.Errorf("%s: %w", source, err)
 	}
 	return g, notes, nil
+}
+
+// DenseWeights returns the non-zeros of a dense weight matrix as a CSR,
+// for FromWeights.
+func DenseWeights(d *mat.Dense) *sparse.CSR {
+	return denseToCSR(d.RawMatrix())
 }
 
 // denseToCSR returns the non-zeros of d as a CSR.
@@ -141,10 +131,4 @@ func symmetrizeMax(a *sparse.CSR) (*sparse.CSR, ReadNotes) {
 		w.Indptr[i+1] = len(w.Ind)
 	}
 	return w, notes
-}
-
-// Write writes the weight matrix of g to w as a Matrix Market "coordinate
-// real general" file, both triangles, which Read reads back exactly.
-func Write(w io.Writer, g *Graph) error {
-	return dataset.WriteMatrixMarket(w, g.W)
 }

@@ -87,7 +87,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		return l.graph(w, opt, ApproxSearch)
+		return l.graph(w, opt, ApproxSearch, true)
 	}
 	ix := newPostings(a)
 	// fwd holds each sample's best candidates after it, filled by the
@@ -132,7 +132,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 			}
 		}
 	})
-	return out.graph(w, opt, ExactSearch)
+	return out.graph(w, opt, ExactSearch, true)
 }
 
 // sparseSquaredNorms returns the squared length of each row of a.
@@ -185,7 +185,7 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		return l.graph(w, opt, ApproxSearch)
+		return l.graph(w, opt, ApproxSearch, false)
 	}
 	out := newLists(n, p)
 	err = eachDenseRow(ctx, raw, opt.Threads, newProgress(opt.Progress, n), func(i int, dots []float64) {
@@ -206,7 +206,7 @@ func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return out.graph(w, opt, ExactSearch)
+	return out.graph(w, opt, ExactSearch, false)
 }
 
 // denseSquaredNorms returns the squared length of each row of a.
@@ -292,9 +292,24 @@ func (l *lists) merge(i int, src *lists) {
 // fewer than opt.MinShared chosen neighbours, drops zero weights and
 // returns the graph. A pair chosen from both ends is emitted once, from
 // its lower index, so no entries need merging. search is recorded in the
-// graph.
-func (l *lists) graph(w *weigher, opt Options, search Search) (*Graph, error) {
+// graph, and each sample's reach (Graph.Reach) by cosine similarity or
+// squared Euclidean distance as cosine says.
+func (l *lists) graph(w *weigher, opt Options, search Search, cosine bool) (*Graph, error) {
 	n, p := len(l.cnt), l.p
+	reach := make([]float64, n)
+	for i := range reach {
+		if l.cnt[i] < p {
+			// Any candidate would have entered: any positive similarity,
+			// any distance.
+			reach[i] = 0
+			if !cosine {
+				reach[i] = math.Inf(1)
+			}
+			continue
+		}
+		r := i*p + p - 1
+		reach[i] = nearness(cosine, w.sq[i], w.sq[l.idx[r]], l.dot[r])
+	}
 	wt := make([]float64, n*p)
 	for i := 0; i < n; i++ {
 		for r := i * p; r < i*p+l.cnt[i]; r++ {
@@ -346,7 +361,20 @@ func (l *lists) graph(w *weigher, opt Options, search Search) (*Graph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph: %w", err)
 	}
-	return &Graph{W: wm, Degree: wm.RowSums(), Search: search}, nil
+	return &Graph{W: wm, Degree: wm.RowSums(), Search: search, Reach: reach}, nil
+}
+
+// nearness is how near two samples with squared norms sa and sb and inner
+// product dot are: their cosine similarity when cosine (0 when either is
+// zero), else their squared Euclidean distance.
+func nearness(cosine bool, sa, sb, dot float64) float64 {
+	if cosine {
+		if sa > 0 && sb > 0 {
+			return dot / math.Sqrt(sa*sb)
+		}
+		return 0
+	}
+	return max(0, sa+sb-2*dot)
 }
 
 // weigher turns a neighbour pair and its inner product into an edge

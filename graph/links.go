@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,10 +19,20 @@ import (
 // returns the weights as a query x base CSR: the links s' an out-of-sample
 // factorization needs (paper 002 eq. 30). Neighbours, ties and weights
 // follow Sparse with the same opt, including the default heat kernel
-// width, which is estimated from base as for base's own graph; a query
-// row is not made symmetric with anything. Rows are independent, so the
-// result does not depend on opt.Threads.
-func SparseLinks(ctx context.Context, base, query *sparse.CSR, opt Options) (*sparse.CSR, error) {
+// width, which is estimated from base as for base's own graph.
+//
+// With reach, base's graph's Reach (nil: none), a new sample is also
+// joined to the base samples that would have chosen it, those at least
+// as near as their own p-th neighbour (to round-off), and the two sets
+// are combined by opt.Symmetry as the graph's own edges were: the new
+// sample's row is then what its row of the graph would have been had it
+// been one of the base samples (but for shared-neighbour pruning, which
+// links skip). A base sample the same as the new one (cosine 1, or
+// distance 0, to round-off; the first of several) stands for it and is
+// not linked: a base sample queried again gets its own row of the graph,
+// and a copy of one gets the links the original has. Rows are
+// independent, so the result does not depend on opt.Threads.
+func SparseLinks(ctx context.Context, base, query *sparse.CSR, reach []float64, opt Options) (*sparse.CSR, error) {
 	if base == nil || query == nil {
 		return nil, fmt.Errorf("graph: nil data matrix")
 	}
@@ -41,6 +52,9 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, opt Options) (*sp
 	if p > base.Rows {
 		return nil, fmt.Errorf("graph: p = %d neighbours among %d base samples", p, base.Rows)
 	}
+	if reach != nil && len(reach) != base.Rows {
+		return nil, fmt.Errorf("graph: %d reaches for %d base samples", len(reach), base.Rows)
+	}
 	sqBase, sqQuery := sparseSquaredNorms(base), sparseSquaredNorms(query)
 	w, err := newWeigher(opt, append(append([]float64(nil), sqBase...), sqQuery...), func() (float64, error) {
 		return sparseHeatT(ctx, base, opt.Seed, opt.Threads)
@@ -57,6 +71,7 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, opt Options) (*sp
 	bt := base.T() // one row per feature: the base samples that use it
 	nb := base.Rows
 	out := newLists(query.Rows, p)
+	in := make([][]chosen, query.Rows)
 	workers := parallel.Workers(query.Rows, opt.Threads, 16)
 	accs := make([][]float64, workers)
 	parallel.ForWorker(query.Rows, opt.Threads, 16, func(worker, lo, hi int) {
@@ -78,8 +93,23 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, opt Options) (*sp
 			// Only positive similarity makes a neighbour, as in Sparse;
 			// scanning j upwards with a strict comparison keeps ties at
 			// the lower index.
+			self := -1
+			if reach != nil && sqQuery[q] > 0 {
+				iq := 1 / math.Sqrt(sqQuery[q])
+				for j, s := range acc {
+					if s > 0 && s*iq*inv[j] >= 1-sameTol {
+						self = j
+						break
+					}
+				}
+				for j, s := range acc {
+					if s > 0 && j != self && within(s*iq*inv[j], reach[j], true) {
+						in[q] = append(in[q], chosen{j, s})
+					}
+				}
+			}
 			for j, s := range acc {
-				if k := s * inv[j]; k > out.thr[q] {
+				if k := s * inv[j]; k > out.thr[q] && j != self {
 					out.insert(q, k, j, s)
 				}
 			}
@@ -88,12 +118,35 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, opt Options) (*sp
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return out.links(w, nb)
+	return out.links(w, nb, in, reach != nil, opt.Symmetry)
+}
+
+// sameTol is how near, relative to round-off, a base sample must be to a
+// new one to stand for it (see SparseLinks).
+const sameTol = 1e-12
+
+// chosen is a base sample that would choose a new one, and their inner
+// product.
+type chosen struct {
+	j   int
+	dot float64
+}
+
+// within reports whether a new sample at nearness x (cosine similarity
+// when cosine, else squared distance) enters the list of a base sample of
+// reach r: at least as near, to a relative 1e-9, so that a base sample
+// queried again meets its own neighbours whatever the summation order.
+func within(x, r float64, cosine bool) bool {
+	const tol = 1e-9
+	if cosine {
+		return x >= r-tol*math.Abs(r)
+	}
+	return x <= r+tol*r
 }
 
 // DenseLinks is SparseLinks for dense rows, by Euclidean distance as in
 // Dense.
-func DenseLinks(ctx context.Context, base, query *mat.Dense, opt Options) (*sparse.CSR, error) {
+func DenseLinks(ctx context.Context, base, query *mat.Dense, reach []float64, opt Options) (*sparse.CSR, error) {
 	if base == nil || query == nil || base.IsEmpty() || query.IsEmpty() {
 		return nil, fmt.Errorf("graph: empty data matrix")
 	}
@@ -117,6 +170,9 @@ func DenseLinks(ctx context.Context, base, query *mat.Dense, opt Options) (*spar
 	if p > b.Rows {
 		return nil, fmt.Errorf("graph: p = %d neighbours among %d base samples", p, b.Rows)
 	}
+	if reach != nil && len(reach) != b.Rows {
+		return nil, fmt.Errorf("graph: %d reaches for %d base samples", len(reach), b.Rows)
+	}
 	sqBase, sqQuery := denseSquaredNorms(b), denseSquaredNorms(q)
 	nb := b.Rows
 	w, err := newWeigher(opt, append(append([]float64(nil), sqBase...), sqQuery...), func() (float64, error) {
@@ -126,6 +182,7 @@ func DenseLinks(ctx context.Context, base, query *mat.Dense, opt Options) (*spar
 		return nil, err
 	}
 	out := newLists(q.Rows, p)
+	in := make([][]chosen, q.Rows)
 	for i := range out.thr {
 		out.thr[i] = math.Inf(-1) // every base sample is a candidate
 	}
@@ -143,29 +200,60 @@ func DenseLinks(ctx context.Context, base, query *mat.Dense, opt Options) (*spar
 			for r := a; r < z; r++ {
 				i := lo + r
 				row := d.Data[r*nb : (r+1)*nb]
+				self := -1
+				if reach != nil {
+					for j, dot := range row {
+						if max(0, sqQuery[i]+sqBase[j]-2*dot) <= sameTol*(sqQuery[i]+sqBase[j]) {
+							self = j
+							break
+						}
+					}
+					for j, dot := range row {
+						if j != self && within(max(0, sqQuery[i]+sqBase[j]-2*dot), reach[j], false) {
+							in[i] = append(in[i], chosen{j, dot})
+						}
+					}
+				}
 				for j, dot := range row {
 					// Larger keys are nearer: the negated squared distance.
-					if k := -max(0, sqQuery[i]+sqBase[j]-2*dot); k > out.thr[i] {
+					if k := -max(0, sqQuery[i]+sqBase[j]-2*dot); k > out.thr[i] && j != self {
 						out.insert(i, k, j, dot)
 					}
 				}
 			}
 		})
 	}
-	return out.links(w, nb)
+	return out.links(w, nb, in, reach != nil, opt.Symmetry)
 }
 
 // links turns the candidate lists of query rows into a query x nb CSR of
 // weights; the weigher's squared norms hold the nb base samples first,
-// then the query samples.
-func (l *lists) links(w *weigher, nb int) (*sparse.CSR, error) {
+// then the query samples. With reverse, in[i] lists the base samples that
+// would choose query i, joined to the chosen ones as sym says: all of
+// them (Either), or only those i chose too (Mutual).
+func (l *lists) links(w *weigher, nb int, in [][]chosen, reverse bool, sym Symmetry) (*sparse.CSR, error) {
 	n := len(l.thr)
 	var ri, ci []int
 	var v []float64
 	for i := 0; i < n; i++ {
+		out := l.idx[i*l.p : i*l.p+l.cnt[i]]
 		for r := i * l.p; r < i*l.p+l.cnt[i]; r++ {
-			if x := w.weight(nb+i, l.idx[r], l.dot[r]); x > 0 {
-				ri, ci, v = append(ri, i), append(ci, l.idx[r]), append(v, x)
+			j := l.idx[r]
+			if reverse && sym == Mutual && !slices.ContainsFunc(in[i], func(c chosen) bool { return c.j == j }) {
+				continue
+			}
+			if x := w.weight(nb+i, j, l.dot[r]); x > 0 {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, x)
+			}
+		}
+		if reverse && sym != Mutual {
+			for _, c := range in[i] {
+				if slices.Contains(out, c.j) {
+					continue
+				}
+				if x := w.weight(nb+i, c.j, c.dot); x > 0 {
+					ri, ci, v = append(ri, i), append(ci, c.j), append(v, x)
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,9 +83,9 @@ func TestLinksMatchBruteForce(t *testing.T) {
 				var got *sparse.CSR
 				var err error
 				if sp {
-					got, err = SparseLinks(context.Background(), toCSR(base), toCSR(query), opt)
+					got, err = SparseLinks(context.Background(), toCSR(base), toCSR(query), nil, opt)
 				} else {
-					got, err = DenseLinks(context.Background(), toDense(base), toDense(query), opt)
+					got, err = DenseLinks(context.Background(), toDense(base), toDense(query), nil, opt)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -106,16 +107,113 @@ func TestLinksMatchBruteForce(t *testing.T) {
 func TestLinksBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	base, query := randomRows(rng, 5, 4, 0.8, false), randomRows(rng, 2, 3, 0.8, false)
-	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), Options{}); err == nil || !strings.Contains(err.Error(), "features") {
+	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), nil, Options{}); err == nil || !strings.Contains(err.Error(), "features") {
 		t.Errorf("feature mismatch: %v", err)
 	}
 	query = randomRows(rng, 2, 4, 0.8, false)
-	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), Options{Neighbors: 6}); err == nil || !strings.Contains(err.Error(), "among 5 base") {
+	if _, err := SparseLinks(context.Background(), toCSR(base), toCSR(query), nil, Options{Neighbors: 6}); err == nil || !strings.Contains(err.Error(), "among 5 base") {
 		t.Errorf("p > base: %v", err)
 	}
 	q := toDense(query)
 	q.Set(1, 2, math.NaN())
-	if _, err := DenseLinks(context.Background(), toDense(base), q, Options{Neighbors: 2}); err == nil || !strings.Contains(err.Error(), "not finite") {
+	if _, err := DenseLinks(context.Background(), toDense(base), q, nil, Options{Neighbors: 2}); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("NaN: %v", err)
+	}
+}
+
+// TestLinksWithReach: with the base graph's Reach, a new sample's links
+// are its row of the graph built on the base samples and it together, for
+// both symmetry rules, sparse and dense, exact and approximate search:
+// the base samples that would have chosen it are joined as well as those
+// it chooses.
+func TestLinksWithReach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 3))
+	for _, sparseRule := range []bool{true, false} {
+		for _, sym := range []Symmetry{Either, Mutual} {
+			for trial := 0; trial < 4; trial++ {
+				x := randomRows(rng, 61, 12, 0.4, false)
+				base, query := x[:60], x[60:]
+				opt := Options{Neighbors: 4, Weight: Binary, Symmetry: sym, Search: ExactSearch}
+				if sparseRule {
+					opt.Weight = Cosine
+				}
+				var g, whole *Graph
+				var links *sparse.CSR
+				var err error
+				if sparseRule {
+					if g, err = Sparse(context.Background(), toCSR(base), opt); err == nil {
+						if whole, err = Sparse(context.Background(), toCSR(x), opt); err == nil {
+							links, err = SparseLinks(context.Background(), toCSR(base), toCSR(query), g.Reach, opt)
+						}
+					}
+				} else {
+					if g, err = Dense(context.Background(), toDense(base), opt); err == nil {
+						if whole, err = Dense(context.Background(), toDense(x), opt); err == nil {
+							links, err = DenseLinks(context.Background(), toDense(base), toDense(query), g.Reach, opt)
+						}
+					}
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(g.Reach) != 60 {
+					t.Fatalf("%d reaches for 60 samples", len(g.Reach))
+				}
+				want := map[int]float64{}
+				for q := whole.W.Indptr[60]; q < whole.W.Indptr[61]; q++ {
+					want[whole.W.Ind[q]] = whole.W.Val[q]
+				}
+				got := map[int]float64{}
+				for q := links.Indptr[0]; q < links.Indptr[1]; q++ {
+					got[links.Ind[q]] = links.Val[q]
+				}
+				if len(got) != len(want) {
+					t.Fatalf("sparse %v, %v, trial %d: links %v, the whole graph's row %v", sparseRule, sym, trial, got, want)
+				}
+				for j, w := range want {
+					if math.Abs(got[j]-w) > 1e-12 {
+						t.Fatalf("sparse %v, %v, trial %d: link to %d weighs %v, the whole graph's edge %v", sparseRule, sym, trial, j, got[j], w)
+					}
+				}
+			}
+		}
+	}
+	// A base sample queried again stands for itself: its links are its
+	// row of the graph.
+	for _, sparseRule := range []bool{true, false} {
+		for _, sym := range []Symmetry{Either, Mutual} {
+			// No two samples the same (randomRows makes some rows zero;
+			// a copy would stand for the first of them).
+			base := make([][]float64, 50)
+			for i := range base {
+				base[i] = make([]float64, 10)
+				for f := range base[i] {
+					if rng.Float64() < 0.5 {
+						base[i][f] = 0.01 + rng.Float64()
+					}
+				}
+				base[i][i%10] = 1
+			}
+			opt := Options{Neighbors: 5, Weight: Binary, Symmetry: sym}
+			var g *Graph
+			var links *sparse.CSR
+			var err error
+			if sparseRule {
+				if g, err = Sparse(context.Background(), toCSR(base), opt); err == nil {
+					links, err = SparseLinks(context.Background(), toCSR(base), toCSR(base), g.Reach, opt)
+				}
+			} else if g, err = Dense(context.Background(), toDense(base), opt); err == nil {
+				links, err = DenseLinks(context.Background(), toDense(base), toDense(base), g.Reach, opt)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(links.Indptr, g.W.Indptr) || !slices.Equal(links.Ind, g.W.Ind) || !slices.Equal(links.Val, g.W.Val) {
+				t.Errorf("sparse %v, %v: the base samples' links are not the graph", sparseRule, sym)
+			}
+		}
+	}
+	if _, err := SparseLinks(context.Background(), toCSR([][]float64{{1, 0}, {0, 1}}), toCSR([][]float64{{1, 1}}), []float64{1}, Options{Neighbors: 1}); err == nil || !strings.Contains(err.Error(), "1 reaches for 2") {
+		t.Errorf("a reach per base sample missing: %v", err)
 	}
 }

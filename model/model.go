@@ -40,6 +40,10 @@ type Model struct {
 	// model cannot extend).
 	Links bool
 	Graph graph.Options
+	// Reach is the training graph's Graph.Reach when Links: how near
+	// each training sample's p-th neighbour is, so that a new sample is
+	// also joined to the training samples that would have chosen it.
+	Reach []float64
 	// U, V and W are the factors (W for cf and lccf only); Labels the
 	// training samples' clusters; Centers the k-means centres of V's rows
 	// under KMeansAssign (nil under ArgMaxAssign).
@@ -103,6 +107,10 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 		m.Graph = opts.Graph
 		m.Graph.Seed, m.Graph.Threads, m.Graph.Progress = opts.Seed, 0, nil
 		m.Links = true
+		m.Reach = res.Graph.Reach
+		if m.Reach == nil {
+			return nil, fmt.Errorf("model: FromFit: the fit's graph has no reach (Graph.Reach); a model links new samples through it")
+		}
 	}
 	if opts.Method.Concept() || m.linked() {
 		m.Train = p.Data
@@ -177,9 +185,9 @@ func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 		g := m.Graph
 		g.Threads = opts.Threads
 		if x.Sparse != nil {
-			so.Links, err = graph.SparseLinks(ctx, m.Train.Sparse, x.Sparse, g)
+			so.Links, err = graph.SparseLinks(ctx, m.Train.Sparse, x.Sparse, m.Reach, g)
 		} else {
-			so.Links, err = graph.DenseLinks(ctx, m.Train.Dense, x.Dense, g)
+			so.Links, err = graph.DenseLinks(ctx, m.Train.Dense, x.Dense, m.Reach, g)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: links to the training samples: %w", x.Source, err)
@@ -251,6 +259,9 @@ func (m *Model) check() error {
 	}
 	if (m.Method.Concept() || m.linked()) != (m.Train != nil) {
 		return fmt.Errorf("model: %s (graph weight %v) needs the training data exactly when it has a basis of samples or links", m.Method, m.State.GraphWeight)
+	}
+	if m.Links && len(m.Reach) != m.State.Samples {
+		return fmt.Errorf("model: %d reaches for %d training samples", len(m.Reach), m.State.Samples)
 	}
 	if m.Train != nil {
 		n, mf := m.Train.Dims()

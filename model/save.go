@@ -35,6 +35,8 @@ import (
 //	labels.txt     the training samples' clusters, 0-based, -1 for none
 //	train.mtx      the prepared training samples, one row each, when
 //	               Transform needs them (Model.Train)
+//	reach.txt      with graph links, each training sample's reach
+//	               (Model.Reach), one per line
 //
 // Files are written under temporary names and renamed, so a model
 // directory never holds a half-written file under a final name.
@@ -46,6 +48,7 @@ const (
 	labelsFile   = "labels.txt"
 	trainFile    = "train.mtx"
 	centersFile  = "centers.mtx"
+	reachFile    = "reach.txt"
 )
 
 type manifest struct {
@@ -173,6 +176,18 @@ func (m *Model) Save(dir string) error {
 			return dataset.WriteMatrixMarketDense(w, m.Train.Dense)
 		})
 	}
+	if m.Links {
+		add(reachFile, func(w io.Writer) error {
+			var buf []byte
+			for _, x := range m.Reach {
+				buf = strconv.AppendFloat(buf[:0], x, 'g', -1, 64)
+				if _, err := w.Write(append(buf, '\n')); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	for _, f := range files {
 		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return fmt.Errorf("model: Save: %w", err)
@@ -181,7 +196,7 @@ func (m *Model) Save(dir string) error {
 	// A file of an earlier model that this one has not would be read as
 	// this model's by nothing (the manifest says what exists), but is
 	// removed so the directory says what it holds.
-	for _, name := range []string{"W.mtx", centersFile, trainFile} {
+	for _, name := range []string{"W.mtx", centersFile, trainFile, reachFile} {
 		present := false
 		for _, f := range files {
 			present = present || f.name == name
@@ -351,6 +366,18 @@ func Load(dir string) (*Model, error) {
 			return nil, err
 		}
 	}
+	if m.Links {
+		rpath := filepath.Join(dir, reachFile)
+		rf, err := os.Open(rpath)
+		if err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
+		m.Reach, err = readReach(rf, rpath, n, m.Train != nil && m.Train.Sparse != nil)
+		rf.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -488,4 +515,31 @@ func readClusterLabels(r io.Reader, path string, n, k int) ([]int, error) {
 		return nil, fmt.Errorf("%s: %d lines, want one per training sample (%d): truncated?", path, len(labels), n)
 	}
 	return labels, nil
+}
+
+// readReach reads reach.txt: n lines, each a cosine similarity in [-1, 1]
+// (sparse training data) or a squared distance, non-negative, possibly
+// +Inf.
+func readReach(r io.Reader, path string, n int, cosine bool) ([]float64, error) {
+	sc := bufio.NewScanner(r)
+	out := make([]float64, 0, n)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		x, err := strconv.ParseFloat(t, 64)
+		bad := err != nil || math.IsNaN(x) || x < 0 && !cosine || cosine && (x < -1-1e-9 || x > 1+1e-9)
+		if bad {
+			return nil, fmt.Errorf("%s, line %d: reach %q: want a cosine in [-1, 1] or a squared distance", path, line, t)
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s, line %d: more than the model's %d training samples", path, line, n)
+		}
+		out = append(out, x)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%s: %d lines, want one per training sample (%d): truncated?", path, len(out), n)
+	}
+	return out, nil
 }

@@ -266,7 +266,7 @@ func (g *graphFlags) sampleGraph(p *model.Prepared, stderr io.Writer) (*graph.Gr
 		return nil, nil
 	}
 	n, _ := p.Data.Dims()
-	gr, notes, err := graph.Read(g.file, n)
+	gr, notes, err := model.ReadGraph(g.file, n)
 	if err != nil {
 		return nil, err
 	}

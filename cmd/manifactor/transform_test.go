@@ -50,11 +50,11 @@ func TestTransformSavedModel(t *testing.T) {
 					same++
 				}
 			}
-			// NMF gives back fit's V; GNMF's new rows are linked to
-			// their nearest training samples, not to the training
-			// graph's rows (bench/RESULTS.md).
-			want := map[string]float64{"nmf": 0.99, "gnmf": 0.9}[method]
-			if float64(same) < want*float64(len(a)) {
+			// The fixed point of each row's update is the fit's row (a
+			// training sample's links are its row of the training
+			// graph), up to the fit's own convergence and k-means's
+			// boundaries.
+			if float64(same) < 0.99*float64(len(a)) {
 				t.Errorf("%s: transform of the training articles keeps %d of %d labels", method, same, len(a))
 			}
 			v, _ := os.ReadFile(filepath.Join(tdir, "V.mtx"))
