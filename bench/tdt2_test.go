@@ -25,7 +25,7 @@ func loadTDT2(b *testing.B) *dataset.Dataset {
 	if _, err := os.Stat(tdt2Path); err != nil {
 		b.Skipf("%s not found: the real data sets live in ../shared/data beside the project", tdt2Path)
 	}
-	ds, err := dataset.Load(tdt2Path, dataset.LoadOptions{})
+	ds, err := dataset.Load(context.Background(), tdt2Path, dataset.LoadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

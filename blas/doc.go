@@ -8,6 +8,14 @@
 // The choice is made once, before concurrent work starts, by installing the
 // implementation with gonum's blas64.Use; callers then use blas64 directly.
 //
+// The choice is program-wide: gonum's blas64 holds one implementation for
+// the whole process, so once this package is imported (sparse, graph and
+// solver import it, so every program that factorizes does) every blas64
+// call in the program, the caller's own included, runs the backend chosen
+// here. A program that wants gonum's pure Go for its own products calls
+// Use("gonum"), which the module's results do not depend on beyond
+// round-off. `manifactor info` says which backend is installed.
+//
 // This package must not import anything of this module except
 // blas/openblas.
 package blas

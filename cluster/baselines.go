@@ -70,8 +70,8 @@ func LSIKMeans(ctx context.Context, x *sparse.CSR, opt BaselineOptions) (labels 
 }
 
 // PCAKMeans is "PCA+K-means" (the baseline of paper 001): k-means in
-// the principal component subspace of the samples x (n x m, one sample per
-// row). It centers the columns of a copy of x, takes its thin SVD
+// the principal component subspace of the samples data (n x m, one sample
+// per row; any mat.Matrix). It centers the columns of a copy of x, takes its thin SVD
 // xc = U S V^T (gonum's mat.SVD, which needs O(n m min(n, m)) work and a
 // dense copy: fine for image sets of a few thousand samples), and
 // clusters the rows of U S, the projections xc V of the samples on the
@@ -81,10 +81,17 @@ func LSIKMeans(ctx context.Context, x *sparse.CSR, opt BaselineOptions) (labels 
 // Dims must be in range (see BaselineOptions). It returns the k-means
 // labels, in 0..K-1; when ctx is done it returns ctx.Err() with the labels
 // of the best k-means replicate found so far, if any.
-func PCAKMeans(ctx context.Context, x *mat.Dense, opt BaselineOptions) ([]int, error) {
-	if x == nil || x.IsEmpty() {
+func PCAKMeans(ctx context.Context, data mat.Matrix, opt BaselineOptions) ([]int, error) {
+	if data == nil {
 		return nil, fmt.Errorf("cluster: PCAKMeans: no data")
 	}
+	if d, ok := data.(*mat.Dense); ok && (d == nil || d.IsEmpty()) {
+		return nil, fmt.Errorf("cluster: PCAKMeans: no data")
+	}
+	if r, c := data.Dims(); r == 0 || c == 0 {
+		return nil, fmt.Errorf("cluster: PCAKMeans: no data")
+	}
+	x := sparse.DenseOf(data)
 	n, m := x.Dims()
 	dims, err := checkBaseline("PCAKMeans", n, m, opt)
 	if err != nil {
@@ -96,7 +103,7 @@ func PCAKMeans(ctx context.Context, x *mat.Dense, opt BaselineOptions) ([]int, e
 		row := x.RawRowView(i)
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("cluster: PCAKMeans: x[%d][%d] = %v, want a finite value", i, j, v)
+				return nil, fmt.Errorf("cluster: PCAKMeans: row %d, column %d (1-based) = %v, want a finite value", i+1, j+1, v)
 			}
 		}
 		floats.Add(mean, row)
@@ -198,7 +205,7 @@ func ncutEmbedding(ctx context.Context, x *sparse.CSR, dims int, opt BaselineOpt
 	for i := range x.Rows {
 		for p := x.Indptr[i]; p < x.Indptr[i+1]; p++ {
 			if v := x.Val[p]; v < 0 {
-				return nil, fmt.Errorf("x[%d][%d] = %v: Normalized Cut needs non-negative data, so that the degrees x x^T e are non-negative", i, x.Ind[p], v)
+				return nil, fmt.Errorf("row %d, column %d (1-based) = %v: Normalized Cut needs non-negative data, so that the degrees x x^T e are non-negative", i+1, x.Ind[p]+1, v)
 			}
 		}
 	}

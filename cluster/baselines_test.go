@@ -280,7 +280,7 @@ func TestBaselinesBadInput(t *testing.T) {
 	}{
 		{"nil", nil, BaselineOptions{K: 1}, "no data"},
 		{"empty", &mat.Dense{}, BaselineOptions{K: 1}, "no data"},
-		{"NaN", nan, BaselineOptions{K: 2}, "x[4][2] = NaN"},
+		{"NaN", nan, BaselineOptions{K: 2}, "row 5, column 3 (1-based) = NaN"},
 		{"K 0", dense, BaselineOptions{}, "K = 0"},
 		{"K > n", dense, BaselineOptions{K: 11}, "K = 11"},
 		{"Dims > m", dense, BaselineOptions{K: 2, Dims: 9}, "Dims = 9"},
@@ -320,7 +320,7 @@ func TestSparseBaselinesTDT2(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not found: real data sets live in ../shared/data beside the project", path)
 	}
-	d, err := dataset.Load(path, dataset.LoadOptions{})
+	d, err := dataset.Load(context.Background(), path, dataset.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,10 +152,10 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n) * float64(d)))
 	for k, v := range p.x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("cluster: KMeans: x[%d, %d] = %v is not finite", k/d, k%d, v)
+			return nil, fmt.Errorf("cluster: KMeans: row %d, column %d (1-based) = %v is not finite", k/d+1, k%d+1, v)
 		}
 		if math.Abs(v) > limit {
-			return nil, fmt.Errorf("cluster: KMeans: x[%d, %d] = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", k/d, k%d, v, limit)
+			return nil, fmt.Errorf("cluster: KMeans: row %d, column %d (1-based) = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", k/d+1, k%d+1, v, limit)
 		}
 	}
 	p.norms = make([]float64, n)

@@ -88,7 +88,7 @@ func newSparsePoints(x *sparse.CSR, threads int) (*sparsePoints, error) {
 	for i := range n {
 		for q := x.Indptr[i]; q < x.Indptr[i+1]; q++ {
 			if v := x.Val[q]; math.Abs(v) > limit {
-				return nil, fmt.Errorf("cluster: KMeansSparse: x[%d, %d] = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", i, x.Ind[q], v, limit)
+				return nil, fmt.Errorf("cluster: KMeansSparse: row %d, column %d (1-based) = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", i+1, x.Ind[q]+1, v, limit)
 			}
 		}
 	}

@@ -92,15 +92,21 @@ type LoadOptions struct {
 // ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). Files
 // store one sample per row unless opt.Transpose. The result is valid and
 // non-empty.
-func Load(path string, opt LoadOptions) (*Dataset, error) {
+func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
+	if opt.Reuters.Text != (TextOptions{}) {
+		return nil, fmt.Errorf("%s: LoadOptions.Reuters.Text is set, but Load's text pipeline is LoadOptions.Text (Reuters.Text is LoadReuters's own)", path)
+	}
 	var d *Dataset
 	var err error
 	if IsTextSource(path) {
-		d, err = loadText(path, opt)
+		d, err = loadText(ctx, path, opt)
 	} else {
-		d, err = loadFile(path, opt)
+		d, err = loadFile(ctx, path, opt)
 	}
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("%s: %w", path, cerr)
+		}
 		return nil, err
 	}
 	if opt.Labels != "" {
@@ -113,7 +119,7 @@ func Load(path string, opt LoadOptions) (*Dataset, error) {
 }
 
 // loadFile reads a data file chosen by extension (see Load).
-func loadFile(path string, opt LoadOptions) (*Dataset, error) {
+func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 	lower := strings.ToLower(path)
 	gz := strings.HasSuffix(lower, ".gz")
 	ext := filepath.Ext(strings.TrimSuffix(lower, ".gz"))
@@ -132,6 +138,8 @@ func loadFile(path string, opt LoadOptions) (*Dataset, error) {
 	if opt.Progress != nil {
 		r = &countingReader{r: f, fn: opt.Progress, size: size}
 	}
+	// Every reader stops at its next read once ctx is done.
+	r = &ctxReader{ctx: ctx, r: r}
 	if gz {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
 		if err != nil {
@@ -173,6 +181,19 @@ func loadFile(path string, opt LoadOptions) (*Dataset, error) {
 	return d, err
 }
 
+// ctxReader fails its reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
+}
+
 // countingReader reports the bytes read through it.
 type countingReader struct {
 	r          io.Reader
@@ -200,7 +221,7 @@ func IsTextSource(path string) bool {
 
 // loadText reads a Reuters corpus (a directory holding .sgm files, or the
 // files themselves) or a directory of plain-text documents.
-func loadText(path string, opt LoadOptions) (*Dataset, error) {
+func loadText(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.Transpose {
 		return nil, fmt.Errorf("%s: a text corpus has one document per sample and cannot be transposed", path)
 	}
@@ -209,9 +230,9 @@ func loadText(path string, opt LoadOptions) (*Dataset, error) {
 	if _, ferr := ReutersFiles(path); ferr == nil {
 		ro := opt.Reuters
 		ro.Text = opt.Text
-		d, _, err = LoadReuters(context.Background(), []string{path}, ro)
+		d, _, err = LoadReuters(ctx, []string{path}, ro)
 	} else {
-		d, _, err = LoadTextDir(context.Background(), path, opt.Text)
+		d, _, err = LoadTextDir(ctx, path, opt.Text)
 	}
 	return d, err
 }
@@ -497,10 +518,43 @@ func (d *Dataset) Validate() error {
 			return err
 		}
 	}
-	if n, _ := d.Dims(); d.Labels != nil && len(d.Labels) != n {
+	n, m := d.Dims()
+	if d.Labels != nil && len(d.Labels) != n {
 		return fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n)
 	}
+	if d.Vocabulary != nil && len(d.Vocabulary) != m {
+		return fmt.Errorf("%s: %d feature names (Vocabulary) for %d features", d.Source, len(d.Vocabulary), m)
+	}
+	if d.IDs != nil && len(d.IDs) != n {
+		return fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n)
+	}
 	return nil
+}
+
+// New returns a data set of the samples in m, one per row, with labels
+// (one per row, or nil), named source in errors: sparse when m is a
+// sparse.Matrix (sharing its CSR), dense otherwise (a *mat.Dense shared,
+// any other mat.Matrix copied), and checked as Load's results are.
+func New(source string, m mat.Matrix, labels []int) (*Dataset, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%s: no data matrix", source)
+	}
+	d := &Dataset{Source: source, Labels: labels}
+	if s, ok := m.(sparse.Matrix); ok {
+		d.Sparse = s.A
+	} else {
+		if r, c := m.Dims(); r == 0 || c == 0 {
+			return nil, fmt.Errorf("%s: a %d x %d matrix holds no data", source, r, c)
+		}
+		d.Dense = sparse.DenseOf(m)
+	}
+	if d.Sparse != nil && d.Sparse.Rows == 0 {
+		return nil, fmt.Errorf("%s: no samples", source)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // CheckNonNegative returns an error naming the first negative value (in

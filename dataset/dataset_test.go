@@ -248,3 +248,49 @@ func TestVocabularyAndIDsFollowSelections(t *testing.T) {
 		}
 	}
 }
+
+// TestNewAndValidate: New takes any mat.Matrix (a sparse.Matrix stays
+// sparse and shared), checks it as Load's results are checked, and
+// Validate refuses names, labels or IDs out of step with the data.
+func TestNewAndValidate(t *testing.T) {
+	a, err := sparse.FromTriplets(3, 4, []int{0, 1, 2}, []int{0, 3, 1}, []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := New("mine", a.Matrix(), []int{1, 2, 1})
+	if err != nil || ds.Sparse != a || ds.Dense != nil {
+		t.Fatalf("sparse: %v", err)
+	}
+	dense := a.ToDense()
+	if ds, err := New("mine", dense, nil); err != nil || ds.Dense != dense {
+		t.Fatalf("dense: %v", err)
+	}
+	if ds, err := New("mine", dense.T(), nil); err != nil || ds.Dense == nil {
+		t.Fatalf("a transpose: %v", err)
+	} else if n, m := ds.Dims(); n != 4 || m != 3 {
+		t.Errorf("a transpose: %d x %d", n, m)
+	}
+	for _, c := range []struct {
+		m      func() *Dataset
+		want   string
+		labels []int
+	}{
+		{func() *Dataset { d := *ds; d.Vocabulary = []string{"a"}; return &d }, "1 feature names (Vocabulary) for 4 features", nil},
+		{func() *Dataset { d := *ds; d.IDs = []string{"a", "b"}; return &d }, "2 sample IDs for 3 samples", nil},
+		{func() *Dataset { d := *ds; d.Labels = []int{1}; return &d }, "1 labels for 3 samples", nil},
+	} {
+		if err := c.m().Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate: %v, want %q", err, c.want)
+		}
+	}
+	nan := mat.NewDense(2, 2, []float64{1, 2, math.NaN(), 3})
+	if _, err := New("mine", nan, nil); err == nil || !strings.Contains(err.Error(), "sample 2, feature 1") {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := New("mine", a.Matrix(), []int{1}); err == nil || !strings.Contains(err.Error(), "1 labels for 3 samples") {
+		t.Errorf("labels: %v", err)
+	}
+	if _, err := New("mine", nil, nil); err == nil {
+		t.Error("nil matrix accepted")
+	}
+}

@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,7 +54,7 @@ func TestLoadDispatch(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, name := range []string{f, f + ".gz"} {
-			d, err := Load(name, LoadOptions{})
+			d, err := Load(context.Background(), name, LoadOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -73,12 +75,12 @@ func TestLoadDispatch(t *testing.T) {
 				t.Fatalf("%s: vocabulary %v", name, d.Vocabulary)
 			}
 			if strings.Contains(name, ".svm") {
-				if _, err := Load(name, LoadOptions{Transpose: true}); err == nil {
+				if _, err := Load(context.Background(), name, LoadOptions{Transpose: true}); err == nil {
 					t.Fatalf("%s: transposed an SVMlight file", name)
 				}
 				continue
 			}
-			tr, err := Load(name, LoadOptions{Transpose: true})
+			tr, err := Load(context.Background(), name, LoadOptions{Transpose: true})
 			if err != nil {
 				t.Fatalf("%s transposed: %v", name, err)
 			}
@@ -87,14 +89,14 @@ func TestLoadDispatch(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Load(filepath.Join(dir, "x.parquet"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown data format") {
+	if _, err := Load(context.Background(), filepath.Join(dir, "x.parquet"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown data format") {
 		t.Errorf("unknown extension: %v", err)
 	}
-	if _, err := Load(files[1], LoadOptions{Transpose: true, CSV: CSVOptions{LabelColumn: "a"}}); err == nil {
+	if _, err := Load(context.Background(), files[1], LoadOptions{Transpose: true, CSV: CSVOptions{LabelColumn: "a"}}); err == nil {
 		t.Error("transposed a CSV with a label column")
 	}
 	notGzip := write("notgz.csv.gz", []byte("not gzip")) // raw text under a .gz name
-	if _, err := Load(notGzip, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bad gzip stream") {
+	if _, err := Load(context.Background(), notGzip, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bad gzip stream") {
 		t.Errorf("a file that is not gzip under a .gz name: %v", err)
 	}
 }
@@ -119,13 +121,13 @@ func TestLoadProgress(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Load(path, LoadOptions{})
+	want, err := Load(context.Background(), path, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var calls int
 	var last int64
-	got, err := Load(path, LoadOptions{Progress: func(read, size int64) {
+	got, err := Load(context.Background(), path, LoadOptions{Progress: func(read, size int64) {
 		if read < last || size != int64(b.Len()) || read > size {
 			t.Errorf("progress %d of %d after %d", read, size, last)
 		}
@@ -139,5 +141,27 @@ func TestLoadProgress(t *testing.T) {
 	}
 	if !slices.Equal(got.Sparse.Val, want.Sparse.Val) || !slices.Equal(got.Sparse.Ind, want.Sparse.Ind) {
 		t.Error("progress changed the data")
+	}
+}
+
+// TestLoadContextAndOptions: a cancelled context stops Load with the
+// context's error, for files and text corpora; LoadOptions.Reuters.Text,
+// which Load does not use, is refused rather than ignored.
+func TestLoadContextAndOptions(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.csv")
+	if err := os.WriteFile(path, []byte("1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, "../testdata/demo/reuters-demo.sgm.gz"} {
+		if _, err := Load(ctx, p, LoadOptions{}); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s, cancelled: %v", p, err)
+		}
+	}
+	_, err := Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", LoadOptions{Reuters: ReutersOptions{Text: TextOptions{NoStem: true}}})
+	if err == nil || !strings.Contains(err.Error(), "Reuters.Text") {
+		t.Errorf("Reuters.Text set: %v", err)
 	}
 }

@@ -241,7 +241,7 @@ func TestWriteMATErrors(t *testing.T) {
 		{[]MATWriteVar{{Name: "a"}}, `variable "a": set exactly one of Dense, Sparse and Strings (0 are set)`},
 		{[]MATWriteVar{{Name: "a", Dense: a, Strings: []string{}}}, "(2 are set)"},
 		{[]MATWriteVar{{Name: "a", Dense: mat.NewDense(1, 2, []float64{1, math.Inf(1)})}}, `variable "a": value +Inf at row 1, column 2 (1-based) is not finite`},
-		{[]MATWriteVar{{Name: "s", Sparse: bad}}, `variable "s": sparse: row 0: column indices not strictly increasing`},
+		{[]MATWriteVar{{Name: "s", Sparse: bad}}, `variable "s": sparse: row 1: columns not strictly increasing`},
 		{[]MATWriteVar{{Name: "h", Dense: hugeMatrix{70000, 70000}}}, `variable "h" needs 39200000056 bytes, more than a level-5 MAT-file element holds`},
 		{[]MATWriteVar{{Name: "h", Dense: hugeMatrix{1 << 31, 1}}}, `variable "h": 2147483648 x 1 exceeds the MAT-file limit`},
 	}

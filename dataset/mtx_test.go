@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -288,7 +289,7 @@ func TestLoadFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := writeFile(t, dir, c.file, c.data)
-		d, err := Load(path, c.opt)
+		d, err := Load(context.Background(), path, c.opt)
 		if err != nil {
 			t.Errorf("%s: %v", c.file, err)
 			continue
@@ -323,7 +324,7 @@ func TestLoadFiles(t *testing.T) {
 		{writeFile(t, dir, "empty.mtx", []byte("%%MatrixMarket matrix coordinate real general\n0 3 0\n")), LoadOptions{}, []string{"empty.mtx", "empty data set"}},
 	}
 	for _, c := range bad {
-		_, err := Load(c.path, c.opt)
+		_, err := Load(context.Background(), c.path, c.opt)
 		wantErr(t, err, c.want...)
 	}
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func realData(t *testing.T, rel string) string {
 func TestLoadTDT2(t *testing.T) {
 	path := realData(t, "tdt2/TDT2.mat")
 	start := time.Now()
-	d, err := Load(path, LoadOptions{})
+	d, err := Load(context.Background(), path, LoadOptions{})
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestLoadTDT2(t *testing.T) {
 
 func TestLoadCOIL20(t *testing.T) {
 	path := realData(t, "coil20/COIL20.mat")
-	d, err := Load(path, LoadOptions{})
+	d, err := Load(context.Background(), path, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestLoadCOIL20(t *testing.T) {
 
 func TestLoadPIE(t *testing.T) {
 	path := realData(t, "pie/PIE_32x32_10class.mat")
-	d, err := Load(path, LoadOptions{})
+	d, err := Load(context.Background(), path, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,4 +20,10 @@
 // (whose backend the blas package installs); it reads no files, and it
 // must not import dataset, solver, cluster, model, experiment or cmd (so
 // that solver, which uses it, stays clear of the text pipeline).
+//
+// Importing this package installs the module's BLAS backend into gonum's
+// blas64 for the whole program (see package blas).
 package graph
+
+// The backend is installed by package blas's init.
+import _ "github.com/manifactor/manifactor/blas"

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -160,4 +161,17 @@ func (g *Graph) Laplacian() *sparse.CSR {
 		l.Indptr[i+1] = len(l.Ind)
 	}
 	return l
+}
+
+// isEmpty reports a nil matrix, a nil *mat.Dense or one without rows or
+// columns.
+func isEmpty(m mat.Matrix) bool {
+	if m == nil {
+		return true
+	}
+	if d, ok := m.(*mat.Dense); ok {
+		return d == nil || d.IsEmpty()
+	}
+	r, c := m.Dims()
+	return r == 0 || c == 0
 }

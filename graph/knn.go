@@ -146,7 +146,8 @@ func sparseSquaredNorms(a *sparse.CSR) []float64 {
 }
 
 // Dense returns the p-nearest-neighbour graph of the rows of a (n x m, one
-// row per sample) by Euclidean distance: each sample's p neighbours are the
+// row per sample; any mat.Matrix, a *mat.Dense read in place, others
+// copied once by sparse.DenseOf) by Euclidean distance: each sample's p neighbours are the
 // other samples nearest to it, ties going to the lower index, every other
 // sample being a candidate. The directed choices are made symmetric by the
 // OR rule, W = max(W, W^T), and weighted as opt.Weight says; Cosine weights
@@ -158,11 +159,11 @@ func sparseSquaredNorms(a *sparse.CSR) []float64 {
 // block of rows times n. The block size depends only on n, so the graph is
 // the same for any thread count. ctx is checked between blocks; on
 // cancellation the result is nil and the error ctx.Err().
-func Dense(ctx context.Context, a *mat.Dense, opt Options) (*Graph, error) {
-	if a == nil || a.IsEmpty() {
+func Dense(ctx context.Context, m mat.Matrix, opt Options) (*Graph, error) {
+	if isEmpty(m) {
 		return nil, fmt.Errorf("graph: empty data matrix")
 	}
-	raw := a.RawMatrix()
+	raw := sparse.DenseOf(m).RawMatrix()
 	n := raw.Rows
 	for i := 0; i < n; i++ {
 		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols] {

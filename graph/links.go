@@ -146,11 +146,11 @@ func within(x, r float64, cosine bool) bool {
 
 // DenseLinks is SparseLinks for dense rows, by Euclidean distance as in
 // Dense.
-func DenseLinks(ctx context.Context, base, query *mat.Dense, reach []float64, opt Options) (*sparse.CSR, error) {
-	if base == nil || query == nil || base.IsEmpty() || query.IsEmpty() {
+func DenseLinks(ctx context.Context, base, query mat.Matrix, reach []float64, opt Options) (*sparse.CSR, error) {
+	if isEmpty(base) || isEmpty(query) {
 		return nil, fmt.Errorf("graph: empty data matrix")
 	}
-	b, q := base.RawMatrix(), query.RawMatrix()
+	b, q := sparse.DenseOf(base).RawMatrix(), sparse.DenseOf(query).RawMatrix()
 	if b.Cols != q.Cols {
 		return nil, fmt.Errorf("graph: new samples have %d features, the base samples %d", q.Cols, b.Cols)
 	}

@@ -18,7 +18,7 @@ func realData(t *testing.T, rel string) *dataset.Dataset {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not found: real data sets live in ../shared/data", path)
 	}
-	ds, err := dataset.Load(path, dataset.LoadOptions{})
+	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,11 +61,11 @@ func SparseRecall(ctx context.Context, a *sparse.CSR, g *Graph, opt Options, que
 }
 
 // DenseRecall is SparseRecall for a graph that Dense built from a.
-func DenseRecall(ctx context.Context, a *mat.Dense, g *Graph, opt Options, queries int) (float64, error) {
-	if a == nil || a.IsEmpty() {
+func DenseRecall(ctx context.Context, a mat.Matrix, g *Graph, opt Options, queries int) (float64, error) {
+	if isEmpty(a) {
 		return 0, fmt.Errorf("graph: empty data matrix")
 	}
-	raw := a.RawMatrix()
+	raw := sparse.DenseOf(a).RawMatrix()
 	n := raw.Rows
 	p, err := checkRecall(g, &opt, n, queries)
 	if err != nil {

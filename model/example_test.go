@@ -15,7 +15,7 @@ import (
 // The pipeline on raw Reuters-21578 articles: load (the text pipeline),
 // prepare, and GNMF with every default, lambda chosen from the data.
 func ExampleFit() {
-	ds, err := dataset.Load("../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{})
+	ds, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func ExampleFit() {
 // well) and transforms the articles it has not seen.
 func ExampleModel() {
 	text := dataset.TextOptions{NoTFIDF: true, NoNormalize: true}
-	ds, err := dataset.Load("../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{Text: text})
+	ds, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{Text: text})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -349,7 +349,7 @@ func realData(t *testing.T, rel string) *dataset.Dataset {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not found: the real data sets live in ../shared/data beside the project", path)
 	}
-	ds, err := dataset.Load(path, dataset.LoadOptions{})
+	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -309,7 +309,7 @@ func (m *Model) TopTerms(n int) [][]Term {
 // TopTerms is Model.TopTerms for factors u (features x k) and v (samples x
 // k), the samples' clusters in [0, clusters) (-1: none) and the features'
 // names.
-func TopTerms(u, v *mat.Dense, labels []int, names []string, clusters, n int) [][]Term {
+func TopTerms(u, v mat.Matrix, labels []int, names []string, clusters, n int) [][]Term {
 	mf, k := u.Dims()
 	mean := make([]float64, clusters*k)
 	count := make([]float64, clusters)

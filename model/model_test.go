@@ -393,7 +393,7 @@ func TestTransformRealData(t *testing.T) {
 		t.Skipf("%s not found: the real data sets live in ../shared/data beside the project", path)
 	}
 	ctx := context.Background()
-	ds, err := dataset.Load(path, dataset.LoadOptions{Reuters: dataset.ReutersOptions{SingleLabel: true, Largest: 10},
+	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Reuters: dataset.ReutersOptions{SingleLabel: true, Largest: 10},
 		Text: dataset.TextOptions{NoTFIDF: true, NoNormalize: true}})
 	if err != nil {
 		t.Fatal(err)

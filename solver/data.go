@@ -175,8 +175,11 @@ func NewDenseData(samples mat.Matrix) (*Data, error) {
 	return d, nil
 }
 
-// Dims returns the number of features m and samples n of X (m x n).
-func (d *Data) Dims() (features, samples int) { return d.m, d.n }
+// Dims returns the number of samples and features, in the order of the
+// matrix given to NewSparseData or NewDenseData (one row per sample), as
+// dataset.Dataset.Dims and every Dims of the module do; the papers' X is
+// the transpose, features x samples.
+func (d *Data) Dims() (samples, features int) { return d.n, d.m }
 
 // NNZ returns the number of non-zero entries of X.
 func (d *Data) NNZ() int { return d.nnz }

@@ -41,4 +41,10 @@
 // The package uses sparse, blas (through gonum's blas64) and kernels; it
 // must not import dataset, cluster, experiment or cmd, and it never reads
 // files or prints.
+//
+// Importing this package installs the module's BLAS backend into gonum's
+// blas64 for the whole program (see package blas).
 package solver
+
+// The backend is installed by package blas's init.
+import _ "github.com/manifactor/manifactor/blas"

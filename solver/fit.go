@@ -246,6 +246,9 @@ func general(r, c int) blas64.General {
 
 // problem is everything a fit shares across its starts.
 type problem struct {
+	// ctx is Fit's context, for the steps inside an iteration that can
+	// take long (LPNMF's linear solves); it lives only as long as Fit.
+	ctx  context.Context
 	spec Method
 	opts Options
 	orig *Data // as given
@@ -281,7 +284,7 @@ type regularizer struct {
 }
 
 func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, error) {
-	p := &problem{spec: spec, opts: o, orig: d, d: d, ncwNorm: 1}
+	p := &problem{ctx: ctx, spec: spec, opts: o, orig: d, d: d, ncwNorm: 1}
 	var err error
 	if spec.Concept() && (o.Kernel.Kind != Linear || d.neg != nil || o.explicitKernel) {
 		if p.kern, err = newKernelMatrix(ctx, d, o); err != nil {

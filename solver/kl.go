@@ -341,7 +341,11 @@ func (it *klIter) solveV() error {
 	f, reg := it.f, it.p.reg
 	a := &sparse.ShiftedLaplacian{W: reg.w, Degree: reg.deg, Lambda: 1, Weight: it.gamma, Shift: it.colU}
 	o := it.p.opts
-	res, err := sparse.SolveBlockCG(context.Background(), a, it.b, f.v, sparse.CGOptions{Tol: o.CGTol, MaxIter: o.CGMaxIter, Threads: o.Threads})
+	ctx := it.p.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := sparse.SolveBlockCG(ctx, a, it.b, f.v, sparse.CGOptions{Tol: o.CGTol, MaxIter: o.CGMaxIter, Threads: o.Threads})
 	st := &it.cg
 	for _, r := range res {
 		st.Solves++

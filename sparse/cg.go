@@ -110,7 +110,7 @@ func SolveBlockCG(ctx context.Context, a *ShiftedLaplacian, b, x blas64.General,
 	minShift := math.Inf(1)
 	for c, s := range a.Shift {
 		if !(s > 0) || math.IsInf(s, 0) {
-			return nil, fmt.Errorf("sparse: SolveBlockCG: shift of column %d is %v, want positive and finite", c, s)
+			return nil, fmt.Errorf("sparse: SolveBlockCG: shift of column %d (1-based) is %v, want positive and finite", c+1, s)
 		}
 		minShift = min(minShift, s)
 	}
@@ -120,15 +120,15 @@ func SolveBlockCG(ctx context.Context, a *ShiftedLaplacian, b, x blas64.General,
 		if a.Weight != nil {
 			g = a.Weight[i]
 			if !(g > 0) || math.IsInf(g, 0) {
-				return nil, fmt.Errorf("sparse: SolveBlockCG: weight of row %d is %v, want positive and finite", i, g)
+				return nil, fmt.Errorf("sparse: SolveBlockCG: weight of row %d (1-based) is %v, want positive and finite", i+1, g)
 			}
 		}
 		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return nil, fmt.Errorf("sparse: SolveBlockCG: degree of row %d is %v, want finite", i, d)
+			return nil, fmt.Errorf("sparse: SolveBlockCG: degree of row %d (1-based) is %v, want finite", i+1, d)
 		}
 		if k > 0 {
 			if ad := g*minShift + a.Lambda*(d-wdiag[i]); !(ad > 0) || math.IsInf(ad, 0) {
-				return nil, fmt.Errorf("sparse: SolveBlockCG: row %d: diagonal of A at the smallest shift is %v, want positive and finite (degree %v, W's diagonal %v)", i, ad, d, wdiag[i])
+				return nil, fmt.Errorf("sparse: SolveBlockCG: row %d (1-based): diagonal of A at the smallest shift is %v, want positive and finite (degree %v, W's diagonal %v)", i+1, ad, d, wdiag[i])
 			}
 		}
 	}
@@ -173,7 +173,7 @@ func SolveCG(ctx context.Context, a *CSR, b, x []float64, opt CGOptions) (CGResu
 	diag := csrDiagonal(a)
 	for i, d := range diag {
 		if !(d > 0) {
-			return CGResult{}, fmt.Errorf("sparse: SolveCG: row %d: diagonal entry %v is not positive", i, d)
+			return CGResult{}, fmt.Errorf("sparse: SolveCG: row %d (1-based): diagonal entry %v is not positive", i+1, d)
 		}
 	}
 	bg := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: b}
@@ -222,7 +222,7 @@ func checkFiniteGeneral(g blas64.General, name string) error {
 	for i := 0; i < g.Rows; i++ {
 		for c, v := range g.Data[i*g.Stride : i*g.Stride+g.Cols] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("sparse: CG: %s at row %d, column %d is %v", name, i, c, v)
+				return fmt.Errorf("sparse: CG: %s at row %d, column %d (1-based) is %v", name, i+1, c+1, v)
 			}
 		}
 	}
@@ -662,5 +662,5 @@ func (s *blockCG) convergenceError(res []CGResult, st []colState) error {
 	if s.single {
 		return fmt.Errorf("sparse: SolveCG: %s: %w", msg, ErrNotConverged)
 	}
-	return fmt.Errorf("sparse: SolveBlockCG: column %d: %s; %d of %d columns not converged: %w", first, msg, failed, len(res), ErrNotConverged)
+	return fmt.Errorf("sparse: SolveBlockCG: column %d (1-based): %s; %d of %d columns not converged: %w", first+1, msg, failed, len(res), ErrNotConverged)
 }

@@ -424,7 +424,7 @@ func TestSolveCGNotConverged(t *testing.T) {
 			t.Errorf("column %d: %+v", c, res[c])
 		}
 	}
-	for _, s := range []string{"column 1", fmt.Sprintf("%.3g", res[1].Residual), "2 of 3"} {
+	for _, s := range []string{"column 2 (1-based)", fmt.Sprintf("%.3g", res[1].Residual), "2 of 3"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not mention %q", err, s)
 		}
@@ -511,15 +511,15 @@ func TestSolveCGBadInput(t *testing.T) {
 	}{
 		{"negative lambda", "lambda", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Lambda = -1 }},
 		{"NaN lambda", "lambda", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Lambda = math.NaN() }},
-		{"zero shift", "shift of column 1", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Shift[1] = 0 }},
-		{"negative shift", "shift of column 0", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Shift[0] = -2 }},
-		{"zero weight", "weight of row 4", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Weight[4] = 0 }},
-		{"NaN degree", "degree of row 3", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Degree[3] = math.NaN() }},
-		{"negative diagonal", "row 2: diagonal", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) {
+		{"zero shift", "shift of column 2 (1-based)", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Shift[1] = 0 }},
+		{"negative shift", "shift of column 1 (1-based)", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Shift[0] = -2 }},
+		{"zero weight", "weight of row 5 (1-based)", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Weight[4] = 0 }},
+		{"NaN degree", "degree of row 4 (1-based)", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) { a.Degree[3] = math.NaN() }},
+		{"negative diagonal", "row 3 (1-based): diagonal", func(a *ShiftedLaplacian, _, _ blas64.General, _ *CGOptions) {
 			a.Lambda, a.Degree[2] = 1, -1e6
 		}},
-		{"NaN in b", "b at row 5, column 1", func(_ *ShiftedLaplacian, b, _ blas64.General, _ *CGOptions) { b.Data[11] = math.NaN() }},
-		{"Inf in x", "x at row 0, column 0", func(_ *ShiftedLaplacian, _, x blas64.General, _ *CGOptions) { x.Data[0] = math.Inf(1) }},
+		{"NaN in b", "b at row 6, column 2 (1-based)", func(_ *ShiftedLaplacian, b, _ blas64.General, _ *CGOptions) { b.Data[11] = math.NaN() }},
+		{"Inf in x", "x at row 1, column 1 (1-based)", func(_ *ShiftedLaplacian, _, x blas64.General, _ *CGOptions) { x.Data[0] = math.Inf(1) }},
 		{"negative tolerance", "tolerance", func(_ *ShiftedLaplacian, _, _ blas64.General, o *CGOptions) { o.Tol = -1 }},
 		{"negative MaxIter", "iteration limit", func(_ *ShiftedLaplacian, _, _ blas64.General, o *CGOptions) { o.MaxIter = -1 }},
 	} {
@@ -537,15 +537,15 @@ func TestSolveCGBadInput(t *testing.T) {
 		a          *CSR
 		b          []float64
 	}{
-		{"missing diagonal", "row 2: diagonal entry 0", a, []float64{1, 1, 1}},
-		{"NaN in b", "b at row 1", cgIdentity(3), []float64{1, math.NaN(), 1}},
+		{"missing diagonal", "row 3 (1-based): diagonal entry 0", a, []float64{1, 1, 1}},
+		{"NaN in b", "b at row 2, column 1 (1-based)", cgIdentity(3), []float64{1, math.NaN(), 1}},
 	} {
 		if _, err := SolveCG(context.Background(), tc.a, tc.b, make([]float64, 3), CGOptions{}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("SolveCG %s: error %v, want one mentioning %q", tc.name, err, tc.want)
 		}
 	}
 	neg, _ := FromTriplets(2, 2, []int{0, 1}, []int{0, 1}, []float64{1, -1})
-	if _, err := SolveCG(context.Background(), neg, []float64{1, 1}, make([]float64, 2), CGOptions{}); err == nil || !strings.Contains(err.Error(), "row 1") {
+	if _, err := SolveCG(context.Background(), neg, []float64{1, 1}, make([]float64, 2), CGOptions{}); err == nil || !strings.Contains(err.Error(), "row 2 (1-based)") {
 		t.Errorf("SolveCG negative diagonal: %v", err)
 	}
 

@@ -51,23 +51,23 @@ func (a *CSR) Validate() error {
 	for i := 0; i < a.Rows; i++ {
 		lo, hi := a.Indptr[i], a.Indptr[i+1]
 		if hi < lo {
-			return fmt.Errorf("sparse: row pointer decreases at row %d (%d then %d)", i, lo, hi)
+			return fmt.Errorf("sparse: row pointer decreases at row %d (1-based; %d then %d)", i+1, lo, hi)
 		}
 		if hi > len(a.Val) {
-			return fmt.Errorf("sparse: row pointer %d of row %d exceeds the %d stored values", hi, i, len(a.Val))
+			return fmt.Errorf("sparse: row pointer %d of row %d (1-based) exceeds the %d stored values", hi, i+1, len(a.Val))
 		}
 		prev := -1
 		for p := lo; p < hi; p++ {
 			j := a.Ind[p]
 			if j < 0 || j >= a.Cols {
-				return fmt.Errorf("sparse: row %d: column index %d out of range [0,%d)", i, j, a.Cols)
+				return fmt.Errorf("sparse: row %d: column %d out of range [1, %d] (1-based)", i+1, j+1, a.Cols)
 			}
 			if j <= prev {
-				return fmt.Errorf("sparse: row %d: column indices not strictly increasing (%d after %d)", i, j, prev)
+				return fmt.Errorf("sparse: row %d: columns not strictly increasing (%d after %d, 1-based)", i+1, j+1, prev+1)
 			}
 			prev = j
 			if v := a.Val[p]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("sparse: row %d, column %d: value %v is not finite", i, j, v)
+				return fmt.Errorf("sparse: row %d, column %d (1-based): value %v is not finite", i+1, j+1, v)
 			}
 		}
 	}

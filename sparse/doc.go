@@ -18,4 +18,13 @@
 //
 // This package must not import dataset, solver, graph or anything that
 // knows about files or flags.
+//
+// Importing this package installs the module's BLAS backend (package
+// blas: OpenBLAS when compiled in) into gonum's blas64, for the whole
+// program: a library user who imports sparse, graph or solver gets the
+// same products as the command line, and every other blas64 call of the
+// program runs that backend too (blas.Use("gonum") takes it back).
 package sparse
+
+// The backend is installed by package blas's init.
+import _ "github.com/manifactor/manifactor/blas"

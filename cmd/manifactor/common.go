@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -236,7 +237,7 @@ func (d *dataFlags) check() error {
 // load reads the data set named by --data and prepares it.
 // load reads and prepares the data, showing how much of the file is read
 // when stderr is a terminal, unless quiet.
-func (d *dataFlags) load(quiet bool) (*model.Prepared, error) {
+func (d *dataFlags) load(ctx context.Context, quiet bool) (*model.Prepared, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -264,7 +265,7 @@ func (d *dataFlags) load(quiet bool) (*model.Prepared, error) {
 		}
 	}
 	t0 := time.Now()
-	ds, err := dataset.Load(d.path, opts)
+	ds, err := dataset.Load(ctx, d.path, opts)
 	if printed {
 		fmt.Fprintln(d.stderr)
 	}

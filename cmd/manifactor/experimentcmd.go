@@ -77,7 +77,7 @@ func (f *protocolFlags) check() ([]int, error) {
 // begin checks the method names (flag is the option that gave them) and
 // the protocol flags, then loads the labelled data: the order in which
 // mistakes surface, cheapest first.
-func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepared, error) {
+func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) ([]int, *model.Prepared, error) {
 	for _, name := range names {
 		if _, ok := experiment.Baselines()[name]; !ok {
 			m, err := solver.ParseMethod(name)
@@ -93,7 +93,7 @@ func (f *protocolFlags) begin(flag string, names []string) ([]int, *model.Prepar
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := f.df.load(f.rt.quiet)
+	p, err := f.df.load(ctx, f.rt.quiet)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,7 +217,7 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return errors.New("--methods is required")
 	}
 	names := strings.Split(*methods, ",")
-	ks, p, err := pf.begin("--methods", names)
+	ks, p, err := pf.begin(ctx, "--methods", names)
 	if err != nil {
 		return err
 	}

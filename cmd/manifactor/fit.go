@@ -81,7 +81,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	p, err := df.load(rt.quiet)
+	p, err := df.load(ctx, rt.quiet)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,11 @@ import (
 )
 
 type infoOutput struct {
-	BLAS             string   `json:"blas"`
-	BLASAvailable    []string `json:"blas_available"`
+	BLAS          string   `json:"blas"`
+	BLASAvailable []string `json:"blas_available"`
+	// BLASScope says that the backend serves every gonum blas64 call of
+	// the process, a library user's own included.
+	BLASScope        string   `json:"blas_scope"`
 	Kernels          string   `json:"kernels"`
 	KernelsAvailable []string `json:"kernels_available"`
 	CPU              string   `json:"cpu"`
@@ -48,7 +51,7 @@ func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	out := infoOutput{
-		BLAS: blas.Name(), BLASAvailable: avail,
+		BLAS: blas.Name(), BLASAvailable: avail, BLASScope: "process (gonum blas64)",
 		Kernels: kernels.Path(), KernelsAvailable: kernels.Available(),
 		CPU: strings.TrimSpace(cpuid.CPU.BrandName), CPUFeatures: feats,
 		Cores: runtime.NumCPU(), Threads: rt.threadCount(),
@@ -57,7 +60,7 @@ func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeJSON(stdout, out)
 	}
-	fmt.Fprintf(stdout, "blas     %s (available: %s)\n", out.BLAS, strings.Join(avail, ", "))
+	fmt.Fprintf(stdout, "blas     %s (available: %s), installed in gonum's blas64 for the whole process\n", out.BLAS, strings.Join(avail, ", "))
 	fmt.Fprintf(stdout, "kernels  %s (available: %s)\n", out.Kernels, strings.Join(out.KernelsAvailable, ", "))
 	fmt.Fprintf(stdout, "cpu      %s [%s], %d cores\n", out.CPU, strings.Join(feats, " "), out.Cores)
 	fmt.Fprintf(stdout, "threads  %d\n", out.Threads)

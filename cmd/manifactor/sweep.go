@@ -120,7 +120,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *baselines != "" {
 		base = strings.Split(*baselines, ",")
 	}
-	ks, p, err := pf.begin("--baselines", base)
+	ks, p, err := pf.begin(ctx, "--baselines", base)
 	if err != nil {
 		return err
 	}

@@ -95,7 +95,7 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		opts.Text = *m.Text
 		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
 	}
-	ds, err := dataset.Load(*path, opts)
+	ds, err := dataset.Load(ctx, *path, opts)
 	if err != nil {
 		return err
 	}
