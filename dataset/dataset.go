@@ -83,10 +83,11 @@ type LoadOptions struct {
 	Progress func(read, size int64)
 }
 
-// Load reads a data set from path. A directory or .sgm / .sgm.gz file is
-// a text corpus (see IsTextSource): Reuters-21578 SGML (LoadReuters) or a
-// directory of .txt files (LoadTextDir), turned into tf-idf vectors by
-// opt.Text. Other files are chosen by extension, each also gzip-compressed
+// Load reads a data set from path. A directory, a .sgm / .sgm.gz file or a
+// .txt / .txt.gz file is a text corpus (see IsTextSource): Reuters-21578
+// SGML (LoadReuters), a directory of documents, one per file (LoadTextDir),
+// or one document per line (LoadTextLines; "label<TAB>text" when
+// opt.CSV.LabelColumn is "1"), turned into tf-idf vectors by opt.Text. Other files are chosen by extension, each also gzip-compressed
 // with a further ".gz": .mat (MATLAB level 5, see ReadMAT), .mtx (Matrix
 // Market, see ReadMatrixMarket), .svm, .svmlight or .libsvm (see
 // ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). Files
@@ -209,24 +210,41 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 // IsTextSource reports whether Load treats path as a text corpus: a
-// directory, or a Reuters .sgm or .sgm.gz file.
+// directory, a Reuters .sgm or .sgm.gz file, or a .txt or .txt.gz file of
+// one document per line.
 func IsTextSource(path string) bool {
 	lower := strings.ToLower(path)
-	if strings.HasSuffix(lower, ".sgm") || strings.HasSuffix(lower, ".sgm.gz") {
-		return true
+	for _, ext := range []string{".sgm", ".sgm.gz", ".txt", ".txt.gz"} {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
 	}
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
 }
 
 // loadText reads a Reuters corpus (a directory holding .sgm files, or the
-// files themselves) or a directory of plain-text documents.
+// files themselves), a directory of plain-text documents or a file of one
+// document per line.
 func loadText(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.Transpose {
 		return nil, fmt.Errorf("%s: a text corpus has one document per sample and cannot be transposed", path)
 	}
 	var d *Dataset
 	var err error
+	if lower := strings.ToLower(path); strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".txt.gz") {
+		// One document per line; "label<TAB>text" with a label column.
+		labelled := false
+		switch opt.CSV.LabelColumn {
+		case "":
+		case "1":
+			labelled = true
+		default:
+			return nil, fmt.Errorf("%s: a file of one document per line has its label, if any, in column 1 (label<TAB>text), not %q", path, opt.CSV.LabelColumn)
+		}
+		d, _, err = LoadTextLines(ctx, path, labelled, opt.Text)
+		return d, err
+	}
 	if _, ferr := ReutersFiles(path); ferr == nil {
 		ro := opt.Reuters
 		ro.Text = opt.Text

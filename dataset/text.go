@@ -78,6 +78,10 @@ type TextOptions struct {
 	// they stay as all-zero rows. Either way they are counted and listed
 	// in CorpusStats.
 	DropEmpty bool
+	// Strip removes the headers, signatures or quoted lines of e-mail
+	// and news messages before tokenizing (see Strip), in the
+	// directory and line corpora (LoadTextDir, LoadTextLines).
+	Strip Strip
 }
 
 // check reports options out of range.
@@ -545,16 +549,15 @@ func numberClasses(names []string) ([]int, map[int]string) {
 	return labels, classNames
 }
 
-// LoadTextDir reads a directory of plain-text documents, one per .txt file
-// (any case; hidden files and folders are skipped), and vectorizes them
-// with Vectorize. Files are read as UTF-8. The IDs are the paths relative
-// to dir, with forward slashes, in lexical order.
-//
-// Labels come from the folders directly under dir: every file below
-// dir/earn/ is in class "earn", however deep. A corpus is either labelled
-// (every file in a class folder) or not (every file directly in dir, no
-// labels); a mixture is an error, since files beside the class folders
-// are most likely misplaced.
+// LoadTextDir reads a directory of plain-text documents, one per file,
+// whatever its extension or none (hidden files and folders are skipped),
+// as the raw corpora circulate (20 Newsgroups: one folder per group, one
+// extension-less file per message), and vectorizes them with Vectorize.
+// Each file is decoded on its own, as UTF-8 when it is valid UTF-8 and as
+// Latin-1 otherwise (the Notes count those); a file holding a NUL byte is
+// not text, and an error. opt.Strip removes message headers, signatures
+// and quotations first. The IDs are the paths relative to dir, with
+// forward slashes, in lexical order.
 func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *CorpusStats, error) {
 	stats := &CorpusStats{}
 	if err := opt.check(); err != nil {
@@ -570,6 +573,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 	}
 	var docs []Document
 	var rootFile, classFile string
+	latin1 := 0
 	err = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, pathErr(err))
@@ -580,7 +584,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 			}
 			return nil
 		}
-		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".txt") {
+		if e.IsDir() || !e.Type().IsRegular() {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -604,7 +608,14 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, pathErr(err))
 		}
-		docs = append(docs, Document{ID: rel, Label: label, Text: string(b)})
+		text, lat, err := decodeText(b, path)
+		if err != nil {
+			return err
+		}
+		if lat {
+			latin1++
+		}
+		docs = append(docs, Document{ID: rel, Label: label, Text: opt.Strip.apply(text)})
 		return nil
 	})
 	stats.Articles = len(docs)
@@ -612,11 +623,14 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 	case err != nil:
 		return nil, stats, err
 	case len(docs) == 0:
-		return nil, stats, fmt.Errorf("%s: no .txt files", dir)
+		return nil, stats, fmt.Errorf("%s: no files", dir)
 	case rootFile != "" && classFile != "":
 		return nil, stats, fmt.Errorf("%s: file directly in %s beside class folders (such as the one of %s); put every file in a class folder, or none", rootFile, dir, classFile)
 	}
 	stats.Read = time.Since(start)
 	d, err := vectorize(ctx, dir, docs, opt, stats)
+	if err == nil && latin1 > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d files are not UTF-8, read as Latin-1", dir, latin1, len(docs)))
+	}
 	return d, stats, err
 }

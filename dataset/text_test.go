@@ -376,15 +376,16 @@ func TestLoadTextDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantIDs := []string{"politics/d.txt", "politics/empty.txt", "politics/numbers.txt", "sport/a.txt", "sport/b.TXT", "sport/deep/c.txt"}
-	if !reflect.DeepEqual(d.IDs, wantIDs) || !reflect.DeepEqual(d.Labels, []int{1, 1, 1, 2, 2, 2}) ||
-		!reflect.DeepEqual(d.ClassNames, map[int]string{1: "politics", 2: "sport"}) {
+	// Every file but the hidden ones, whatever its extension.
+	wantIDs := []string{"politics/d.txt", "politics/empty.txt", "politics/notes.md", "politics/numbers.txt", "sport/a.txt", "sport/b.TXT", "sport/deep/c.txt", "weather/readme"}
+	if !reflect.DeepEqual(d.IDs, wantIDs) || !reflect.DeepEqual(d.Labels, []int{1, 1, 1, 1, 2, 2, 2, 3}) ||
+		!reflect.DeepEqual(d.ClassNames, map[int]string{1: "politics", 2: "sport", 3: "weather"}) {
 		t.Errorf("IDs %q, labels %v, names %v", d.IDs, d.Labels, d.ClassNames)
 	}
-	if !reflect.DeepEqual(d.Vocabulary, []string{"elect", "footbal", "result", "rise", "score", "tenni"}) {
+	if !reflect.DeepEqual(d.Vocabulary, []string{"document", "elect", "footbal", "result", "rise", "score", "tenni"}) {
 		t.Errorf("vocabulary %q", d.Vocabulary)
 	}
-	if st.Articles != 6 || st.Empty != 2 || !reflect.DeepEqual(st.EmptyIDs, []string{"politics/empty.txt", "politics/numbers.txt"}) || d.Source != root {
+	if st.Articles != 8 || st.Empty != 2 || !reflect.DeepEqual(st.EmptyIDs, []string{"politics/empty.txt", "politics/numbers.txt"}) || d.Source != root {
 		t.Errorf("stats %+v, source %q", st, d.Source)
 	}
 	checkTextDatasetRows(t, d)
@@ -413,7 +414,7 @@ func TestLoadTextDir(t *testing.T) {
 	empty := t.TempDir()
 	os.Mkdir(filepath.Join(empty, "class"), 0o755)
 	_, _, err = LoadTextDir(context.Background(), empty, TextOptions{})
-	wantErr(t, err, empty+": no .txt files")
+	wantErr(t, err, empty+": no files")
 	stops := t.TempDir()
 	writeFile(t, stops, "a.txt", []byte("the and of"))
 	_, _, err = LoadTextDir(context.Background(), stops, TextOptions{})

@@ -85,9 +85,10 @@ type manifest struct {
 // (the pruning and weighting options are the training corpus's own and
 // are not applied to new text).
 type textManifest struct {
-	KeepNumbers bool `json:"keep_numbers"`
-	NoStopWords bool `json:"no_stop_words"`
-	NoStem      bool `json:"no_stem"`
+	KeepNumbers bool          `json:"keep_numbers"`
+	NoStopWords bool          `json:"no_stop_words"`
+	NoStem      bool          `json:"no_stem"`
+	Strip       dataset.Strip `json:"strip"`
 }
 
 type graphManifest struct {
@@ -114,7 +115,7 @@ func (m *Model) Save(dir string) error {
 	mf.Preparation.Weighting, mf.Preparation.Normalize = p.Weighting, p.Normalize
 	mf.Preparation.SourceFeatures, mf.Preparation.Named = p.SourceFeatures, p.Named
 	if m.Text != nil {
-		mf.Text = &textManifest{KeepNumbers: m.Text.KeepNumbers, NoStopWords: m.Text.NoStopWords, NoStem: m.Text.NoStem}
+		mf.Text = &textManifest{KeepNumbers: m.Text.KeepNumbers, NoStopWords: m.Text.NoStopWords, NoStem: m.Text.NoStem, Strip: m.Text.Strip}
 	}
 	if m.Links {
 		g := m.Graph
@@ -282,7 +283,7 @@ func Load(dir string) (*Model, error) {
 		SourceFeatures: mf.Preparation.SourceFeatures, Named: mf.Preparation.Named}
 	m.Preparation = p
 	if mf.Text != nil {
-		m.Text = &dataset.TextOptions{KeepNumbers: mf.Text.KeepNumbers, NoStopWords: mf.Text.NoStopWords, NoStem: mf.Text.NoStem}
+		m.Text = &dataset.TextOptions{KeepNumbers: mf.Text.KeepNumbers, NoStopWords: mf.Text.NoStopWords, NoStem: mf.Text.NoStem, Strip: mf.Text.Strip}
 	}
 	if g := mf.Graph; g != nil {
 		m.Links = true

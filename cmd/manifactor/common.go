@@ -178,7 +178,7 @@ type dataFlags struct {
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
 	d.stderr = fs.Output()
-	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd; or dtm, classid), .mtx (with --labels), .svm, .csv, .npy (each also .gz), a Reuters-21578 directory or .sgm files, or a directory of .txt documents")
+	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd; or dtm, classid), .mtx (with --labels), .svm, .csv, .npy (each also .gz), a Reuters-21578 directory or .sgm files, a directory of text documents (one sub-folder per class, one file per document, any extension, UTF-8 or Latin-1), or a .txt file of one document per line (label<TAB>text with --label-column 1)")
 	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
@@ -187,7 +187,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.TextVar(&d.prep.Normalize, "normalize", model.AutoNormalization, "sample length: auto (unit length when tf-idf weighted), l2 or none")
 	fs.BoolVar(&d.prep.KeepZeroFeatures, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
 	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (after weighting, which stays the whole corpus's)")
-	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position")
+	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
 	// Text corpora: a Reuters-21578 directory or .sgm files, or a directory
 	// of .txt documents with one sub-folder per class.
 	fs.BoolVar(&d.opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
@@ -200,6 +200,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.opts.Text.NoStem, "no-stem", false, "text: do not stem (Snowball English otherwise)")
 	fs.BoolVar(&d.opts.Text.NoStopWords, "no-stopwords", false, "text: keep English stop words")
 	fs.BoolVar(&d.opts.Text.DropEmpty, "drop-empty", false, "text: drop documents the pipeline leaves empty (kept as all-zero rows and reported otherwise)")
+	fs.TextVar(&d.opts.Text.Strip, "strip", dataset.Strip(0), "text: remove parts of e-mail and news messages before tokenizing: headers, footers (signatures), quotes, comma-separated")
 	fs.StringVar(&d.header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
 }
 

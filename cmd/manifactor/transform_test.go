@@ -82,3 +82,48 @@ func TestTransformSavedModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRawCorpus: the raw newsgroup-style fixture (one folder per class,
+// extension-less Latin-1 files) reads with its 12 documents in 3 classes
+// with and without --strip; a model fitted with --strip keeps it, so that
+// transform strips the new documents the same way.
+func TestRawCorpus(t *testing.T) {
+	data := "../../testdata/rawnews"
+	var features []float64
+	for _, strip := range []string{"", "headers,footers,quotes"} {
+		args := []string{"describe", "--data", data, "--json"}
+		if strip != "" {
+			args = append(args, "--strip", strip)
+		}
+		stdout, stderr, err := runCLI(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := decode(t, stdout)
+		if s["samples"] != 12.0 || s["classes"] != 3.0 {
+			t.Errorf("--strip %q: %v samples, %v classes", strip, s["samples"], s["classes"])
+		}
+		if !strings.Contains(stderr, "12 of 12 files are not UTF-8, read as Latin-1") {
+			t.Errorf("--strip %q: stderr %q", strip, stderr)
+		}
+		features = append(features, s["features"].(float64))
+	}
+	if !(features[1] < features[0]) {
+		t.Errorf("features %v: stripping removed none", features)
+	}
+	mdir := filepath.Join(t.TempDir(), "m")
+	if _, _, err := runCLI(t, "fit", "--data", data, "--strip", "headers,footers,quotes", "--method", "nmf", "--k", "3", "--out", mdir); err != nil {
+		t.Fatal(err)
+	}
+	man, _ := os.ReadFile(filepath.Join(mdir, "manifest.json"))
+	if !strings.Contains(string(man), `"strip": "headers,footers,quotes"`) {
+		t.Errorf("manifest.json does not keep the stripping:\n%s", man)
+	}
+	stdout, _, err := runCLI(t, "transform", "--model", mdir, "--data", data, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := decode(t, stdout); s["unknown_features"] != 0.0 || s["samples"] != 12.0 {
+		t.Errorf("transform of the training documents: %v", s)
+	}
+}

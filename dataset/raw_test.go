@@ -1,0 +1,184 @@
+package dataset
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRawNewsCorpus: testdata/rawnews is laid out as raw corpora
+// circulate (one folder per newsgroup, one extension-less Latin-1 file per
+// message, news headers, quotations and signatures): it loads with its 12
+// messages in 3 classes of 4, Latin-1 decoded (é is a letter, not a
+// separator), with and without stripping; stripping removes the headers'
+// and signatures' words and the quoted lines' words, and nothing else.
+func TestRawNewsCorpus(t *testing.T) {
+	const dir = "../testdata/rawnews"
+	plain, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{NoTFIDF: true, NoNormalize: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{NoTFIDF: true, NoNormalize: true, Strip: StripHeaders | StripFooters | StripQuotes}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*Dataset{plain, stripped} {
+		n, _ := d.Dims()
+		labels, sizes := d.Classes()
+		if n != 12 || len(labels) != 3 || !slices.Equal(sizes, []int{4, 4, 4}) {
+			t.Errorf("%d documents, classes %v of sizes %v; want 12 in 3 of 4", n, labels, sizes)
+		}
+		names := []string{d.ClassNames[1], d.ClassNames[2], d.ClassNames[3]}
+		slices.Sort(names)
+		if !slices.Equal(names, []string{"rec.autos", "sci.space", "talk.politics"}) {
+			t.Errorf("class names %v", names)
+		}
+		if len(d.Notes) == 0 || !strings.Contains(d.Notes[len(d.Notes)-1], "12 of 12 files are not UTF-8, read as Latin-1") {
+			t.Errorf("notes %q", d.Notes)
+		}
+	}
+	has := func(d *Dataset, term string) bool { return slices.Contains(d.Vocabulary, term) }
+	// Latin-1 letters stay inside words.
+	if !has(plain, "café") || !has(plain, "zetaquux") || has(plain, "caf") {
+		t.Errorf("Latin-1 words: café %v, zetaquux %v, caf %v", has(plain, "café"), has(plain, "zetaquux"), has(plain, "caf"))
+	}
+	for _, gone := range []string{"zetaquux", "organ", "martínez", "sedan", "bald", "gearbox", "magnet"} {
+		if !has(plain, gone) {
+			t.Errorf("%q missing before stripping", gone)
+		}
+		if has(stripped, gone) {
+			t.Errorf("%q (a header's, signature's or quotation's word) kept after stripping", gone)
+		}
+	}
+	for _, kept := range []string{"café", "rotor", "shuttl", "senat", "telescop"} {
+		if !has(stripped, kept) {
+			t.Errorf("%q (a body's word) lost by stripping", kept)
+		}
+	}
+}
+
+// TestStripText: each part on its own, and what must not be taken.
+func TestStripText(t *testing.T) {
+	msg := "From: a@b.c\nSubject: hi\n\nIn article <1@x> b@y writes:\n> quoted\n| also quoted\nbody line\n-- \nsig line\n"
+	cases := []struct {
+		s    Strip
+		text string
+		want string
+	}{
+		{StripHeaders, msg, "In article <1@x> b@y writes:\n> quoted\n| also quoted\nbody line\n-- \nsig line\n"},
+		{StripFooters, msg, "From: a@b.c\nSubject: hi\n\nIn article <1@x> b@y writes:\n> quoted\n| also quoted\nbody line"},
+		{StripQuotes, msg, "From: a@b.c\nSubject: hi\n\nbody line\n-- \nsig line\n"},
+		{StripHeaders | StripFooters | StripQuotes, msg, "body line"},
+		// Not a header: the first paragraph stays.
+		{StripHeaders, "Dear all,\n\nthe meeting moved.", "Dear all,\n\nthe meeting moved."},
+		// A dash line at the top is not a signature.
+		{StripFooters, "---\ntext", "---\ntext"},
+		// Headers without a blank line after them: all header.
+		{StripHeaders, "From: a\nSubject: b", ""},
+		{0, msg, msg},
+	}
+	for _, c := range cases {
+		if got := StripText(c.text, c.s); got != c.want {
+			t.Errorf("%v of %q: %q, want %q", c.s, c.text, got, c.want)
+		}
+	}
+	for _, in := range []string{"", "headers", "headers,footers,quotes", " quotes , headers "} {
+		s, err := ParseStrip(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseStrip(s.String())
+		if err != nil || back != s {
+			t.Errorf("%q: %v round-trips to %v (%v)", in, s, back, err)
+		}
+	}
+	if _, err := ParseStrip("headers,sigs"); err == nil || !strings.Contains(err.Error(), `"sigs"`) {
+		t.Errorf("unknown part: %v", err)
+	}
+}
+
+// TestTextLines: one document per line, with or without a label column,
+// Latin-1 lines decoded, blank lines skipped; a line without its tab, a
+// label column other than the first and a binary line are errors naming
+// the file and line.
+func TestTextLines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "docs.txt")
+	text := "sport\tFootball scores rise\n\npolitics\tElection results in the caf\xe9\nsport\tTennis scores\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(context.Background(), path, LoadOptions{CSV: CSVOptions{LabelColumn: "1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := d.Dims(); n != 3 || !slices.Equal(d.Labels, []int{1, 2, 1}) || d.ClassNames[1] != "sport" || !slices.Equal(d.IDs, []string{"1", "3", "4"}) {
+		t.Errorf("labelled: %d documents, labels %v, names %v, IDs %v", n, d.Labels, d.ClassNames, d.IDs)
+	}
+	if !slices.Contains(d.Vocabulary, "café") {
+		t.Errorf("Latin-1 line: vocabulary %q", d.Vocabulary)
+	}
+	u, err := Load(context.Background(), path, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := u.Dims(); n != 3 || u.Labels != nil || !slices.Contains(u.Vocabulary, "sport") {
+		t.Errorf("unlabelled: %d documents, labels %v", n, u.Labels)
+	}
+	if _, err := Load(context.Background(), path, LoadOptions{CSV: CSVOptions{LabelColumn: "2"}}); err == nil || !strings.Contains(err.Error(), "column 1") {
+		t.Errorf("label column 2: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("a\tone\nno tab here\n"), 0o644)
+	if _, err := Load(context.Background(), bad, LoadOptions{CSV: CSVOptions{LabelColumn: "1"}}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
+		t.Errorf("a line without a tab: %v", err)
+	}
+	bin := filepath.Join(dir, "bin.txt")
+	os.WriteFile(bin, []byte("fine\nnot\x00text\n"), 0o644)
+	if _, err := Load(context.Background(), bin, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bin.txt:2") || !strings.Contains(err.Error(), "NUL") {
+		t.Errorf("a NUL byte: %v", err)
+	}
+}
+
+// FuzzStripText: no message panics the stripper, and it only removes.
+func FuzzStripText(f *testing.F) {
+	f.Add("From: a\n\nbody\n> q\n-- \nsig", uint8(7))
+	f.Add("", uint8(1))
+	f.Add("--\n--\n", uint8(2))
+	f.Fuzz(func(t *testing.T, text string, s uint8) {
+		out := StripText(text, Strip(s&7))
+		if len(out) > len(strings.ReplaceAll(text, "\r\n", "\n"))+1 {
+			t.Fatalf("%q grew to %q", text, out)
+		}
+	})
+}
+
+// FuzzLoadTextLines: no file of lines panics the reader; a corpus it
+// returns is valid, with labels exactly when asked for.
+func FuzzLoadTextLines(f *testing.F) {
+	f.Add([]byte("a\tone two\nb\tthree\n"), true)
+	f.Add([]byte("caf\xe9 na\xefve\n\n\nword\r\n"), false)
+	f.Add([]byte("\t\t\n"), true)
+	f.Fuzz(func(t *testing.T, b []byte, labelled bool) {
+		path := filepath.Join(t.TempDir(), "f.txt")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, _, err := LoadTextLines(context.Background(), path, labelled, TextOptions{})
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := d.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if (d.Labels != nil) != labelled {
+			t.Fatalf("labels %v, labelled %v", d.Labels, labelled)
+		}
+	})
+}
