@@ -66,7 +66,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	cr.ReuseRecord = true
 	rec, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%s: empty file", name)
+		return nil, streamErr(name, "empty file")
 	}
 	if err != nil {
 		return nil, csvError(name, err)
@@ -98,7 +98,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		nfeat--
 	}
 	if nfeat == 0 {
-		return nil, fmt.Errorf("%s:%d: no feature columns: the only column holds the labels", name, firstLine)
+		return nil, lineErr(name, firstLine, "no feature columns: the only column holds the labels")
 	}
 	d := &Dataset{Source: name}
 	if names != nil {
@@ -123,10 +123,10 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	addRow := func(rec []string) error {
 		line, _ := cr.FieldPos(0)
 		if len(rec) != ncol {
-			return fmt.Errorf("%s:%d: %d fields, want %d as on line %d", name, line, len(rec), ncol, firstLine)
+			return lineErr(name, line, "%d fields, want %d as on line %d", len(rec), ncol, firstLine)
 		}
 		if int64(rows+1)*int64(nfeat) > maxDenseElements {
-			return fmt.Errorf("%s:%d: more than the limit of %d values", name, line, maxDenseElements)
+			return lineErr(name, line, "more than the limit of %d values", maxDenseElements)
 		}
 		for j, f := range rec {
 			line, _ := cr.FieldPos(j)
@@ -134,17 +134,17 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if j == labelCol {
 				l, err := parseLabel([]byte(s))
 				if err != nil {
-					return fmt.Errorf("%s:%d: %s: %v", name, line, colName(j), err)
+					return valueErr(name, line, j+1, s, "%s: %v", colName(j), err)
 				}
 				d.Labels = append(d.Labels, l)
 				continue
 			}
 			if s == "" {
-				return fmt.Errorf("%s:%d: %s: empty value", name, line, colName(j))
+				return valueErr(name, line, j+1, s, "%s: empty value", colName(j))
 			}
 			x, err := parseValue([]byte(s), "real")
 			if err != nil {
-				return fmt.Errorf("%s:%d: %s: %v", name, line, colName(j), err)
+				return valueErr(name, line, j+1, s, "%s: %v", colName(j), err)
 			}
 			vals = append(vals, x)
 		}
@@ -169,7 +169,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 	}
 	if rows == 0 {
-		return nil, fmt.Errorf("%s: no data rows after the header", name)
+		return nil, streamErr(name, "no data rows after the header")
 	}
 	d.Dense = mat.NewDense(rows, nfeat, vals)
 	return d, nil
@@ -185,7 +185,7 @@ func csvLabelColumn(name, spec string, names []string, ncol int) (int, error) {
 	for j, s := range names {
 		if s == spec {
 			if found >= 0 {
-				return -1, fmt.Errorf("%s: label column %q: the header has it twice (columns %d and %d)", name, spec, found+1, j+1)
+				return -1, streamErr(name, "label column %q: the header has it twice (columns %d and %d)", spec, found+1, j+1)
 			}
 			found = j
 		}
@@ -197,9 +197,9 @@ func csvLabelColumn(name, spec string, names []string, ncol int) (int, error) {
 		return k - 1, nil
 	}
 	if names != nil {
-		return -1, fmt.Errorf("%s: label column %q: no column has that name and it is not a position in [1,%d] (the header has %s)", name, spec, ncol, strings.Join(quoteAll(names, 20), ", "))
+		return -1, streamErr(name, "label column %q: no column has that name and it is not a position in [1,%d] (the header has %s)", spec, ncol, strings.Join(quoteAll(names, 20), ", "))
 	}
-	return -1, fmt.Errorf("%s: label column %q: the file has no header and %d columns, want a position in [1,%d]", name, spec, ncol, ncol)
+	return -1, streamErr(name, "label column %q: the file has no header and %d columns, want a position in [1,%d]", spec, ncol, ncol)
 }
 
 // quoteAll quotes the first max strings of s for an error message.
@@ -219,9 +219,9 @@ func quoteAll(s []string, max int) []string {
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s:%d: byte %d of the line: %v", name, pe.Line, pe.Column, pe.Err)
+		return &ParseError{File: name, Line: pe.Line, Column: pe.Column, Offset: -1, Err: fmt.Errorf("byte %d of the line: %w", pe.Column, pe.Err)}
 	}
-	return fmt.Errorf("%s: %v", name, err)
+	return streamErr(name, "%v", err)
 }
 
 // WriteCSV writes a as comma-separated text, one row per line, preceded by

@@ -144,7 +144,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	if gz {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
 		if err != nil {
-			return nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+			return nil, streamErr(path, "bad gzip stream: %v", err)
 		}
 		r, size = zr, -1
 	}
@@ -306,10 +306,10 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	}
 	v := vars[dataVar]
 	if v == nil {
-		return nil, fmt.Errorf("%s: no numeric variable %q (%s); choose one with the data variable option", name, dataVar, variableList(names))
+		return nil, streamErr(name, "no numeric variable %q (%s); choose one with the data variable option", dataVar, variableList(names))
 	}
 	if v.Rows == 0 || v.Cols == 0 {
-		return nil, fmt.Errorf("%s: variable %q is empty (%d x %d)", name, dataVar, v.Rows, v.Cols)
+		return nil, streamErr(name, "variable %q is empty (%d x %d)", dataVar, v.Rows, v.Cols)
 	}
 	d := &Dataset{Source: name}
 	if dataVar != dataVars[0] {
@@ -334,7 +334,7 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	g := vars[labelVar]
 	if g == nil {
 		if opt.LabelVar != "" {
-			return nil, fmt.Errorf("%s: no numeric label variable %q (%s)", name, labelVar, variableList(names))
+			return nil, streamErr(name, "no numeric label variable %q (%s)", labelVar, variableList(names))
 		}
 		return d, nil
 	}
@@ -365,10 +365,10 @@ func transposeInto(dst, src []float64, r, c int) {
 // labelsFromVar converts a label vector (either orientation) to n ints.
 func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
 	if g.Rows != 1 && g.Cols != 1 {
-		return nil, fmt.Errorf("%s: labels %q are a %d x %d matrix, want a vector", name, g.Name, g.Rows, g.Cols)
+		return nil, streamErr(name, "labels %q are a %d x %d matrix, want a vector", g.Name, g.Rows, g.Cols)
 	}
 	if k := g.Rows * g.Cols; k != n {
-		return nil, fmt.Errorf("%s: labels %q hold %d values (%d x %d) for %d samples", name, g.Name, k, g.Rows, g.Cols, n)
+		return nil, streamErr(name, "labels %q hold %d values (%d x %d) for %d samples", g.Name, k, g.Rows, g.Cols, n)
 	}
 	vals := g.Data
 	if g.Sparse {
@@ -382,7 +382,7 @@ func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
 	labels := make([]int, n)
 	for k, x := range vals {
 		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-			return nil, fmt.Errorf("%s: labels %q: element %d is %v, not an integer", name, g.Name, k+1, x)
+			return nil, streamErr(name, "labels %q: element %d is %v, not an integer", g.Name, k+1, x)
 		}
 		labels[k] = int(x)
 	}
@@ -398,7 +398,7 @@ func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	}
 	d, _ := transposed(&Dataset{Source: name, Sparse: a, Dense: dense}, opt.Transpose)
 	if n, m := d.Dims(); n == 0 || m == 0 {
-		return nil, fmt.Errorf("%s: empty data set (%d samples x %d features)", name, n, m)
+		return nil, streamErr(name, "empty data set (%d samples x %d features)", n, m)
 	}
 	return d, nil
 }
@@ -444,15 +444,15 @@ func readLabels(r io.Reader, name string, max int) ([]int, error) {
 		}
 		x, err := strconv.Atoi(s)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: label %q is not an integer", name, line, s)
+			return nil, valueErr(name, line, 1, s, "label %q is not an integer", s)
 		}
 		if max >= 0 && len(labels) == max {
-			return nil, fmt.Errorf("%s:%d: more labels than the %d samples", name, line, max)
+			return nil, lineErr(name, line, "more labels than the %d samples", max)
 		}
 		labels = append(labels, x)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+		return nil, lineErr(name, line+1, "%v", err)
 	}
 	return labels, nil
 }

@@ -195,7 +195,7 @@ func decodeMAT(r io.Reader, name string, size int64, want []string) (map[string]
 	n, err := io.ReadFull(r, hdr[:])
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, nil, fmt.Errorf("%s: not a MATLAB level-5 MAT-file: %d bytes, shorter than the 128-byte header", name, n)
+			return nil, nil, streamErr(name, "not a MATLAB level-5 MAT-file: %d bytes, shorter than the 128-byte header", n)
 		}
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -208,13 +208,13 @@ func decodeMAT(r io.Reader, name string, size int64, want []string) (map[string]
 		if strings.HasPrefix(string(hdr[:]), "MATLAB 7.3") {
 			return nil, nil, fmt.Errorf("%s: MAT-file version 7.3 (HDF5) is not supported; save with -v7", name)
 		}
-		return nil, nil, fmt.Errorf("%s: not a MATLAB level-5 MAT-file: endian indicator at byte 126 is %q, want \"IM\" or \"MI\"", name, hdr[126:128])
+		return nil, nil, streamErr(name, "not a MATLAB level-5 MAT-file: endian indicator at byte 126 is %q, want \"IM\" or \"MI\"", hdr[126:128])
 	}
 	if v := d.bo.Uint16(hdr[124:126]); v != 0x0100 {
 		if v == 0x0200 {
 			return nil, nil, fmt.Errorf("%s: MAT-file version 7.3 (HDF5) is not supported; save with -v7", name)
 		}
-		return nil, nil, fmt.Errorf("%s: byte 124: MAT-file version %#04x, want 0x0100", name, v)
+		return nil, nil, byteErr(name, 124, "MAT-file version %#04x, want 0x0100", v)
 	}
 	// Tags hold 32-bit sizes, so a file of unknown size needs no budget of
 	// its own; what it makes the reader preallocate is bounded.
@@ -298,9 +298,9 @@ func (d *matDecoder) inflate(r io.Reader, t matTag) error {
 	zr, err := zlib.NewReader(r)
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return fmt.Errorf("%s: byte %d: truncated compressed element", d.name, t.off)
+			return byteErr(d.name, int64(t.off), "truncated compressed element")
 		}
-		return fmt.Errorf("%s: byte %d: compressed element: bad zlib stream: %v", d.name, t.off, err)
+		return byteErr(d.name, int64(t.off), "compressed element: bad zlib stream: %v", err)
 	}
 	budget := t.size*deflateMaxRatio + 64
 	if budget > maxDecodedBytes || budget < 0 {
@@ -485,7 +485,7 @@ func (d *matDecoder) denseData(e *matElem, v *MATVar) error {
 	}
 	for k, x := range v.Data {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%s: variable %q: row %d, column %d: value %v is not finite", d.name, v.Name, k%v.Rows+1, k/v.Rows+1, x)
+			return streamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, k%v.Rows+1, k/v.Rows+1, x)
 		}
 	}
 	return nil
@@ -570,14 +570,14 @@ func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
 		for p := jc[j]; p < jc[j+1]; p++ {
 			i := ir[p]
 			if i >= v.Rows {
-				return fmt.Errorf("%s: variable %q: column %d: row index %d out of range [1,%d]", d.name, v.Name, j+1, i+1, v.Rows)
+				return streamErr(d.name, "variable %q: column %d: row index %d out of range [1,%d]", v.Name, j+1, i+1, v.Rows)
 			}
 			if i <= prev {
-				return fmt.Errorf("%s: variable %q: column %d: row indices not strictly increasing (%d after %d)", d.name, v.Name, j+1, i+1, prev+1)
+				return streamErr(d.name, "variable %q: column %d: row indices not strictly increasing (%d after %d)", v.Name, j+1, i+1, prev+1)
 			}
 			prev = i
 			if x := pr[p]; math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("%s: variable %q: row %d, column %d: value %v is not finite", d.name, v.Name, i+1, j+1, x)
+				return streamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, i+1, j+1, x)
 			}
 		}
 	}
@@ -886,9 +886,11 @@ func (d *matDecoder) discard(s *matStream, n int64) error {
 func (d *matDecoder) errorf(s *matStream, off int64, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if s.outer < 0 {
-		return fmt.Errorf("%s: byte %d: %s", d.name, off, msg)
+		return byteErr(d.name, off, "%s", msg)
 	}
-	return fmt.Errorf("%s: compressed element at byte %d: decompressed byte %d: %s", d.name, s.outer, off, msg)
+	// The element's offset in the file, then the offset in its
+	// decompressed bytes: no single byte of the file to give.
+	return streamErr(d.name, "compressed element at byte %d: decompressed byte %d: %s", s.outer, off, msg)
 }
 
 func (d *matDecoder) readError(s *matStream, err error) error {

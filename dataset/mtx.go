@@ -93,7 +93,7 @@ func (m *mtxReader) eachData(fn func(toks [][]byte) error) error {
 }
 
 func (m *mtxReader) errorf(format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s", m.name, m.line, fmt.Sprintf(format, args...))
+	return lineErr(m.name, m.line, "%s", fmt.Sprintf(format, args...))
 }
 
 // splitFields appends the space- or tab-separated fields of b to dst.
@@ -281,7 +281,7 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 	}
 	a, err := sparse.FromTriplets(int(rows), int(cols), ri, ci, v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", m.name, err)
+		return nil, streamErr(m.name, "%v", err)
 	}
 	return a, nil
 }
@@ -426,7 +426,7 @@ func ReadMatrixMarketFile(path string) (*sparse.CSR, *mat.Dense, error) {
 	}
 	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+		return nil, nil, streamErr(path, "bad gzip stream: %v", err)
 	}
 	return readMTX(zr, path, -1)
 }

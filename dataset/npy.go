@@ -49,12 +49,12 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 	var pre [12]byte
 	if n, err := io.ReadFull(r, pre[:10]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("%s: byte %d: not a NumPy .npy file: it ends inside the 10-byte preamble", name, n)
+			return nil, byteErr(name, int64(n), "not a NumPy .npy file: it ends inside the 10-byte preamble")
 		}
-		return nil, fmt.Errorf("%s: byte 0: %v", name, err)
+		return nil, byteErr(name, 0, "%v", err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("%s: byte 0: not a NumPy .npy file: magic %q, want %q", name, pre[:6], npyMagic)
+		return nil, byteErr(name, 0, "not a NumPy .npy file: magic %q, want %q", pre[:6], npyMagic)
 	}
 	major, minor := pre[6], pre[7]
 	var hlen, off int64
@@ -67,13 +67,13 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 		}
 		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
 	default:
-		return nil, fmt.Errorf("%s: byte 6: format version %d.%d not supported, want 1.0, 2.0 or 3.0", name, major, minor)
+		return nil, byteErr(name, 6, "format version %d.%d not supported, want 1.0, 2.0 or 3.0", major, minor)
 	}
 	if hlen > maxNPYHeader {
-		return nil, fmt.Errorf("%s: byte 8: header length %d exceeds the limit of %d bytes", name, hlen, maxNPYHeader)
+		return nil, byteErr(name, 8, "header length %d exceeds the limit of %d bytes", hlen, maxNPYHeader)
 	}
 	if size >= 0 && hlen > size-off {
-		return nil, fmt.Errorf("%s: byte %d: header length %d but the file has only %d bytes left (truncated file?)", name, off, hlen, size-off)
+		return nil, byteErr(name, int64(off), "header length %d but the file has only %d bytes left (truncated file?)", hlen, size-off)
 	}
 	h := make([]byte, hlen)
 	if n, err := io.ReadFull(r, h); err != nil {
@@ -85,27 +85,27 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 	}
 	typ, err := parseNPYDescr(descr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: byte %d: header: %v", name, off, err)
+		return nil, byteErr(name, int64(off), "header: %v", err)
 	}
 	off += hlen
 	shapeText := npyShapeString(shape)
 	switch {
 	case len(shape) == 1:
-		return nil, fmt.Errorf("%s: byte %d: 1-D array of shape %s: want a 2-D array of samples x features (reshape it to (%d, 1) or (1, %d))", name, off, shapeText, shape[0], shape[0])
+		return nil, byteErr(name, int64(off), "1-D array of shape %s: want a 2-D array of samples x features (reshape it to (%d, 1) or (1, %d))", shapeText, shape[0], shape[0])
 	case len(shape) != 2:
-		return nil, fmt.Errorf("%s: byte %d: %d-D array of shape %s: want a 2-D array of samples x features", name, off, len(shape), shapeText)
+		return nil, byteErr(name, int64(off), "%d-D array of shape %s: want a 2-D array of samples x features", len(shape), shapeText)
 	}
 	rows, cols := shape[0], shape[1]
 	if rows == 0 || cols == 0 {
-		return nil, fmt.Errorf("%s: byte %d: empty array of shape %s", name, off, shapeText)
+		return nil, byteErr(name, int64(off), "empty array of shape %s", shapeText)
 	}
 	if cols > maxDenseElements/rows {
-		return nil, fmt.Errorf("%s: byte %d: array of shape %s exceeds the limit of %d elements", name, off, shapeText, maxDenseElements)
+		return nil, byteErr(name, int64(off), "array of shape %s exceeds the limit of %d elements", shapeText, maxDenseElements)
 	}
 	count := rows * cols
 	nbytes := count * int64(typ.size)
 	if size >= 0 && nbytes > size-off {
-		return nil, fmt.Errorf("%s: byte %d: array of shape %s and type %s needs %d bytes but the file has only %d left (truncated file?)", name, off, shapeText, descr, nbytes, size-off)
+		return nil, byteErr(name, int64(off), "array of shape %s and type %s needs %d bytes but the file has only %d left (truncated file?)", shapeText, descr, nbytes, size-off)
 	}
 	vals := make([]float64, 0, min(count, 1<<17))
 	if size >= 0 {
@@ -130,7 +130,7 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 				if fortran {
 					i, j = e%rows, e/rows
 				}
-				return nil, fmt.Errorf("%s: byte %d: row %d, column %d (1-based): value %v is not finite", name, off+e*int64(typ.size), i+1, j+1, x)
+				return nil, byteErr(name, int64(off+e*int64(typ.size)), "row %d, column %d (1-based): value %v is not finite", i+1, j+1, x)
 			}
 		}
 		done += int64(len(c))
@@ -146,9 +146,9 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 
 func npyReadError(name string, off int64, err error, what string) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return fmt.Errorf("%s: byte %d: truncated file: it ends inside the %s", name, off, what)
+		return byteErr(name, int64(off), "truncated file: it ends inside the %s", what)
 	}
-	return fmt.Errorf("%s: byte %d: %v", name, off, err)
+	return byteErr(name, int64(off), "%v", err)
 }
 
 // decodeNPY converts the len(dst) elements of type t in b.
@@ -317,7 +317,7 @@ func parseNPYHeader(name string, h []byte, off int64) (descr string, fortran boo
 }
 
 func (p *npyHeader) errorf(pos int, format string, args ...any) error {
-	return fmt.Errorf("%s: byte %d: header: %s", p.name, p.off+int64(pos), fmt.Sprintf(format, args...))
+	return byteErr(p.name, int64(p.off+int64(pos)), "header: %s", fmt.Sprintf(format, args...))
 }
 
 // space skips white space.

@@ -132,7 +132,7 @@ func StripText(text string, s Strip) string {
 // not read as words.
 func decodeText(b []byte, name string) (text string, latin1 bool, err error) {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return "", false, fmt.Errorf("%s: byte %d is NUL: not a text file", name, i+1)
+		return "", false, byteErr(name, int64(i), "NUL: not a text file")
 	}
 	if utf8.Valid(b) {
 		return strings.TrimPrefix(string(b), "\ufeff"), false, nil
@@ -164,7 +164,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
 		if err != nil {
-			return nil, stats, fmt.Errorf("%s: bad gzip stream: %v", path, err)
+			return nil, stats, streamErr(path, "bad gzip stream: %v", err)
 		}
 		r = zr
 	}
@@ -175,9 +175,11 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		b, err := br.ReadBytes('\n')
 		if len(b) > 0 {
 			b = bytes.TrimRight(b, "\r\n")
-			text, lat, derr := decodeText(b, fmt.Sprintf("%s:%d", path, line))
+			text, lat, derr := decodeText(b, path)
 			if derr != nil {
-				return nil, stats, derr
+				// The line, and the NUL's byte within it.
+				pe := derr.(*ParseError)
+				return nil, stats, &ParseError{File: path, Line: line, Column: int(pe.Offset) + 1, Offset: -1, Err: fmt.Errorf("byte %d of the line is NUL: not text", pe.Offset+1)}
 			}
 			if lat {
 				latin1++
@@ -189,7 +191,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 					if strings.TrimSpace(text) == "" {
 						continue
 					}
-					return nil, stats, fmt.Errorf("%s:%d: %q: want a label, a tab and the text", path, line, truncate([]byte(text)))
+					return nil, stats, valueErr(path, line, 1, text, "%q: want a label, a tab and the text", truncate([]byte(text)))
 				}
 				label, text = strings.TrimSpace(l), opt.Strip.apply(rest)
 			} else {
@@ -206,7 +208,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, stats, cerr
 			}
-			return nil, stats, fmt.Errorf("%s:%d: %v", path, line, err)
+			return nil, stats, lineErr(path, line, "%w", err)
 		}
 	}
 	stats.Articles = len(docs)

@@ -90,7 +90,7 @@ func ReadReuters(r io.Reader, name string, fn func(*Article) error) error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return fmt.Errorf("%s: bad gzip stream: %v", name, err)
+			return streamErr(name, "bad gzip stream: %v", err)
 		}
 		src = bufio.NewReaderSize(zr, 64<<10)
 	}
@@ -148,7 +148,7 @@ func isSGMLNameByte(c byte) bool {
 
 // errorf returns an error naming the file and the given line.
 func (p *reutersParser) errorf(line int, format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s", p.name, line, fmt.Sprintf(format, args...))
+	return lineErr(p.name, line, "%s", fmt.Sprintf(format, args...))
 }
 
 // readError wraps a failure of the underlying reader (a truncated or
@@ -994,7 +994,7 @@ func readReutersFiles(ctx context.Context, files []string) ([]*Article, error) {
 	for i, p := range per {
 		for _, a := range p {
 			if at, dup := seen[a.NewID]; dup {
-				return nil, fmt.Errorf("%s:%d: NEWID %d already used at %s:%d", files[i], a.Line, a.NewID, at.file, at.line)
+				return nil, lineErr(files[i], a.Line, "NEWID %d already used at %s:%d", a.NewID, at.file, at.line)
 			}
 			seen[a.NewID] = place{files[i], a.Line}
 		}

@@ -126,7 +126,7 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		indptr = append(indptr, len(ind))
 	}
 	if len(labels) == 0 {
-		return nil, notes, fmt.Errorf("%s: no samples (every line is blank or a comment)", name)
+		return nil, notes, streamErr(name, "no samples (every line is blank or a comment)")
 	}
 	cols := maxIdx
 	if notes.ZeroBased {
@@ -137,10 +137,10 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		}
 	}
 	if cols <= 0 {
-		return nil, notes, fmt.Errorf("%s: no features (every sample is empty)", name)
+		return nil, notes, streamErr(name, "no features (every sample is empty)")
 	}
 	if nnz := int64(len(ind)); cols > maxEmptyDim && cols > sparseDimFactor*(nnz+1) {
-		return nil, notes, fmt.Errorf("%s:%d: feature index %d is implausible for %d stored values in the file", name, maxLine, maxIdx, nnz)
+		return nil, notes, lineErr(name, maxLine, "feature index %d is implausible for %d stored values in the file", maxIdx, nnz)
 	}
 	a := &sparse.CSR{Rows: len(labels), Cols: int(cols), Indptr: indptr, Ind: ind, Val: val}
 	return &Dataset{Source: name, Sparse: a, Labels: labels}, notes, nil
@@ -205,5 +205,5 @@ func (l *textLines) next() ([]byte, error) {
 }
 
 func (l *textLines) errorf(format string, args ...any) error {
-	return fmt.Errorf("%s:%d: %s", l.name, l.line, fmt.Sprintf(format, args...))
+	return lineErr(l.name, l.line, "%s", fmt.Sprintf(format, args...))
 }

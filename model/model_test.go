@@ -2,6 +2,8 @@ package model
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -306,8 +308,8 @@ func TestLoadErrors(t *testing.T) {
 		{"manifest.json", "unknown method", func(s string) string { return strings.Replace(s, `"gnmf"`, `"gnmx"`, 1) }},
 		{"manifest.json", "lambda", func(s string) string { return strings.Replace(s, `"lambda": 10`, `"lambda": -1`, 1) }},
 		{"labels.txt", "truncated", func(s string) string { return s[:strings.Index(s, "\n")+1] }},
-		{"labels.txt", "line 2", func(s string) string { return strings.Replace(s, "\n", "\n7\n", 1) }},
-		{"features.tsv", "line 3", func(s string) string {
+		{"labels.txt", "labels.txt:2", func(s string) string { return strings.Replace(s, "\n", "\n7\n", 1) }},
+		{"features.tsv", "features.tsv:3", func(s string) string {
 			lines := strings.Split(s, "\n")
 			lines[2] = "x\ty"
 			return strings.Join(lines, "\n")
@@ -317,7 +319,7 @@ func TestLoadErrors(t *testing.T) {
 		{"V.mtx", "V.mtx", func(s string) string { return s[:len(s)/2] }},
 		{"train.mtx", "train.mtx", func(s string) string { return s[:len(s)-40] }},
 		{"reach.txt", "truncated", func(s string) string { return s[:strings.Index(s, "\n")+1] }},
-		{"reach.txt", "line 1", func(s string) string { return "2\n" + s[strings.Index(s, "\n")+1:] }},
+		{"reach.txt", "reach.txt:1", func(s string) string { return "2\n" + s[strings.Index(s, "\n")+1:] }},
 	}
 	for _, d := range damage {
 		dir := t.TempDir()
@@ -338,6 +340,13 @@ func TestLoadErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), d.want) {
 			t.Errorf("%s damaged: %v, want an error naming %q", d.file, err, d.want)
 		}
+		// A line of a text file is a position a program can read.
+		if file, line, ok := strings.Cut(d.want, ":"); ok && strings.HasSuffix(file, d.file) {
+			var pe *dataset.ParseError
+			if !errors.As(err, &pe) || filepath.Base(pe.File) != d.file || fmt.Sprint(pe.Line) != line {
+				t.Errorf("%s damaged: %v is not a *dataset.ParseError at line %s", d.file, err, line)
+			}
+		}
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "manifest.json") {
 		t.Errorf("empty directory: %v", err)
@@ -351,7 +360,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(`{"format":"manifactor-model","version":1}`))
 	f.Add([]byte(`{`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		mf, err := parseManifest(b)
+		mf, err := parseManifest(b, "manifest.json")
 		if err != nil {
 			return
 		}

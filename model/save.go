@@ -274,9 +274,9 @@ func Load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	mf, err := parseManifest(b)
+	mf, err := parseManifest(b, path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	m := &Model{Method: mf.Method, K: mf.K, Formulation: mf.Formulation, Lambda: mf.Lambda, Assign: mf.Assign, Seed: mf.Seed}
 	p := &Preparation{Weighting: mf.Preparation.Weighting, Normalize: mf.Preparation.Normalize,
@@ -388,8 +388,22 @@ func Load(dir string) (*Model, error) {
 	return m, nil
 }
 
-// parseManifest decodes and checks manifest.json.
-func parseManifest(b []byte) (*manifest, error) {
+// parseManifest decodes and checks manifest.json (path names it in
+// errors, *dataset.ParseError values: at a line for JSON syntax).
+func parseManifest(b []byte, path string) (*manifest, error) {
+	mf, err := decodeManifest(b)
+	if err != nil {
+		var pe *dataset.ParseError
+		if errors.As(err, &pe) {
+			pe.File = path
+			return nil, pe
+		}
+		return nil, &dataset.ParseError{File: path, Offset: -1, Err: err}
+	}
+	return mf, nil
+}
+
+func decodeManifest(b []byte) (*manifest, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var mf manifest
@@ -397,7 +411,7 @@ func parseManifest(b []byte) (*manifest, error) {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line := 1 + bytes.Count(b[:min(int(se.Offset), len(b))], []byte("\n"))
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			return nil, &dataset.ParseError{Line: line, Offset: -1, Err: err}
 		}
 		return nil, err
 	}
@@ -447,28 +461,28 @@ func readFeatures(r io.Reader, path string, wantIDF, wantSum bool) (cols []int, 
 		return nil, nil, nil, nil, fmt.Errorf("%s: empty; want the header %q", path, header)
 	}
 	if got := sc.Text(); got != header {
-		return nil, nil, nil, nil, fmt.Errorf("%s, line 1: header %q, want %q (from the manifest's weighting and method)", path, got, header)
+		return nil, nil, nil, nil, lineError(path, 1, 0, got, "header %q, want %q (from the manifest's weighting and method)", got, header)
 	}
 	nf := 2 + btoi(wantIDF) + btoi(wantSum)
 	for line := 2; sc.Scan(); line++ {
 		f := strings.Split(sc.Text(), "\t")
 		if len(f) != nf {
-			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: %d fields, want %d", path, line, len(f), nf)
+			return nil, nil, nil, nil, lineError(path, line, 0, "", "%d fields, want %d", len(f), nf)
 		}
 		c, err := strconv.Atoi(f[0])
 		if err != nil || c < 1 {
-			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: column %q: want a positive integer", path, line, f[0])
+			return nil, nil, nil, nil, lineError(path, line, 1, f[0], "column %q: want a positive integer", f[0])
 		}
 		cols = append(cols, c-1)
 		if f[1] == "" {
-			return nil, nil, nil, nil, fmt.Errorf("%s, line %d: empty feature name", path, line)
+			return nil, nil, nil, nil, lineError(path, line, 0, "", "empty feature name")
 		}
 		names = append(names, f[1])
 		at := 2
 		if wantIDF {
 			x, err := strconv.ParseFloat(f[at], 64)
 			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return nil, nil, nil, nil, fmt.Errorf("%s, line %d, field %d: idf %q: want a finite non-negative number", path, line, at+1, f[at])
+				return nil, nil, nil, nil, lineError(path, line, at+1, f[at], "field %d: idf %q: want a finite non-negative number", at+1, f[at])
 			}
 			idf = append(idf, x)
 			at++
@@ -476,7 +490,7 @@ func readFeatures(r io.Reader, path string, wantIDF, wantSum bool) (cols []int, 
 		if wantSum {
 			x, err := strconv.ParseFloat(f[at], 64)
 			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return nil, nil, nil, nil, fmt.Errorf("%s, line %d, field %d: sum %q: want a finite non-negative number", path, line, at+1, f[at])
+				return nil, nil, nil, nil, lineError(path, line, at+1, f[at], "field %d: sum %q: want a finite non-negative number", at+1, f[at])
 			}
 			sums = append(sums, x)
 		}
@@ -502,10 +516,10 @@ func readClusterLabels(r io.Reader, path string, n, k int) ([]int, error) {
 		t := strings.TrimSpace(sc.Text())
 		l, err := strconv.Atoi(t)
 		if err != nil || l < -1 || l >= k {
-			return nil, fmt.Errorf("%s, line %d: cluster %q: want an integer in [-1, %d)", path, line, t, k)
+			return nil, lineError(path, line, 1, t, "cluster %q: want an integer in [-1, %d)", t, k)
 		}
 		if len(labels) == n {
-			return nil, fmt.Errorf("%s, line %d: more than the model's %d samples", path, line, n)
+			return nil, lineError(path, line, 0, "", "more than the model's %d samples", n)
 		}
 		labels = append(labels, l)
 	}
@@ -529,10 +543,10 @@ func readReach(r io.Reader, path string, n int, cosine bool) ([]float64, error) 
 		x, err := strconv.ParseFloat(t, 64)
 		bad := err != nil || math.IsNaN(x) || x < 0 && !cosine || cosine && (x < -1-1e-9 || x > 1+1e-9)
 		if bad {
-			return nil, fmt.Errorf("%s, line %d: reach %q: want a cosine in [-1, 1] or a squared distance", path, line, t)
+			return nil, lineError(path, line, 1, t, "reach %q: want a cosine in [-1, 1] or a squared distance", t)
 		}
 		if len(out) == n {
-			return nil, fmt.Errorf("%s, line %d: more than the model's %d training samples", path, line, n)
+			return nil, lineError(path, line, 0, "", "more than the model's %d training samples", n)
 		}
 		out = append(out, x)
 	}
@@ -543,4 +557,10 @@ func readReach(r io.Reader, path string, n int, cosine bool) ([]float64, error) 
 		return nil, fmt.Errorf("%s: %d lines, want one per training sample (%d): truncated?", path, len(out), n)
 	}
 	return out, nil
+}
+
+// lineError is a *dataset.ParseError at a line of one of the model's text
+// files, with the column and value where there is one.
+func lineError(path string, line, column int, value, format string, args ...any) error {
+	return &dataset.ParseError{File: path, Line: line, Column: column, Offset: -1, Value: value, Err: fmt.Errorf(format, args...)}
 }
