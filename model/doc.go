@@ -5,7 +5,13 @@
 //	Fit:     the sample graph (for the graph methods), the start, the
 //	         factorization (for the graph methods under Auto, once per
 //	         candidate weight, keeping the one the data supports), and the
-//	         assignment of every sample to a cluster.
+//	         assignment of every sample to a cluster;
+//	Model:   what a fit learned (the fitted Preparation: kept features,
+//	         idf, weighting; the factors; the k-means centres; the
+//	         training graph's construction and reach), which Transform
+//	         applies to samples the fit did not see and Save and Load
+//	         keep in a directory (manifest.json and Matrix Market files,
+//	         see save.go); ReadGraph reads a user's graph file.
 //
 // The command line, the experiment protocol and library users all go
 // through Prepare and Fit, so the same Options and Seed give the same

@@ -15,8 +15,8 @@ import (
 
 // Model is a fitted pipeline: the preparation learned from the training
 // corpus, the factorization Fit kept, and everything Transform needs to
-// place samples the fit did not see. Train or FromFit make one; Save
-// writes it to a directory and Load reads it back, in this or any other
+// place samples the fit did not see. Model.Fit (or Train, or FromFit
+// after Prepare and Fit) makes one; Save writes it to a directory and Load reads it back, in this or any other
 // process, with the same results bit for bit.
 type Model struct {
 	Method      solver.Method
@@ -63,18 +63,34 @@ type Model struct {
 
 // Train prepares ds as prep says (see Prepare; ds must not be used
 // afterwards), fits it as opts says (see Fit) and returns the model with
-// the fit's result.
+// the fit's result: Model.Fit on a new Model.
 func Train(ctx context.Context, ds *dataset.Dataset, prep PrepareOptions, opts Options) (*Model, *Result, error) {
-	p, err := Prepare(ds, prep)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := Fit(ctx, p.Data, opts)
+	m := new(Model)
+	res, err := m.Fit(ctx, ds, prep, opts)
 	if err != nil {
 		return nil, res, err
 	}
-	m, err := FromFit(p, res, opts)
-	return m, res, err
+	return m, res, nil
+}
+
+// Fit makes m the model of ds: prepared as prep says (see Prepare; ds
+// must not be used afterwards) and fitted as opts says (the package's
+// Fit). It returns the fit's result; on error m is unchanged.
+func (m *Model) Fit(ctx context.Context, ds *dataset.Dataset, prep PrepareOptions, opts Options) (*Result, error) {
+	p, err := Prepare(ds, prep)
+	if err != nil {
+		return nil, err
+	}
+	res, err := Fit(ctx, p.Data, opts)
+	if err != nil {
+		return res, err
+	}
+	fitted, err := FromFit(p, res, opts)
+	if err != nil {
+		return res, err
+	}
+	*m = *fitted
+	return res, nil
 }
 
 // FromFit returns the model of a fit that the caller ran through Prepare

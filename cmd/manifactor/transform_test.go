@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,6 +63,16 @@ func TestTransformSavedModel(t *testing.T) {
 		}
 		if !bytes.Equal(vs[0], vs[1]) {
 			t.Errorf("%s: two transforms (1 and 2 threads) differ", method)
+		}
+		// And in a process of its own (this test binary as the command).
+		sub := filepath.Join(dir, method+"-process")
+		cmd := exec.Command(os.Args[0], "transform", "--model", mdir, "--data", data, "--out", sub, "--quiet")
+		cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: transform in a new process: %v\n%s", method, err, out)
+		}
+		if v, _ := os.ReadFile(filepath.Join(sub, "V.mtx")); !bytes.Equal(v, vs[0]) {
+			t.Errorf("%s: transform in a new process gives another V", method)
 		}
 	}
 	mtx, labels := writeFixture(t, dir)
