@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/kernels"
 )
 
 // TestTransformSavedModel: fit --out on raw text writes a model; transform
@@ -64,9 +67,13 @@ func TestTransformSavedModel(t *testing.T) {
 		if !bytes.Equal(vs[0], vs[1]) {
 			t.Errorf("%s: two transforms (1 and 2 threads) differ", method)
 		}
-		// And in a process of its own (this test binary as the command).
+		// And in a process of its own (this test binary as the command),
+		// on the kernels and BLAS this process runs (earlier tests may
+		// have set them against the environment's choice, which the new
+		// process would read; kernel paths round differently).
 		sub := filepath.Join(dir, method+"-process")
-		cmd := exec.Command(os.Args[0], "transform", "--model", mdir, "--data", data, "--out", sub, "--quiet")
+		cmd := exec.Command(os.Args[0], "transform", "--model", mdir, "--data", data, "--out", sub, "--quiet",
+			"--kernels", kernels.Path(), "--blas", blas.Name())
 		cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: transform in a new process: %v\n%s", method, err, out)
