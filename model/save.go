@@ -17,6 +17,7 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -190,7 +191,7 @@ func (m *Model) Save(dir string) error {
 		})
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+		if err := outdir.WriteFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return fmt.Errorf("model: Save: %w", err)
 		}
 	}
@@ -207,34 +208,6 @@ func (m *Model) Save(dir string) error {
 				return fmt.Errorf("model: Save: %w", err)
 			}
 		}
-	}
-	return nil
-}
-
-// writeAtomic writes path through a temporary file in its directory,
-// renamed over path once complete.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

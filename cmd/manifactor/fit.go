@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -73,13 +74,19 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if top < 1 {
 		return fmt.Errorf("--top %d: must be at least 1", top)
 	}
+	// The output directory is checked and its temporary twin made before
+	// the work, so that an unusable --out is found at once; it replaces
+	// --out only when every file is written (outdir).
+	var od *outdir.Dir
 	if out != nil {
 		if *out == "" {
 			return errors.New("--out is required")
 		}
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		var err error
+		if od, err = outdir.Begin(*out, fitOutputs); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
+		defer od.Abort()
 	}
 	p, err := df.load(ctx, rt.quiet)
 	if err != nil {
@@ -118,12 +125,12 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		text := df.opts.Text
 		mod.Text = &text
 	}
-	if err := mod.Save(*out); err != nil {
+	if err := mod.Save(od.Temp()); err != nil {
 		return err
 	}
-	for _, f := range []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "W.mtx", "labels.txt", "centers.mtx", "train.mtx"} {
-		if _, err := os.Stat(filepath.Join(*out, f)); err == nil {
-			sum.Files = append(sum.Files, filepath.Join(*out, f))
+	for _, f := range fitOutputs {
+		if _, err := os.Stat(od.Path(f)); err == nil {
+			sum.Files = append(sum.Files, od.FinalPath(f))
 		}
 	}
 	type output struct {
@@ -168,9 +175,12 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	sum.Files = append(sum.Files, filepath.Join(*out, "summary.json"))
 	outputs = append(outputs, output{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }})
 	for _, o := range outputs {
-		if err := writeFile(filepath.Join(*out, o.name), o.write); err != nil {
+		if err := od.WriteFile(o.name, o.write); err != nil {
 			return err
 		}
+	}
+	if err := od.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
 	}
 	if *asJSON {
 		return writeJSON(stdout, sum)
@@ -268,14 +278,8 @@ func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(m
 
 // writeFile creates path and writes it with fn, reporting errors with the
 // path.
-func writeFile(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
-}
+
+// fitOutputs are the files fit --out writes (the model's, see model.Save,
+// then the vocabulary, the factors for MATLAB and the summary).
+var fitOutputs = []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "W.mtx", "labels.txt", "centers.mtx", "train.mtx", "reach.txt",
+	"vocabulary.txt", "factors.mat", "summary.json"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 )
 
@@ -81,7 +82,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s: %w", p.Data.Source, err)
 	}
 	secs := time.Since(t0).Seconds()
-	if err := writeFile(*out, func(w io.Writer) error { return dataset.WriteMatrixMarket(w, g.W) }); err != nil {
+	if err := outdir.WriteFile(*out, func(w io.Writer) error { return dataset.WriteMatrixMarket(w, g.W) }); err != nil {
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 )
 
@@ -82,6 +81,14 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	default:
 		return fmt.Errorf("--header %q: want auto, yes or no", header)
 	}
+	var od *outdir.Dir
+	if *out != "" {
+		var err error
+		if od, err = outdir.Begin(*out, []string{"V.mtx", "labels.txt", "summary.json"}); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		defer od.Abort()
+	}
 	begin := time.Now()
 	m, err := model.Load(*dir)
 	if err != nil {
@@ -133,15 +140,12 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		sum.Accuracy, sum.NMI = &acc, &nmi
 	}
 	sum.Seconds = time.Since(begin).Seconds()
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return fmt.Errorf("--out: %w", err)
-		}
-		sum.Files = []string{filepath.Join(*out, "V.mtx"), filepath.Join(*out, "labels.txt"), filepath.Join(*out, "summary.json")}
-		if err := writeFile(sum.Files[0], func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
+	if od != nil {
+		sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("summary.json")}
+		if err := od.WriteFile("V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
 			return err
 		}
-		if err := writeFile(sum.Files[1], func(w io.Writer) error {
+		if err := od.WriteFile("labels.txt", func(w io.Writer) error {
 			for _, l := range t.Labels {
 				if _, err := fmt.Fprintln(w, l); err != nil {
 					return err
@@ -151,8 +155,11 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}); err != nil {
 			return err
 		}
-		if err := writeFile(sum.Files[2], func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
+		if err := od.WriteFile("summary.json", func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
 			return err
+		}
+		if err := od.Commit(); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
 		}
 	}
 	if *asJSON {

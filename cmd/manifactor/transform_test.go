@@ -145,3 +145,59 @@ func TestRawCorpus(t *testing.T) {
 		t.Errorf("transform of the training documents: %v", s)
 	}
 }
+
+// TestFitOutputDirectory: fit --out replaces the directory as a whole (a
+// second run with another method leaves none of the first run's files),
+// never writes through a link inside it, refuses a directory holding
+// other files before any work, and creates nothing when loading fails.
+func TestFitOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	out := filepath.Join(dir, "out")
+	fit := func(method string, extra ...string) error {
+		_, _, err := runCLI(t, append([]string{"fit", "--data", mtx, "--labels", labels, "--method", method, "--k", "3", "--out", out}, extra...)...)
+		return err
+	}
+	if err := fit("cf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "W.mtx")); err != nil {
+		t.Fatalf("cf wrote no W.mtx: %v", err)
+	}
+	// labels.txt becomes a link to a file outside the output.
+	target := filepath.Join(dir, "precious.txt")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	os.Remove(filepath.Join(out, "labels.txt"))
+	os.Symlink(target, filepath.Join(out, "labels.txt"))
+	if err := fit("nmf"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "W.mtx")); err == nil {
+		t.Error("nmf left cf's W.mtx in the output")
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("fit wrote through the link: %q", b)
+	}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if strings.HasPrefix(e.Name(), ".out.") {
+			t.Errorf("left %s beside the output", e.Name())
+		}
+	}
+	// A directory of someone else's files is refused before the load.
+	mine := filepath.Join(dir, "mine")
+	os.Mkdir(mine, 0o755)
+	os.WriteFile(filepath.Join(mine, "notes.txt"), []byte("mine"), 0o644)
+	_, _, err := runCLI(t, "fit", "--data", filepath.Join(dir, "missing.mtx"), "--method", "nmf", "--k", "3", "--out", mine)
+	if err == nil || !strings.Contains(err.Error(), `"notes.txt"`) {
+		t.Errorf("a foreign directory: %v", err)
+	}
+	// A failed load creates no output.
+	fresh := filepath.Join(dir, "fresh")
+	if _, _, err := runCLI(t, "fit", "--data", filepath.Join(dir, "missing.mtx"), "--method", "nmf", "--k", "3", "--out", fresh); err == nil {
+		t.Fatal("missing data accepted")
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("--out created although loading failed")
+	}
+}
