@@ -68,6 +68,9 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if err == io.EOF {
 		return nil, streamErr(name, "empty file")
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, lineErr(name, 1, "the data end in the middle of the file (truncated or damaged): %w", err)
+	}
 	if err != nil {
 		return nil, csvError(name, err)
 	}
@@ -157,9 +160,14 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 	}
 	for {
+		last, _ := cr.FieldPos(0)
 		rec, err = cr.Read()
 		if err == io.EOF {
 			break
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The stream under the reader (a .csv.gz) ended early.
+			return nil, lineErr(name, last+1, "the data end in the middle of the file (truncated or damaged): %w", err)
 		}
 		if err != nil {
 			return nil, csvError(name, err)

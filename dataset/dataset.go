@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/floats"
@@ -142,9 +140,9 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	// Every reader stops at its next read once ctx is done.
 	r = &ctxReader{ctx: ctx, r: r}
 	if gz {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
+		zr, err := newGzip(r, path)
 		if err != nil {
-			return nil, streamErr(path, "bad gzip stream: %v", err)
+			return nil, err
 		}
 		r, size = zr, -1
 	}
@@ -442,7 +440,11 @@ func readLabels(r io.Reader, name string, max int) ([]int, error) {
 		if s == "" {
 			continue
 		}
-		x, err := strconv.Atoi(s)
+		if line == 1 {
+			s = strings.TrimPrefix(s, "\ufeff") // a byte-order mark
+		}
+		// The labels of every reader: whole numbers, "2" or "2.0".
+		x, err := parseLabel([]byte(s))
 		if err != nil {
 			return nil, valueErr(name, line, 1, s, "label %q is not an integer", s)
 		}

@@ -3,7 +3,6 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +56,10 @@ func (m *mtxReader) next() ([]byte, error) {
 		return nil, m.errorf("read error: %v", err)
 	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})
+	if m.line == 1 {
+		// A byte-order mark, as some editors write.
+		b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	}
 	return bytes.TrimSuffix(b, []byte{'\r'}), nil
 }
 
@@ -283,6 +286,15 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 	if err != nil {
 		return nil, streamErr(m.name, "%v", err)
 	}
+	// Entries at one position are summed; finite ones can sum past the
+	// largest float64.
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			if x := a.Val[p]; math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, streamErr(m.name, "the entries at row %d, column %d (1-based) sum to %v", i+1, a.Ind[p]+1, x)
+			}
+		}
+	}
 	return a, nil
 }
 
@@ -341,6 +353,9 @@ func parseValue(b []byte, field string) (float64, error) {
 			return 0, fmt.Errorf("value %q is not an integer", truncate(b))
 		}
 		return float64(x), nil
+	}
+	if !plainNumber(b) {
+		return 0, fmt.Errorf("value %q is not a number (decimal digits, a point and an exponent only)", truncate(b))
 	}
 	x, err := strconv.ParseFloat(string(b), 64)
 	var ne *strconv.NumError
@@ -424,9 +439,26 @@ func ReadMatrixMarketFile(path string) (*sparse.CSR, *mat.Dense, error) {
 	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
 		return readMTX(f, path, sizeOf(f))
 	}
-	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<16))
+	zr, err := newGzip(f, path)
 	if err != nil {
-		return nil, nil, streamErr(path, "bad gzip stream: %v", err)
+		return nil, nil, err
 	}
 	return readMTX(zr, path, -1)
+}
+
+// plainNumber reports whether b is spelled as a decimal number of the data
+// files of the field: digits, sign, point, exponent, or the words inf and
+// nan (which the callers reject as not finite). Go's ParseFloat would
+// also take "1_000" and hexadecimal "0x1p3", which no data file means.
+func plainNumber(b []byte) bool {
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9', c == '+', c == '-', c == '.', c == 'e', c == 'E':
+		case c == 'i' || c == 'n' || c == 'f' || c == 'a' || c == 'I' || c == 'N' || c == 'F' || c == 'A' || c == 't' || c == 'y' || c == 'T' || c == 'Y':
+			// inf, infinity, nan
+		default:
+			return false
+		}
+	}
+	return len(b) > 0
 }

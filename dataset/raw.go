@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -162,9 +163,9 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 	defer f.Close()
 	var r io.Reader = &ctxReader{ctx: ctx, r: f}
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zr, err := gzip.NewReader(bufio.NewReaderSize(r, 1<<16))
+		zr, err := newGzip(r, path)
 		if err != nil {
-			return nil, stats, streamErr(path, "bad gzip stream: %v", err)
+			return nil, stats, err
 		}
 		r = zr
 	}
@@ -229,4 +230,47 @@ func (s Strip) apply(text string) string {
 		return text
 	}
 	return StripText(text, s)
+}
+
+// gzipStream decompresses a gzip file member by member (files made by
+// concatenating gzip files hold several), and tells data after the last
+// member, which is neither gzip nor a truncation, from the end.
+type gzipStream struct {
+	br *bufio.Reader
+	zr *gzip.Reader
+}
+
+// newGzip opens the gzip stream of r; name is for errors.
+func newGzip(r io.Reader, name string) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad gzip stream: %v", name, err)
+	}
+	zr.Multistream(false)
+	return &gzipStream{br: br, zr: zr}, nil
+}
+
+func (g *gzipStream) Read(p []byte) (int, error) {
+	for {
+		n, err := g.zr.Read(p)
+		if err != io.EOF || n > 0 {
+			if err == io.EOF {
+				err = nil // the data first; the member's end on the next call
+			}
+			return n, err
+		}
+		next, _ := g.br.Peek(2)
+		switch {
+		case len(next) == 0:
+			return 0, io.EOF
+		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
+			if err := g.zr.Reset(g.br); err != nil {
+				return 0, fmt.Errorf("bad gzip member: %w", err)
+			}
+			g.zr.Multistream(false)
+		default:
+			return 0, errors.New("data after the end of the gzip stream: not gzip, and not a truncation")
+		}
+	}
 }

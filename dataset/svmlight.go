@@ -153,9 +153,11 @@ func parseLabel(b []byte) (int, error) {
 	if l, err := strconv.Atoi(s); err == nil {
 		return l, nil
 	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
-		return int(x), nil
+	if plainNumber(b) {
+		x, err := strconv.ParseFloat(s, 64)
+		if err == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
+			return int(x), nil
+		}
 	}
 	if bytes.IndexByte(b, ',') >= 0 {
 		return 0, fmt.Errorf("label %q: multi-label samples are not supported", truncate(b))
@@ -201,6 +203,10 @@ func (l *textLines) next() ([]byte, error) {
 		return nil, l.errorf("read error: %v", err)
 	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})
+	if l.line == 1 {
+		// A byte-order mark, as some editors write.
+		b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	}
 	return bytes.TrimSuffix(b, []byte{'\r'}), nil
 }
 

@@ -34,8 +34,38 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args and rejects stray positional arguments.
+// onceValue refuses a second value for its flag: a flag given twice is
+// most likely a mistake in a long command line, and the flag package
+// would silently keep the last.
+type onceValue struct {
+	flag.Value
+	first string
+	set   bool
+}
+
+func (o *onceValue) Set(s string) error {
+	if o.set {
+		return fmt.Errorf("given twice (%q, then %q): give it once", o.first, s)
+	}
+	o.set, o.first = true, s
+	return o.Value.Set(s)
+}
+
+// onceBool is onceValue for a boolean flag, which takes no argument.
+type onceBool struct{ onceValue }
+
+func (o *onceBool) IsBoolFlag() bool { return true }
+
+// parse parses args, each flag at most once, and rejects stray
+// positional arguments.
 func parse(fs *flag.FlagSet, args []string) error {
+	fs.VisitAll(func(f *flag.Flag) {
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = &onceBool{onceValue{Value: f.Value}}
+		} else {
+			f.Value = &onceValue{Value: f.Value}
+		}
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -117,6 +147,11 @@ func (r *runtimeFlags) memoryText() string {
 func (r *runtimeFlags) apply() error {
 	if r.threads < 0 {
 		return fmt.Errorf("--threads %d: must be at least 1 (or 0 for all cores)", r.threads)
+	}
+	// Far more threads than cores gain nothing and cost memory per
+	// thread (OpenBLAS buffers): refused, not capped, so the user knows.
+	if limit := maxThreads(); r.threads > limit {
+		return fmt.Errorf("--threads %d: this machine has %d cores; at most %d (0 for all cores)", r.threads, runtime.NumCPU(), limit)
 	}
 	switch r.memory {
 	case "none":
@@ -397,3 +432,6 @@ func parseList(s string) ([]int, error) {
 	sort.Ints(out)
 	return out, nil
 }
+
+// maxThreads is the most --threads accepts: four per core, at least 8.
+func maxThreads() int { return max(8, 4*runtime.NumCPU()) }

@@ -687,7 +687,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
 		{[]string{"--methods", "nmf-kl,lccf", "--solver", "cd"}, "--solver cd: lccf"},
 	} {
-		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := runCLI(t, withFlags(base, c.args)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -765,7 +765,7 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 		{[]string{"--method", "gnmf", "--param", "lambda=1", "--plot", filepath.Join(mtx, "x")}, "--plot"},
 		{[]string{"--method", "gnmf", "--param", "lambda=1", "--clusters", "2-9"}, "k = 4"},
 	} {
-		if _, _, err := runCLI(t, append(append([]string{}, base...), c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := runCLI(t, withFlags(base, c.args)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -783,5 +783,60 @@ func TestParseSize(t *testing.T) {
 		if _, err := parseSize(s); err == nil {
 			t.Errorf("parseSize(%q) accepted", s)
 		}
+	}
+}
+
+// withFlags is base with extra's flags added, each replacing base's value
+// of the same flag (a flag may be given only once).
+func withFlags(base, extra []string) []string {
+	given := map[string]bool{}
+	for _, a := range extra {
+		if strings.HasPrefix(a, "-") {
+			given[strings.TrimLeft(a, "-")] = true
+		}
+	}
+	var out []string
+	for i := 0; i < len(base); i++ {
+		if a := base[i]; strings.HasPrefix(a, "-") && given[strings.TrimLeft(a, "-")] {
+			if i+1 < len(base) && !strings.HasPrefix(base[i+1], "-") {
+				i++ // its value
+			}
+			continue
+		}
+		out = append(out, base[i])
+	}
+	return append(out, extra...)
+}
+
+// TestFlagGivenTwice: a flag given twice is an error naming it and both
+// values, for valued and boolean flags, in every sub-command.
+func TestFlagGivenTwice(t *testing.T) {
+	mtx, labels := writeFixture(t, t.TempDir())
+	for _, args := range [][]string{
+		{"cluster", "--data", mtx, "--labels", labels, "--k", "3", "--iters", "10", "--iters", "20"},
+		{"describe", "--data", mtx, "--json", "--json"},
+		{"info", "--threads", "1", "--threads=2"},
+	} {
+		_, _, err := runCLI(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	_, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--k", "3", "--iters", "10", "--iters", "20")
+	if err == nil || !strings.Contains(err.Error(), `"10", then "20"`) || !strings.Contains(err.Error(), "iters") {
+		t.Errorf("the values: %v", err)
+	}
+}
+
+// TestThreadsFarAboveCores: --threads far above the cores is refused with
+// the core count and the limit, not run (OpenBLAS allocates per thread).
+func TestThreadsFarAboveCores(t *testing.T) {
+	n := maxThreads() + 1
+	_, _, err := runCLI(t, "info", "--threads", strconv.Itoa(n))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("--threads %d", n)) || !strings.Contains(err.Error(), "cores") {
+		t.Errorf("--threads %d: %v", n, err)
+	}
+	if _, _, err := runCLI(t, "info", "--threads", strconv.Itoa(maxThreads())); err != nil {
+		t.Errorf("--threads %d: %v", maxThreads(), err)
 	}
 }

@@ -1,0 +1,100 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gz(b []byte) []byte {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestHostileReaders (issue 15, readers): numbers are spelled the same
+// way in every reader (no "1_000", no hexadecimal); labels the same way
+// ("2" or "2.0", not "2.5"); a byte-order mark is skipped by every text
+// reader; a truncated .csv.gz names its line; data after a gzip stream
+// is not called a truncation, and concatenated gzip members read whole.
+func TestHostileReaders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	load := func(p string, opt LoadOptions) error {
+		_, err := Load(context.Background(), p, opt)
+		return err
+	}
+	mtxHead := "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+	for _, c := range []struct {
+		file, text, want string
+	}{
+		{"u.csv", "1_000,2\n3,4\n", `"1_000" is not a number`},
+		{"h.csv", "0x1p3,2\n3,4\n", `"0x1p3" is not a number`},
+		{"u.mtx", mtxHead + "1 1 1_0\n2 2 1\n", `"1_0" is not a number`},
+		{"h.svm", "1 1:0x1p3\n2 2:1\n", "0x1p3"},
+	} {
+		err := load(write(c.file, []byte(c.text)), LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.file, err, c.want)
+		}
+	}
+	bom := "\ufeff"
+	for _, c := range []struct {
+		file, text string
+		opt        LoadOptions
+	}{
+		{"b.mtx", bom + mtxHead + "1 1 1\n2 2 1\n", LoadOptions{}},
+		{"b.svm", bom + "1 1:1\n2 2:1\n", LoadOptions{}},
+		{"b.csv", bom + "1,2\n3,4\n", LoadOptions{}},
+		{"l.mtx", mtxHead + "1 1 1\n2 2 1\n", LoadOptions{Labels: write("labels.txt", []byte(bom+"1\n2.0\n"))}},
+	} {
+		if err := load(write(c.file, []byte(c.text)), c.opt); err != nil {
+			t.Errorf("%s with a byte-order mark (labels 1 and 2.0): %v", c.file, err)
+		}
+	}
+	if err := load(write("m2.mtx", []byte(mtxHead+"1 1 1\n2 2 1\n")), LoadOptions{Labels: write("bad.txt", []byte("1\n2.5\n"))}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
+		t.Errorf("label 2.5: %v", err)
+	}
+	var big bytes.Buffer
+	for i := 0; i < 20000; i++ {
+		big.WriteString(strings.Repeat("7", i%5+1) + "," + strings.Repeat("3", i%3+1) + "\n")
+	}
+	z := gz(big.Bytes())
+	err := load(write("t.csv.gz", z[:len(z)/2]), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "t.csv.gz:") || !strings.Contains(err.Error(), "end in the middle") {
+		t.Errorf("truncated .csv.gz: %v", err)
+	}
+	err = load(write("g.csv.gz", append(gz([]byte("1,2\n3,4\n")), "garbage"...)), LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "data after the end of the gzip stream") {
+		t.Errorf("trailing data: %v", err)
+	}
+	d, err := Load(context.Background(), write("c.csv.gz", append(gz([]byte("1,2\n3,4\n")), gz([]byte("5,6\n"))...)), LoadOptions{})
+	if err != nil {
+		t.Fatalf("concatenated members: %v", err)
+	}
+	if n, _ := d.Dims(); n != 3 {
+		t.Errorf("concatenated members: %d rows, want 3", n)
+	}
+}
+
+// TestMTXDuplicatesOverflow: finite duplicate entries that sum past the
+// largest float64 are an error of the reader naming the position, not a
+// matrix that fails later.
+func TestMTXDuplicatesOverflow(t *testing.T) {
+	_, _, err := ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1e308\n1 2 1e308\n2 2 1\n"), "d.mtx")
+	if err == nil || !strings.Contains(err.Error(), "d.mtx: the entries at row 1, column 2 (1-based) sum to +Inf") {
+		t.Errorf("%v", err)
+	}
+}
