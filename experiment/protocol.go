@@ -244,6 +244,11 @@ type Table struct {
 	// fixed weight with the same seeds (a sweep's points, without fitting
 	// again), and how often Auto kept it. Nil when no method ran Auto.
 	Candidates map[string][]CandidateScore
+	// Partial reports a table of the runs done before Run was cancelled
+	// (each cell's Runs says how many); RunsDone and RunsTotal count the
+	// (k, draw) runs completed and planned.
+	Partial             bool
+	RunsDone, RunsTotal int
 }
 
 // CandidateScore is one of Auto's candidate weights, scored as Table
@@ -423,7 +428,19 @@ func (p Protocol) Run(ctx context.Context, ds *dataset.Dataset, methods map[stri
 		}
 	})
 	if err := ctx.Err(); err != nil {
-		return p.table(names, cells), err
+		// The runs done so far, marked partial, for the caller to show.
+		t := p.table(names, cells)
+		t.Partial, t.RunsTotal = true, jobs
+		for _, row := range cells {
+			complete := row != nil
+			for _, c := range row {
+				complete = complete && c.done
+			}
+			if complete {
+				t.RunsDone++
+			}
+		}
+		return t, err
 	}
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -614,6 +631,9 @@ func meanStd(x []float64) (mean, std float64) {
 // when a method ran Auto, a table of its candidates averaged over k.
 func (t *Table) Markdown(w io.Writer) error {
 	var b strings.Builder
+	if t.Partial {
+		fmt.Fprintf(&b, "**Partial**: interrupted after %d of %d runs; each cell counts its own.\n\n", t.RunsDone, t.RunsTotal)
+	}
 	for i, metric := range []string{"Accuracy", "NMI"} {
 		if i > 0 {
 			b.WriteString("\n")
@@ -683,6 +703,10 @@ func (t *Table) CSV(w io.Writer) error {
 // never give it).
 const CandidatesKey = "lambda_candidates"
 
+// PartialKey is the key of an interrupted Table's JSON under which the
+// runs done and planned are.
+const PartialKey = "partial"
+
 // MarshalJSON encodes t as an object keyed by method name, each mapping
 // every k (as a string) and "average" to {accuracy_mean, accuracy_std,
 // nmi_mean, nmi_std, runs, seconds}; when a method ran Auto, the key
@@ -711,6 +735,9 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 			}
 		}
 		out[CandidatesKey] = cands
+	}
+	if t.Partial {
+		out[PartialKey] = map[string]int{"runs_done": t.RunsDone, "runs_total": t.RunsTotal}
 	}
 	return json.Marshal(out)
 }

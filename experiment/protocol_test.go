@@ -515,3 +515,32 @@ func TestAutoCandidates(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md.String())
 	}
 }
+
+// TestPartialTable: cancelled after some runs, Run returns the table of
+// the runs done, marked partial with the runs done and planned, in every
+// output form.
+func TestPartialTable(t *testing.T) {
+	ds := topicData(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	p := Protocol{Classes: []int{2, 3}, Runs: 3, Workers: 1}
+	p.Progress = func(done, total int, _ time.Duration) {
+		if done == 2 {
+			cancel()
+		}
+	}
+	tab, err := p.Run(ctx, ds, map[string]Method{"c": &capture{}})
+	if !errors.Is(err, context.Canceled) || tab == nil || !tab.Partial {
+		t.Fatalf("table %+v, error %v", tab, err)
+	}
+	if tab.RunsDone != 2 || tab.RunsTotal != 6 || len(tab.K) != 1 || tab.Cells["c"][2].Runs != 2 {
+		t.Errorf("runs done %d of %d, k %v, cell %+v", tab.RunsDone, tab.RunsTotal, tab.K, tab.Cells["c"][2])
+	}
+	var md strings.Builder
+	if err := tab.Markdown(&md); err != nil || !strings.HasPrefix(md.String(), "**Partial**: interrupted after 2 of 6 runs") {
+		t.Errorf("Markdown: %q, %v", md.String(), err)
+	}
+	raw, _ := json.Marshal(tab)
+	if !strings.Contains(string(raw), `"partial":{"runs_done":2,"runs_total":6}`) {
+		t.Errorf("JSON: %s", raw)
+	}
+}

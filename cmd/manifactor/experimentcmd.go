@@ -237,17 +237,18 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
 	table, err := prot.Run(ctx, p.Data, ms)
 	if err != nil {
+		if table == nil || !table.Partial || len(table.K) == 0 {
+			return err
+		}
+		// Interrupted: the runs done are worth their time; show them,
+		// marked partial, then exit as interrupted.
+		if perr := writeTable(stdout, table, *format); perr != nil {
+			return perr
+		}
+		fmt.Fprintf(stderr, "partial table: interrupted after %d of %d runs\n", table.RunsDone, table.RunsTotal)
 		return err
 	}
-	switch *format {
-	case "csv":
-		err = table.CSV(stdout)
-	case "json":
-		err = writeJSON(stdout, table)
-	default:
-		err = table.Markdown(stdout)
-	}
-	if err != nil {
+	if err := writeTable(stdout, table, *format); err != nil {
 		return err
 	}
 	if ref != nil {
@@ -358,4 +359,15 @@ func baseName(path string) string {
 		return path[i+1:]
 	}
 	return path
+}
+
+// writeTable writes the protocol's table in the chosen format.
+func writeTable(w io.Writer, t *experiment.Table, format string) error {
+	switch format {
+	case "csv":
+		return t.CSV(w)
+	case "json":
+		return writeJSON(w, t)
+	}
+	return t.Markdown(w)
 }
