@@ -65,9 +65,10 @@ func Use(backend string) error {
 	return fmt.Errorf("blas: unknown backend %q (want openblas, gonum or auto)", backend)
 }
 
-// SetThreads sets how many threads the backend may use for one call, where
-// the backend has such a setting (OpenBLAS). gonum's BLAS runs each call on
-// the calling goroutine.
+// SetThreads sets how many goroutines one matrix product of the OpenBLAS
+// backend may use (over row blocks fixed by the product's shape, so the
+// result does not depend on n; OpenBLAS itself runs on one thread).
+// gonum's BLAS runs each call on the calling goroutine.
 func SetThreads(n int) {
 	if openblasThreads != nil && n > 0 {
 		openblasThreads(n)

@@ -8,6 +8,13 @@
 // The choice is made once, before concurrent work starts, by installing the
 // implementation with gonum's blas64.Use; callers then use blas64 directly.
 //
+// OpenBLAS runs on one thread: its own threads split a product in ways
+// that depend on their number and so round differently for different
+// thread counts. Its matrix products (Dgemm) run instead over blocks of
+// the rows of C whose bounds depend on the product's shape alone, in
+// parallel on SetThreads goroutines (rowBlocked), so that results are the
+// same whatever the thread count, as the module promises.
+//
 // The choice is program-wide: gonum's blas64 holds one implementation for
 // the whole process, so once this package is imported (sparse, graph and
 // solver import it, so every program that factorizes does) every blas64

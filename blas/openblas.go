@@ -11,6 +11,15 @@ import (
 // Package-level variables are initialized before any init function runs,
 // so init in blas.go already sees OpenBLAS when choosing the default.
 var (
-	openblasImpl    gblas.Float64 = openblas.Implementation{}
-	openblasThreads               = openblas.SetThreads
+	openblasImpl    gblas.Float64 = newRowBlocked(openblas.Implementation{})
+	openblasThreads               = setRowBlockedThreads
 )
+
+func init() {
+	// OpenBLAS's own threads split a product in ways that depend on
+	// their number, and so round differently for different --threads
+	// (COIL20's factors differed from 1 to 2 threads). It runs on one
+	// thread; rowBlocked parallelizes the large products over row blocks
+	// whose bounds do not depend on the thread count.
+	openblas.SetThreads(1)
+}

@@ -840,3 +840,51 @@ func TestThreadsFarAboveCores(t *testing.T) {
 		t.Errorf("--threads %d: %v", maxThreads(), err)
 	}
 }
+
+// TestThreadsSameBits: dense data large enough for the BLAS products to be
+// split into blocks; every start and a concept method give the same
+// factors byte for byte at --threads 1, 2 and 7, on whichever BLAS the
+// build has (the suite runs it with OpenBLAS too, whose own threads
+// rounded differently for different counts).
+func TestThreadsSameBits(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(21, 22))
+	var b strings.Builder
+	for i := 0; i < 600; i++ {
+		for j := 0; j < 400; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%.6f", rng.Float64()*float64(1+(i+j)%7))
+		}
+		b.WriteByte('\n')
+	}
+	data := filepath.Join(dir, "dense.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--method", "nmf", "--start", "random"},
+		{"--method", "nmf", "--start", "kmeans"},
+		{"--method", "nmf", "--start", "nndsvd"},
+		{"--method", "cf"},
+	} {
+		var first []byte
+		for _, threads := range []string{"1", "2", "7"} {
+			out := filepath.Join(dir, strings.Join(args, "")+threads)
+			full := append([]string{"fit", "--data", data, "--k", "10", "--iters", "20", "--threads", threads, "--out", out, "--quiet"}, args...)
+			if _, _, err := runCLI(t, full...); err != nil {
+				t.Fatal(err)
+			}
+			v, err := os.ReadFile(filepath.Join(out, "V.mtx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = v
+			} else if !bytes.Equal(first, v) {
+				t.Errorf("%v: --threads %s gives other factors than --threads 1", args, threads)
+			}
+		}
+	}
+}
