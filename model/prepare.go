@@ -168,6 +168,9 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 	if norm == L2 {
 		ds.NormalizeL2()
 	}
+	if err := checkScale(ds); err != nil {
+		return nil, err
+	}
 	if ds.Vocabulary == nil {
 		// Name features by their column in the source, so they keep
 		// their identity through the drop of all-zero features.
@@ -299,4 +302,48 @@ func (n *Normalization) UnmarshalText(b []byte) error {
 		*n = v
 	}
 	return err
+}
+
+// Scale bounds: the factorizations sum products and squares of the values,
+// which leave float64 above about 1e154 and underflow to zero or to
+// subnormals, where the KL objective's terms cancel to nonsense (a
+// negative divergence), below about 1e-154.
+const (
+	maxValue = 1e150
+	minValue = 1e-150
+)
+
+// checkScale refuses data whose largest magnitude is outside [minValue,
+// maxValue] (all-zero data aside, which other checks report), naming the
+// value and its place.
+func checkScale(ds *dataset.Dataset) error {
+	var big float64
+	bi, bj := -1, -1
+	n, m := ds.Dims()
+	if a := ds.Sparse; a != nil {
+		for i := 0; i < n; i++ {
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				if x := math.Abs(a.Val[p]); x > big {
+					big, bi, bj = x, i, a.Ind[p]
+				}
+			}
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			for j, x := range ds.Dense.RawRowView(i)[:m] {
+				if x = math.Abs(x); x > big {
+					big, bi, bj = x, i, j
+				}
+			}
+		}
+	}
+	switch {
+	case big == 0:
+		return nil
+	case big > maxValue:
+		return fmt.Errorf("%s: value %g at sample %d, feature %d (1-based) is above %g: its square and the factorizations' sums overflow float64; scale the data (--normalize l2)", ds.Source, big, bi+1, bj+1, maxValue)
+	case big < minValue:
+		return fmt.Errorf("%s: the largest value, %g at sample %d, feature %d (1-based), is below %g: the factorizations' products underflow float64; scale the data (--normalize l2)", ds.Source, big, bi+1, bj+1, minValue)
+	}
+	return nil
 }

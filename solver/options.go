@@ -488,6 +488,11 @@ func (o Options) check(d *Data) error {
 		if o.Kernel.Degree < 1 {
 			return fmt.Errorf("solver: polynomial kernel degree %d: must be at least 1", o.Kernel.Degree)
 		}
+		if o.Kernel.Coef0 < 0 {
+			// (x.y + c)^d with c < 0 is not a kernel (not positive
+			// semi-definite): the objective can go negative.
+			return fmt.Errorf("solver: polynomial kernel coef0 %v: must not be negative (the kernel would not be positive semi-definite)", o.Kernel.Coef0)
+		}
 	default:
 		return fmt.Errorf("solver: unknown kernel kind %d", o.Kernel.Kind)
 	}

@@ -267,6 +267,23 @@ func (d *dataFlags) check() error {
 		}
 		d.prep.Classes = keep
 	}
+	// The text pipeline's and Reuters's options mean nothing for a
+	// matrix: given for one, they are an error, not ignored.
+	if !dataset.IsTextSource(d.path) {
+		t, r := d.opts.Text, d.opts.Reuters
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{
+			{"--min-df", t.MinDF != 0}, {"--max-df", t.MaxDF != 0}, {"--keep-numbers", t.KeepNumbers}, {"--no-stem", t.NoStem},
+			{"--no-stopwords", t.NoStopWords}, {"--drop-empty", t.DropEmpty}, {"--strip", t.Strip != 0},
+			{"--single-label", r.SingleLabel}, {"--min-class-size", r.MinClassSize != 0}, {"--largest", r.Largest != 0}, {"--split", r.LewisSplit != ""},
+		} {
+			if f.set {
+				return fmt.Errorf("%s applies to text corpora (a directory, .sgm or .txt files), not to %s", f.name, d.path)
+			}
+		}
+	}
 	return nil
 }
 

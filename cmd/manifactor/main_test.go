@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -885,6 +886,38 @@ func TestThreadsSameBits(t *testing.T) {
 			} else if !bytes.Equal(first, v) {
 				t.Errorf("%v: --threads %s gives other factors than --threads 1", args, threads)
 			}
+		}
+	}
+}
+
+// TestValuesNotSilentlyUsed (issue 15): values the methods cannot use are
+// errors naming the flag or the file, place and value, not a run that
+// ends with garbage: a negative polynomial coef0, text options on a
+// matrix, data too large or too small for float64's products.
+func TestValuesNotSilentlyUsed(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	row := func(x float64) string { return fmt.Sprintf("%g,%g,%g\n", x, 2*x, 3*x) }
+	big := filepath.Join(dir, "big.csv")
+	os.WriteFile(big, []byte(row(1)+row(2)+row(1e155)+row(3)), 0o644)
+	tiny := filepath.Join(dir, "tiny.csv")
+	os.WriteFile(tiny, []byte(row(1e-300)+row(2e-300)+row(3e-300)+row(1e-300)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", mtx, "--labels", labels, "--method", "cf", "--kernel", "poly", "--coef0", "-1e6"}, "coef0 -1e+06"},
+		{[]string{"--data", mtx, "--labels", labels, "--min-df", "2"}, "--min-df applies to text corpora"},
+		{[]string{"--data", mtx, "--labels", labels, "--strip", "headers"}, "--strip applies to text corpora"},
+		{[]string{"--data", big, "--method", "nmf", "--k", "2"}, "value 3e+155 at sample 3, feature 3 (1-based) is above 1e+150"},
+		{[]string{"--data", tiny, "--method", "nmf-kl", "--k", "2"}, "below 1e-150"},
+	} {
+		args := append([]string{"cluster", "--k", "2"}, c.args...)
+		if slices.Contains(c.args, "--k") {
+			args = append([]string{"cluster"}, c.args...)
+		}
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
 }
