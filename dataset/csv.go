@@ -54,7 +54,7 @@ type CSVOptions struct {
 // The result is valid (see Dataset.Validate) with at least one sample and
 // one feature.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	br := bufio.NewReaderSize(&lineCap{r: r, name: name, line: 1}, 1<<16)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
@@ -229,6 +229,10 @@ func csvError(name string, err error) error {
 	if errors.As(err, &pe) {
 		return &ParseError{File: name, Line: pe.Line, Column: pe.Column, Offset: -1, Err: fmt.Errorf("byte %d of the line: %w", pe.Column, pe.Err)}
 	}
+	var own *ParseError
+	if errors.As(err, &own) {
+		return own // from the readers under it (a budget, a line too long)
+	}
 	return streamErr(name, "%v", err)
 }
 
@@ -272,4 +276,32 @@ func WriteCSV(w io.Writer, a mat.Matrix, header []string) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// maxCSVLine is the longest CSV line accepted: 250,000 features of 16
+// characters each. A longer line is most likely not data, and encoding/csv
+// would hold all of it, split into strings, before any check.
+var maxCSVLine = 1 << 22
+
+// lineCap fails a read that would make a line longer than maxCSVLine.
+type lineCap struct {
+	r    io.Reader
+	name string
+	line int
+	run  int // bytes of the current line so far
+}
+
+func (l *lineCap) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.line++
+			l.run = 0
+			continue
+		}
+		if l.run++; l.run > maxCSVLine {
+			return 0, lineErr(l.name, l.line, "line longer than %d bytes", maxCSVLine)
+		}
+	}
+	return n, err
 }

@@ -75,6 +75,13 @@ type LoadOptions struct {
 	// Text is the text pipeline of Reuters and plain-text directories:
 	// tokens, stop words, stemming, pruning, tf-idf and unit length.
 	Text TextOptions
+	// MemoryLimit bounds the memory the data set read from a file may
+	// take (its values as float64, and their indices), checked before
+	// the reader allocates it: 0 means max(256 MiB, 64 times the file's
+	// size), so that a small file (a compressed array of zeros, a size
+	// line claiming billions of entries) cannot exhaust memory; a
+	// negative value means no bound. Text corpora are not bounded here.
+	MemoryLimit int64
 	// Progress, when set, is called as a data file is read with the bytes
 	// read so far and the file's size (of a .gz file, its compressed bytes).
 	// Text corpora do not report it.
@@ -139,13 +146,24 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	}
 	// Every reader stops at its next read once ctx is done.
 	r = &ctxReader{ctx: ctx, r: r}
+	budget := opt.MemoryLimit
+	if budget == 0 {
+		budget = max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
+	}
 	if gz {
 		zr, err := newGzip(r, path)
 		if err != nil {
 			return nil, err
 		}
 		r, size = zr, -1
+		if budget > 0 && ext != ".mat" && ext != ".npy" {
+			// A text format's values take at most about four times
+			// their text ("1," becomes 8 bytes): bounding the text
+			// bounds the data before it is parsed.
+			r = &budgetReader{r: r, left: budget / 4, name: path, budget: budget}
+		}
 	}
+	opt.MemoryLimit = budget
 	var d *Dataset
 	switch ext {
 	case ".mat":
@@ -154,7 +172,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		d, err = readMTXDataset(r, path, size, opt)
 	case ".npy":
 		var m *mat.Dense
-		if m, err = readNPY(r, path, size); err == nil {
+		if m, err = readNPY(r, path, size, max(budget, 0)); err == nil {
 			d, err = transposed(&Dataset{Source: path, Dense: m}, opt.Transpose)
 		}
 	case ".csv", ".tsv":
@@ -178,6 +196,35 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		}
 	}
 	return d, err
+}
+
+// The default bound of LoadOptions.MemoryLimit.
+const (
+	defaultBudgetFloor int64 = 256 << 20
+	defaultBudgetRatio int64 = 64
+)
+
+// budgetHint ends the messages of a data set past its memory bound.
+const budgetHint = "LoadOptions.MemoryLimit; --memory to allow more"
+
+// budgetReader fails once more than left bytes were read through it.
+type budgetReader struct {
+	r      io.Reader
+	left   int64
+	budget int64
+	name   string
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, streamErr(b.name, "the decompressed text passes %d bytes, which as values would pass the %d bytes this file may take (%s)", b.budget/4, b.budget, budgetHint)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // ctxReader fails its reads once ctx is done.
@@ -285,7 +332,7 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	if opt.Labels == "" {
 		want = append(slices.Clone(dataVars), labelVars...)
 	}
-	vars, names, err := decodeMAT(r, name, size, want)
+	vars, names, err := decodeMAT(r, name, size, want, max(opt.MemoryLimit, 0))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,5 +97,57 @@ func TestMTXDuplicatesOverflow(t *testing.T) {
 	_, _, err := ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1e308\n1 2 1e308\n2 2 1\n"), "d.mtx")
 	if err == nil || !strings.Contains(err.Error(), "d.mtx: the entries at row 1, column 2 (1-based) sum to +Inf") {
 		t.Errorf("%v", err)
+	}
+}
+
+// TestSmallFilesBoundMemory (issue 15): small files that claim or expand
+// to far more data than they hold are refused before the reader
+// allocates it, naming the claim and the bound: a compressed .mat of a
+// 32768 x 32768 uint8 matrix, a sparse .mat of 2^24 x 1, a Matrix Market
+// size line of 2^24 x 2^24 with one entry, a .npy.gz of 32768 x 32768, a
+// .csv.gz of one endless line; an explicit MemoryLimit lets a larger
+// array through.
+func TestSmallFilesBoundMemory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	w := matWriter{bo: binary.LittleEndian, compress: true}
+	bigDense := mvar{name: "fea", class: 9, dims: []int32{32768, 32768}, typ: miUINT8}
+	tallSparse := mvar{name: "fea", class: mxSPARSE, dims: []int32{1 << 24, 1}, typ: miDOUBLE, ir: []int32{0}, jc: []int32{0, 1}, data: []float64{1}, nzmax: 1}
+	npyHead := func(shape string) []byte {
+		h := "{'descr': '|u1', 'fortran_order': False, 'shape': " + shape + ", }"
+		h += strings.Repeat(" ", 118-len(h)-1) + "\n"
+		return append([]byte("\x93NUMPY\x01\x00"+string(rune(len(h)))+"\x00"), h...)
+	}
+	var line bytes.Buffer
+	for line.Len() < 1<<23 {
+		line.WriteString("1,1,1,1,1,1,1,1,")
+	}
+	for _, c := range []struct {
+		file string
+		data []byte
+		want string
+	}{
+		{"dense.mat", w.file(bigDense), "needs 8589934592 bytes as float64"},
+		{"tall.mat", w.file(tallSparse), "16777216"},
+		{"huge.mtx", []byte("%%MatrixMarket matrix coordinate real general\n16777216 16777216 1\n1 1 1\n"), "16777216 rows is implausible for 1 entries"},
+		{"big.npy.gz", gz(npyHead("(32768, 32768)")), "needs 8589934592 bytes as float64"},
+		{"line.csv.gz", gz(line.Bytes()), "line longer than"},
+	} {
+		_, err := Load(context.Background(), write(c.file, c.data), LoadOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.file, err, c.want)
+		}
+	}
+	// A budget given explicitly replaces the default one.
+	arr := append(npyHead("(300, 300)"), make([]byte, 300*300)...)
+	p := write("ok.npy", arr)
+	if _, err := Load(context.Background(), p, LoadOptions{MemoryLimit: 1 << 10}); err == nil || !strings.Contains(err.Error(), "720000 bytes as float64, above the 1024") {
+		t.Errorf("a 1 KiB bound: %v", err)
 	}
 }

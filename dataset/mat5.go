@@ -67,7 +67,7 @@ var (
 	// sparseDimFactor times the number of stored entries (plus the other
 	// dimension), so that a tiny file cannot make a reader allocate row
 	// pointers for billions of empty rows.
-	maxEmptyDim     int64 = 1 << 24
+	maxEmptyDim     int64 = 1 << 20
 	sparseDimFactor int64 = 16
 )
 
@@ -115,7 +115,7 @@ type MATVar struct {
 // rejected). Sizes claimed by the file are checked against the bytes that
 // can back them before anything is allocated.
 func ReadMAT(r io.Reader, name string, want ...string) (map[string]*MATVar, error) {
-	vars, _, err := decodeMAT(r, name, sizeOf(r), want)
+	vars, _, err := decodeMAT(r, name, sizeOf(r), want, 0)
 	return vars, err
 }
 
@@ -172,16 +172,19 @@ type matTag struct {
 }
 
 type matDecoder struct {
-	name  string
-	bo    binary.ByteOrder
-	want  map[string]bool // nil: every supported variable
-	vars  map[string]*MATVar
-	names []string // every variable name met, for error messages
-	chunk []byte   // scratch space for payloads, grown up to 64 KiB as needed
+	// budget bounds the bytes of the data as float64 (and indices); 0
+	// for none.
+	budget int64
+	name   string
+	bo     binary.ByteOrder
+	want   map[string]bool // nil: every supported variable
+	vars   map[string]*MATVar
+	names  []string // every variable name met, for error messages
+	chunk  []byte   // scratch space for payloads, grown up to 64 KiB as needed
 }
 
-func decodeMAT(r io.Reader, name string, size int64, want []string) (map[string]*MATVar, []string, error) {
-	d := &matDecoder{name: name, vars: make(map[string]*MATVar)}
+func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64) (map[string]*MATVar, []string, error) {
+	d := &matDecoder{name: name, vars: make(map[string]*MATVar), budget: budget}
 	if len(want) > 0 {
 		d.want = make(map[string]bool, len(want))
 		for _, w := range want {
@@ -461,6 +464,9 @@ func (d *matDecoder) denseData(e *matElem, v *MATVar) error {
 		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix exceeds the limit of %d elements", v.Name, rows, cols, maxDenseElements)
 	}
 	count := rows * cols
+	if d.budget > 0 && count > d.budget/8 {
+		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix needs %d bytes as float64, above the %d this file may take (%s)", v.Name, rows, cols, count*8, d.budget, budgetHint)
+	}
 	if e.left == 0 {
 		if count == 0 {
 			v.Data = []float64{}
@@ -500,6 +506,10 @@ func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
 	}
 	if integerSize(t.typ) == 0 {
 		return d.errorf(s, t.off, "variable %q: row indices (ir) stored as %s, want an integer type", v.Name, typeName(t.typ))
+	}
+	// Each row index becomes an index and a value of 8 bytes each.
+	if n := t.size / int64(integerSize(t.typ)); d.budget > 0 && n > d.budget/16 {
+		return d.errorf(s, t.off, "variable %q: %d row indices (ir) need %d bytes with their values, above the %d this file may take (%s)", v.Name, n, n*16, d.budget, budgetHint)
 	}
 	ir, err := d.ints(e, t, "row indices (ir)", -1)
 	if err != nil {

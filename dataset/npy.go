@@ -41,11 +41,11 @@ type npyType struct {
 // first that is not by its row and column. The shape is checked against
 // the bytes that can back it before anything is allocated.
 func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
-	return readNPY(r, name, sizeOf(r))
+	return readNPY(r, name, sizeOf(r), 0)
 }
 
 // readNPY reads an array from r, which holds size bytes (-1: unknown).
-func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
+func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, error) {
 	var pre [12]byte
 	if n, err := io.ReadFull(r, pre[:10]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -103,6 +103,9 @@ func readNPY(r io.Reader, name string, size int64) (*mat.Dense, error) {
 		return nil, byteErr(name, int64(off), "array of shape %s exceeds the limit of %d elements", shapeText, maxDenseElements)
 	}
 	count := rows * cols
+	if budget > 0 && count > budget/8 {
+		return nil, byteErr(name, int64(off), "array of shape %s needs %d bytes as float64, above the %d this file may take (%s)", shapeText, count*8, budget, budgetHint)
+	}
 	nbytes := count * int64(typ.size)
 	if size >= 0 && nbytes > size-off {
 		return nil, byteErr(name, int64(off), "array of shape %s and type %s needs %d bytes but the file has only %d left (truncated file?)", shapeText, descr, nbytes, size-off)

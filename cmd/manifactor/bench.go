@@ -94,7 +94,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	setup := time.Now()
-	p, err := df.load(ctx, rt.quiet)
+	p, err := df.load(ctx, &rt)
 	if err != nil {
 		return err
 	}

@@ -290,7 +290,8 @@ func (d *dataFlags) check() error {
 // load reads the data set named by --data and prepares it.
 // load reads and prepares the data, showing how much of the file is read
 // when stderr is a terminal, unless quiet.
-func (d *dataFlags) load(ctx context.Context, quiet bool) (*model.Prepared, error) {
+func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared, error) {
+	quiet := rt.quiet
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -306,6 +307,16 @@ func (d *dataFlags) load(ctx context.Context, quiet bool) (*model.Prepared, erro
 		}
 	}
 	opts := d.opts
+	// The reader's bound on a file's data: --memory when given, else its
+	// own (a small multiple of the file's size, so that a small hostile
+	// file fails before it allocates; see dataset.LoadOptions).
+	switch rt.memory {
+	case "":
+	case "none":
+		opts.MemoryLimit = -1
+	default:
+		opts.MemoryLimit = rt.limit
+	}
 	printed := false
 	if !quiet && d.stderr != nil && isTerminal(d.stderr) {
 		var last time.Time

@@ -49,7 +49,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	// describe reports the file as it is unless asked to drop features.
 	df.prep.KeepZeroFeatures = !set(fs, "keep-zero-features") || df.prep.KeepZeroFeatures
-	p, err := df.load(ctx, rt.quiet)
+	p, err := df.load(ctx, &rt)
 	if err != nil {
 		return err
 	}

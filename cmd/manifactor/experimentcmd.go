@@ -93,7 +93,7 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := f.df.load(ctx, f.rt.quiet)
+	p, err := f.df.load(ctx, &f.rt)
 	if err != nil {
 		return nil, nil, err
 	}

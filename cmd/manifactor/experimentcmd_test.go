@@ -82,7 +82,7 @@ func TestOnePipeline(t *testing.T) {
 	if err := fs.Parse([]string{"--data", mtx, "--labels", labels, "--seed", "3"}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pf.df.load(context.Background(), true)
+	p, err := pf.df.load(context.Background(), &runtimeFlags{quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		}
 		defer od.Abort()
 	}
-	p, err := df.load(ctx, rt.quiet)
+	p, err := df.load(ctx, &rt)
 	if err != nil {
 		return err
 	}

@@ -60,7 +60,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	p, err := df.load(ctx, rt.quiet)
+	p, err := df.load(ctx, &rt)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,66 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestHostileFilesMemory (issue 15): small files claiming or expanding to
+// gigabytes end in an error naming the file, with exit status 1 and a
+// peak resident memory under 1 GB, measured on the command run as a
+// process of its own (this test binary as manifactor).
+func TestHostileFilesMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as processes")
+	}
+	dir := t.TempDir()
+	gz := func(b []byte) []byte {
+		var buf bytes.Buffer
+		w := gzip.NewWriter(&buf)
+		w.Write(b)
+		w.Close()
+		return buf.Bytes()
+	}
+	h := "{'descr': '|u1', 'fortran_order': False, 'shape': (32768, 32768), }"
+	h += strings.Repeat(" ", 118-len(h)-1) + "\n"
+	npy := append([]byte("\x93NUMPY\x01\x00v\x00"), h...)
+	line := bytes.Repeat([]byte("1,"), 1<<22)
+	files := map[string][]byte{
+		"huge.mtx":    []byte("%%MatrixMarket matrix coordinate real general\n16777216 16777216 1\n1 1 1\n"),
+		"big.npy.gz":  gz(append(npy, make([]byte, 1<<20)...)),
+		"line.csv.gz": gz(line),
+	}
+	for name, b := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, sub := range []string{"describe", "cluster"} {
+			args := []string{sub, "--data", path, "--quiet"}
+			if sub == "cluster" {
+				args = append(args, "--k", "2", "--keep-zero-features")
+			}
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1")
+			out, err := cmd.CombinedOutput()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), path) {
+				t.Errorf("%s %s: %v, output %q", sub, name, err, out)
+				continue
+			}
+			peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // KiB on Linux
+			if peak > 1e9 {
+				t.Errorf("%s %s: peak memory %d bytes before the error", sub, name, peak)
+			}
+			t.Logf("%s %s (%d bytes): peak %.0f MB: %s", sub, name, len(b), float64(peak)/1e6, strings.TrimSpace(string(out)))
+		}
+	}
+}
