@@ -157,10 +157,12 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		}
 		r, size = zr, -1
 		if budget > 0 && ext != ".mat" && ext != ".npy" {
-			// A text format's values take at most about four times
-			// their text ("1," becomes 8 bytes): bounding the text
-			// bounds the data before it is parsed.
-			r = &budgetReader{r: r, left: budget / 4, name: path, budget: budget}
+			// A text format's data take up to about eight times their
+			// text (an SVMlight line "1 1:1" becomes a label, a row
+			// pointer, an index and a value, 32 bytes, and slices grow
+			// by doubling): bounding the text bounds the data before it
+			// is parsed.
+			r = &budgetReader{r: r, left: budget / 8, name: path, budget: budget}
 		}
 	}
 	opt.MemoryLimit = budget
@@ -217,7 +219,7 @@ type budgetReader struct {
 
 func (b *budgetReader) Read(p []byte) (int, error) {
 	if b.left <= 0 {
-		return 0, streamErr(b.name, "the decompressed text passes %d bytes, which as values would pass the %d bytes this file may take (%s)", b.budget/4, b.budget, budgetHint)
+		return 0, streamErr(b.name, "the decompressed text passes %d bytes, which as values would pass the %d bytes this file may take (%s)", b.budget/8, b.budget, budgetHint)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]

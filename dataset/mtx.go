@@ -53,6 +53,10 @@ func (m *mtxReader) next() ([]byte, error) {
 	case err == io.EOF && len(b) == 0:
 		return nil, io.EOF
 	case err != nil && err != io.EOF:
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, pe // the reader's own bound, named already
+		}
 		return nil, m.errorf("read error: %v", err)
 	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})

@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -200,6 +201,10 @@ func (l *textLines) next() ([]byte, error) {
 	case err == io.EOF && len(b) == 0:
 		return nil, io.EOF
 	case err != nil && err != io.EOF:
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, pe // the reader's own bound, named already
+		}
 		return nil, l.errorf("read error: %v", err)
 	}
 	b = bytes.TrimSuffix(b, []byte{'\n'})

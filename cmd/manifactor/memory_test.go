@@ -37,6 +37,8 @@ func TestHostileFilesMemory(t *testing.T) {
 		"huge.mtx":    []byte("%%MatrixMarket matrix coordinate real general\n16777216 16777216 1\n1 1 1\n"),
 		"big.npy.gz":  gz(append(npy, make([]byte, 1<<20)...)),
 		"line.csv.gz": gz(line),
+		// 72 MB of short lines in 0.6 MB.
+		"lines.svm.gz": gz(bytes.Repeat([]byte("1 1:1\n"), 12<<20)),
 	}
 	for name, b := range files {
 		path := filepath.Join(dir, name)
