@@ -95,7 +95,7 @@ func (r *runtimeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
 	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (the file read, the neighbour search, the iterations: shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
-	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it")
+	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it; given, it also bounds what a data file may hold as values (by default 64 times the file's size, at least 256 MB, so a small hostile file fails before it allocates)")
 }
 
 // parseSize reads a size such as 6G, 6GB, 512M, 1.5T or 1000000 (bytes;
