@@ -3,7 +3,10 @@
 // Market (ReadMatrixMarket, WriteMatrixMarket), SVMlight (ReadSVMLight),
 // CSV (ReadCSV, WriteCSV) and NumPy .npy files (ReadNPY, WriteNPY), all
 // dispatched by Load; raw text, from Reuters-21578 SGML (ReadReuters,
-// LoadReuters) or a directory of documents (LoadTextDir), through a text
+// LoadReuters), a directory of documents with any extension, UTF-8 or
+// Latin-1, with optional stripping of message headers, signatures and
+// quotations (LoadTextDir, Strip), or one document per line
+// (LoadTextLines), through a text
 // pipeline (Tokenize, English stop words, Snowball stemming, document
 // frequency pruning, tf-idf, unit length: Vectorize); and the usual
 // preparation of counts (TFIDF, or LogTFIDF with the authors' 1 + ln tf;
@@ -23,9 +26,11 @@
 // Files are untrusted input. Readers never panic on bad data: every error
 // starts with the file name and says what is wrong and where (byte offset
 // for the structure of a MAT-file, line number for a text file, row, column
-// and value for bad data). Every size a file claims is checked against the
-// bytes that can back it before anything is allocated, and decompression
-// is bounded.
+// and value for bad data), as a *ParseError that errors.As finds. Every
+// size a file claims is checked against the bytes that can back it before
+// anything is allocated, decompression is bounded, and Load bounds the data
+// a file may hold (LoadOptions.MemoryLimit). Load stops at its next read
+// once its context is done.
 //
 // This package uses sparse, gonum and github.com/kljensen/snowball (the
 // stemmer); it must not import solver, graph, cluster, experiment or cmd.

@@ -9,6 +9,7 @@ import (
 	"github.com/manifactor/manifactor/internal/sysmem"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -95,7 +96,7 @@ func (r *runtimeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
 	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (the file read, the neighbour search, the iterations: shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
-	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it; given, it also bounds what a data file may hold as values (by default 64 times the file's size, at least 256 MB, so a small hostile file fails before it allocates)")
+	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory, and for a job on a data file 64 times its size, at least 1 GiB; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it; given, it also bounds what a data file may hold as values (by default 64 times the file's size, at least 256 MB, so a small hostile file fails before it allocates)")
 }
 
 // parseSize reads a size such as 6G, 6GB, 512M, 1.5T or 1000000 (bytes;
@@ -127,9 +128,27 @@ func parseSize(s string) (int64, error) {
 }
 
 // checkMemory refuses a job whose estimate exceeds --memory.
+// Without --memory, a job on a data file may use at most this many times
+// the file's size, and at least jobFloor bytes (and never more than the
+// machine's share): a small file cannot start a job of many gigabytes
+// (a 2.6 MB TDT2.mat with --neighbors 9393 asks for a 15 GB graph) unless
+// the user says so.
+const (
+	jobRatio = 64
+	jobFloor = 1 << 30
+)
+
 func (r *runtimeFlags) checkMemory(source string, est model.Memory) error {
-	if r.limit > 0 && est.Total() > r.limit {
-		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %.2f GB (--memory %s); give more with --memory, or reduce k or the data", source, est, float64(r.limit)/1e9, r.memoryText())
+	limit, what := r.limit, "--memory "+r.memoryText()
+	if r.memory == "" {
+		if fi, err := os.Stat(source); err == nil && fi.Mode().IsRegular() {
+			if b := max(jobFloor, jobRatio*fi.Size()); limit == 0 || b < limit {
+				limit, what = b, fmt.Sprintf("default for a file of %d bytes: %d times its size, at least %.2f GB", fi.Size(), jobRatio, float64(jobFloor)/1e9)
+			}
+		}
+	}
+	if limit > 0 && est.Total() > limit {
+		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %.2f GB (%s); give more with --memory, or reduce k or the data", source, est, float64(limit)/1e9, what)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,5 +65,26 @@ func TestHostileFilesMemory(t *testing.T) {
 			}
 			t.Logf("%s %s (%d bytes): peak %.0f MB: %s", sub, name, len(b), float64(peak)/1e6, strings.TrimSpace(string(out)))
 		}
+	}
+}
+
+// TestJobBoundBySmallFile: without --memory a job on a small file may
+// take 64 times its size (at least 1 GiB): a graph of 19,999 neighbours
+// per sample on a 20,000-sample file of 0.2 MB is refused before the
+// search, naming the estimate and the bound.
+func TestJobBoundBySmallFile(t *testing.T) {
+	var b strings.Builder
+	const n = 20000
+	fmt.Fprintf(&b, "%%%%MatrixMarket matrix coordinate real general\n%d 3 %d\n", n, n)
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d %d 1\n", i, 1+i%3)
+	}
+	path := filepath.Join(t.TempDir(), "many.mtx")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runCLI(t, "graph", "--data", path, "--neighbors", fmt.Sprint(n-1), "--out", filepath.Join(t.TempDir(), "g.mtx"))
+	if err == nil || !strings.Contains(err.Error(), "default for a file of") || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "--memory") {
+		t.Errorf("%v", err)
 	}
 }
