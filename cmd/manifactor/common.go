@@ -302,6 +302,17 @@ func (d *dataFlags) check() error {
 				return fmt.Errorf("%s applies to text corpora (a directory, .sgm or .txt files), not to %s", f.name, d.path)
 			}
 		}
+	} else if _, err := dataset.ReutersFiles(d.path); err != nil {
+		// A plain-text corpus: the Reuters selection means nothing.
+		r := d.opts.Reuters
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"--single-label", r.SingleLabel}, {"--min-class-size", r.MinClassSize != 0}, {"--largest", r.Largest != 0}, {"--split", r.LewisSplit != ""}} {
+			if f.set {
+				return fmt.Errorf("%s selects Reuters-21578 articles; %s is not a Reuters corpus (.sgm files)", f.name, d.path)
+			}
+		}
 	}
 	return nil
 }

@@ -909,6 +909,7 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 		{[]string{"--data", mtx, "--labels", labels, "--method", "cf", "--kernel", "poly", "--coef0", "-1e6"}, "coef0 -1e+06"},
 		{[]string{"--data", mtx, "--labels", labels, "--min-df", "2"}, "--min-df applies to text corpora"},
 		{[]string{"--data", mtx, "--labels", labels, "--strip", "headers"}, "--strip applies to text corpora"},
+		{[]string{"--data", "../../testdata/rawnews", "--largest", "2"}, "--largest selects Reuters-21578 articles"},
 		{[]string{"--data", big, "--method", "nmf", "--k", "2"}, "value 3e+155 at sample 3, feature 3 (1-based) is above 1e+150"},
 		{[]string{"--data", tiny, "--method", "nmf-kl", "--k", "2"}, "below 1e-150"},
 	} {
