@@ -2,22 +2,11 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/binary"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func gz(b []byte) []byte {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	w.Close()
-	return buf.Bytes()
-}
 
 // TestHostileReaders (issue 15, readers): numbers are spelled the same
 // way in every reader (no "1_000", no hexadecimal); labels the same way
@@ -26,13 +15,6 @@ func gz(b []byte) []byte {
 // is not called a truncation, and concatenated gzip members read whole.
 func TestHostileReaders(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	load := func(p string, opt LoadOptions) error {
 		_, err := Load(context.Background(), p, opt)
 		return err
@@ -46,7 +28,7 @@ func TestHostileReaders(t *testing.T) {
 		{"u.mtx", mtxHead + "1 1 1_0\n2 2 1\n", `"1_0" is not a number`},
 		{"h.svm", "1 1:0x1p3\n2 2:1\n", "0x1p3"},
 	} {
-		err := load(write(c.file, []byte(c.text)), LoadOptions{})
+		err := load(writeFile(t, dir, c.file, []byte(c.text)), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
@@ -59,29 +41,29 @@ func TestHostileReaders(t *testing.T) {
 		{"b.mtx", bom + mtxHead + "1 1 1\n2 2 1\n", LoadOptions{}},
 		{"b.svm", bom + "1 1:1\n2 2:1\n", LoadOptions{}},
 		{"b.csv", bom + "1,2\n3,4\n", LoadOptions{}},
-		{"l.mtx", mtxHead + "1 1 1\n2 2 1\n", LoadOptions{Labels: write("labels.txt", []byte(bom+"1\n2.0\n"))}},
+		{"l.mtx", mtxHead + "1 1 1\n2 2 1\n", LoadOptions{Labels: writeFile(t, dir, "labels.txt", []byte(bom+"1\n2.0\n"))}},
 	} {
-		if err := load(write(c.file, []byte(c.text)), c.opt); err != nil {
+		if err := load(writeFile(t, dir, c.file, []byte(c.text)), c.opt); err != nil {
 			t.Errorf("%s with a byte-order mark (labels 1 and 2.0): %v", c.file, err)
 		}
 	}
-	if err := load(write("m2.mtx", []byte(mtxHead+"1 1 1\n2 2 1\n")), LoadOptions{Labels: write("bad.txt", []byte("1\n2.5\n"))}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
+	if err := load(writeFile(t, dir, "m2.mtx", []byte(mtxHead+"1 1 1\n2 2 1\n")), LoadOptions{Labels: writeFile(t, dir, "bad.txt", []byte("1\n2.5\n"))}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
 		t.Errorf("label 2.5: %v", err)
 	}
 	var big bytes.Buffer
 	for i := 0; i < 20000; i++ {
 		big.WriteString(strings.Repeat("7", i%5+1) + "," + strings.Repeat("3", i%3+1) + "\n")
 	}
-	z := gz(big.Bytes())
-	err := load(write("t.csv.gz", z[:len(z)/2]), LoadOptions{})
+	z := gzipBytes(big.Bytes())
+	err := load(writeFile(t, dir, "t.csv.gz", z[:len(z)/2]), LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "t.csv.gz:") || !strings.Contains(err.Error(), "end in the middle") {
 		t.Errorf("truncated .csv.gz: %v", err)
 	}
-	err = load(write("g.csv.gz", append(gz([]byte("1,2\n3,4\n")), "garbage"...)), LoadOptions{})
+	err = load(writeFile(t, dir, "g.csv.gz", append(gzipBytes([]byte("1,2\n3,4\n")), "garbage"...)), LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "data after the end of the gzip stream") {
 		t.Errorf("trailing data: %v", err)
 	}
-	d, err := Load(context.Background(), write("c.csv.gz", append(gz([]byte("1,2\n3,4\n")), gz([]byte("5,6\n"))...)), LoadOptions{})
+	d, err := Load(context.Background(), writeFile(t, dir, "c.csv.gz", append(gzipBytes([]byte("1,2\n3,4\n")), gzipBytes([]byte("5,6\n"))...)), LoadOptions{})
 	if err != nil {
 		t.Fatalf("concatenated members: %v", err)
 	}
@@ -109,13 +91,6 @@ func TestMTXDuplicatesOverflow(t *testing.T) {
 // array through.
 func TestSmallFilesBoundMemory(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	w := matWriter{bo: binary.LittleEndian, compress: true}
 	bigDense := mvar{name: "fea", class: 9, dims: []int32{32768, 32768}, typ: miUINT8}
 	tallSparse := mvar{name: "fea", class: mxSPARSE, dims: []int32{1 << 24, 1}, typ: miDOUBLE, ir: []int32{0}, jc: []int32{0, 1}, data: []float64{1}, nzmax: 1}
@@ -136,17 +111,17 @@ func TestSmallFilesBoundMemory(t *testing.T) {
 		{"dense.mat", w.file(bigDense), "needs 8589934592 bytes as float64"},
 		{"tall.mat", w.file(tallSparse), "16777216"},
 		{"huge.mtx", []byte("%%MatrixMarket matrix coordinate real general\n16777216 16777216 1\n1 1 1\n"), "16777216 rows is implausible for 1 entries"},
-		{"big.npy.gz", gz(npyHead("(32768, 32768)")), "needs 8589934592 bytes as float64"},
-		{"line.csv.gz", gz(line.Bytes()), "line longer than"},
+		{"big.npy.gz", gzipBytes(npyHead("(32768, 32768)")), "needs 8589934592 bytes as float64"},
+		{"line.csv.gz", gzipBytes(line.Bytes()), "line longer than"},
 	} {
-		_, err := Load(context.Background(), write(c.file, c.data), LoadOptions{})
+		_, err := Load(context.Background(), writeFile(t, dir, c.file, c.data), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
 	}
 	// A budget given explicitly replaces the default one.
 	arr := append(npyHead("(300, 300)"), make([]byte, 300*300)...)
-	p := write("ok.npy", arr)
+	p := writeFile(t, dir, "ok.npy", arr)
 	if _, err := Load(context.Background(), p, LoadOptions{MemoryLimit: 1 << 10}); err == nil || !strings.Contains(err.Error(), "720000 bytes as float64, above the 1024") {
 		t.Errorf("a 1 KiB bound: %v", err)
 	}

@@ -24,13 +24,27 @@ import (
 // topic, tf-idf weighted and unit length as Prepare leaves them.
 func planted(t *testing.T, seed uint64, n, m, k int, noise float64) *dataset.Dataset {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 1))
+	a, labels := plantedCounts(t, seed, 1, n, m, k, noise, func(_ *rand.Rand, i int) int { return i % k })
+	p, err := Prepare(&dataset.Dataset{Source: "planted", Sparse: a, Labels: labels}, PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Data
+}
+
+// plantedCounts draws the term counts of n documents over m terms from k
+// topics, document i of topic class(rng, i): 30 words each from its
+// topic's block of m/k terms, a share noise of them from anywhere, counts
+// 1 to 3. Labels are 1-based.
+func plantedCounts(t *testing.T, seed, stream uint64, n, m, k int, noise float64, class func(rng *rand.Rand, i int) int) (*sparse.CSR, []int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, stream))
 	var ri, ci []int
 	var v []float64
 	labels := make([]int, n)
 	block := m / k
 	for i := 0; i < n; i++ {
-		c := i % k
+		c := class(rng, i)
 		labels[i] = c + 1
 		seen := map[int]bool{}
 		for w := 0; w < 30; w++ {
@@ -48,11 +62,7 @@ func planted(t *testing.T, seed uint64, n, m, k int, noise float64) *dataset.Dat
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prepare(&dataset.Dataset{Source: "planted", Sparse: a, Labels: labels}, PrepareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Data
+	return a, labels
 }
 
 // TestFitIsItsSteps: Fit equals the solver run by hand from the same

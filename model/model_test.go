@@ -17,37 +17,13 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/solver"
-	"github.com/manifactor/manifactor/sparse"
 )
 
 // countCorpus returns n documents of term counts over m named terms drawn
 // from k topics, labelled by topic, as a loader gives them (unweighted).
 func countCorpus(t *testing.T, seed uint64, n, m, k int) *dataset.Dataset {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 2))
-	var ri, ci []int
-	var v []float64
-	labels := make([]int, n)
-	block := m / k
-	for i := 0; i < n; i++ {
-		c := rng.IntN(k)
-		labels[i] = c + 1
-		seen := map[int]bool{}
-		for w := 0; w < 30; w++ {
-			j := c*block + rng.IntN(block)
-			if rng.Float64() < 0.3 {
-				j = rng.IntN(m)
-			}
-			if !seen[j] {
-				seen[j] = true
-				ri, ci, v = append(ri, i), append(ci, j), append(v, float64(1+rng.IntN(3)))
-			}
-		}
-	}
-	a, err := sparse.FromTriplets(n, m, ri, ci, v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, labels := plantedCounts(t, seed, 2, n, m, k, 0.3, func(rng *rand.Rand, _ int) int { return rng.IntN(k) })
 	voc := make([]string, m)
 	for j := range voc {
 		voc[j] = "term" + string(rune('a'+j%26)) + strings.Repeat("x", j/26)

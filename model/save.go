@@ -483,40 +483,33 @@ func btoi(b bool) int {
 
 // readClusterLabels reads labels.txt: n lines, each a cluster in [-1, k).
 func readClusterLabels(r io.Reader, path string, n, k int) ([]int, error) {
-	sc := bufio.NewScanner(r)
-	labels := make([]int, 0, n)
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
+	return readPerSample(r, path, n, func(t string) (int, bool) {
 		l, err := strconv.Atoi(t)
-		if err != nil || l < -1 || l >= k {
-			return nil, lineError(path, line, 1, t, "cluster %q: want an integer in [-1, %d)", t, k)
-		}
-		if len(labels) == n {
-			return nil, lineError(path, line, 0, "", "more than the model's %d samples", n)
-		}
-		labels = append(labels, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(labels) != n {
-		return nil, fmt.Errorf("%s: %d lines, want one per training sample (%d): truncated?", path, len(labels), n)
-	}
-	return labels, nil
+		return l, err == nil && l >= -1 && l < k
+	}, fmt.Sprintf("cluster %%q: want an integer in [-1, %d)", k))
 }
 
 // readReach reads reach.txt: n lines, each a cosine similarity in [-1, 1]
 // (sparse training data) or a squared distance, non-negative, possibly
 // +Inf.
 func readReach(r io.Reader, path string, n int, cosine bool) ([]float64, error) {
-	sc := bufio.NewScanner(r)
-	out := make([]float64, 0, n)
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
+	return readPerSample(r, path, n, func(t string) (float64, bool) {
 		x, err := strconv.ParseFloat(t, 64)
 		bad := err != nil || math.IsNaN(x) || x < 0 && !cosine || cosine && (x < -1-1e-9 || x > 1+1e-9)
-		if bad {
-			return nil, lineError(path, line, 1, t, "reach %q: want a cosine in [-1, 1] or a squared distance", t)
+		return x, !bad
+	}, "reach %q: want a cosine in [-1, 1] or a squared distance")
+}
+
+// readPerSample reads a file of one value per training sample, n lines,
+// each parsed by parse; refused names the refused text with its %q.
+func readPerSample[T any](r io.Reader, path string, n int, parse func(t string) (T, bool), refused string) ([]T, error) {
+	sc := bufio.NewScanner(r)
+	out := make([]T, 0, n)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		x, ok := parse(t)
+		if !ok {
+			return nil, lineError(path, line, 1, t, refused, t)
 		}
 		if len(out) == n {
 			return nil, lineError(path, line, 0, "", "more than the model's %d training samples", n)

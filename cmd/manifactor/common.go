@@ -231,23 +231,12 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	d.stderr = fs.Output()
-	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd; or dtm, classid), .mtx (with --labels), .svm, .csv, .npy (each also .gz), a Reuters-21578 directory or .sgm files, a directory of text documents (one sub-folder per class, one file per document, any extension, UTF-8 or Latin-1), or a .txt file of one document per line (label<TAB>text with --label-column 1)")
-	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
-	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
-	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
-	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
+	d.registerRead(fs)
 	fs.TextVar(&d.prep.Weighting, "weighting", model.AutoWeighting, "term weighting: auto (log-tfidf for a matrix of term counts, tfidf for the text pipeline, none otherwise), none, tfidf (tf log(n/df), paper 004) or log-tfidf ((1 + ln tf) log(n/df), the authors' code)")
 	fs.TextVar(&d.prep.Normalize, "normalize", model.AutoNormalization, "sample length: auto (unit length when tf-idf weighted), l2 or none")
 	fs.BoolVar(&d.prep.KeepZeroFeatures, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
 	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (after weighting, which stays the whole corpus's)")
-	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
-	// Text corpora: a Reuters-21578 directory or .sgm files, or a directory
-	// of .txt documents with one sub-folder per class.
-	fs.BoolVar(&d.opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
-	fs.IntVar(&d.opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
-	fs.IntVar(&d.opts.Reuters.Largest, "largest", 0, "Reuters: keep the N largest topics")
-	fs.StringVar(&d.opts.Reuters.LewisSplit, "split", "", "Reuters: keep one LEWISSPLIT subset: TRAIN, TEST or NOT-USED")
+	// The text pipeline of text corpora (Reuters, directories, lines).
 	fs.IntVar(&d.opts.Text.MinDF, "min-df", 0, "text: drop terms in fewer documents (default 1)")
 	fs.Float64Var(&d.opts.Text.MaxDF, "max-df", 0, "text: drop terms in more than this fraction of the documents (default no limit)")
 	fs.BoolVar(&d.opts.Text.KeepNumbers, "keep-numbers", false, "text: keep tokens with digits")
@@ -255,6 +244,23 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.opts.Text.NoStopWords, "no-stopwords", false, "text: keep English stop words")
 	fs.BoolVar(&d.opts.Text.DropEmpty, "drop-empty", false, "text: drop documents the pipeline leaves empty (kept as all-zero rows and reported otherwise)")
 	fs.TextVar(&d.opts.Text.Strip, "strip", dataset.Strip(0), "text: remove parts of e-mail and news messages before tokenizing: headers, footers (signatures), quotes, comma-separated")
+}
+
+// registerRead registers the flags that say how to read a data file,
+// without those of its preparation: what transform, which prepares new
+// data as its model says, takes.
+func (d *dataFlags) registerRead(fs *flag.FlagSet) {
+	d.stderr = fs.Output()
+	fs.StringVar(&d.path, "data", "", "data file: .mat (variables fea, gnd; or dtm, classid), .mtx (with --labels), .svm, .csv, .npy (each also .gz), a Reuters-21578 directory or .sgm files, a directory of text documents (one sub-folder per class, one file per document, any extension, UTF-8 or Latin-1), or a .txt file of one document per line (label<TAB>text with --label-column 1)")
+	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
+	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
+	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
+	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
+	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
+	fs.BoolVar(&d.opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
+	fs.IntVar(&d.opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
+	fs.IntVar(&d.opts.Reuters.Largest, "largest", 0, "Reuters: keep the N largest topics")
+	fs.StringVar(&d.opts.Reuters.LewisSplit, "split", "", "Reuters: keep one LEWISSPLIT subset: TRAIN, TEST or NOT-USED")
 	fs.StringVar(&d.header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
 }
 
@@ -273,8 +279,13 @@ func (d *dataFlags) check() error {
 	default:
 		return fmt.Errorf("--header %q: want auto, yes or no", d.header)
 	}
-	if d.opts.Reuters.MinClassSize < 0 || d.opts.Reuters.Largest < 0 || d.opts.Text.MinDF < 0 {
-		return fmt.Errorf("--min-class-size, --largest and --min-df must not be negative")
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"--min-class-size", d.opts.Reuters.MinClassSize}, {"--largest", d.opts.Reuters.Largest}, {"--min-df", d.opts.Text.MinDF}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s %d: must not be negative", f.name, f.v)
+		}
 	}
 	if !(d.opts.Text.MaxDF >= 0 && d.opts.Text.MaxDF <= 1) {
 		return fmt.Errorf("--max-df %v: want a fraction in [0, 1] (0: no limit)", d.opts.Text.MaxDF)

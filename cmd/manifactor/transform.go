@@ -38,20 +38,10 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := newFlagSet("transform", "--model DIR --data D [--out DIR] [--max-iter 200] [--json]", stderr)
 	var rt runtimeFlags
 	rt.register(fs)
-	var opts dataset.LoadOptions
-	header := "auto"
+	var df dataFlags
 	dir := fs.String("model", "", "model directory written by fit --out")
-	path := fs.String("data", "", "the new samples: any data file or text corpus fit reads; text goes through the model's tokenization and is weighed by the model's idf")
-	fs.StringVar(&opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
-	fs.StringVar(&opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
-	fs.StringVar(&opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
-	fs.BoolVar(&opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
-	fs.StringVar(&opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
-	fs.StringVar(&header, "header", "auto", "CSV: whether the first row names the columns: auto, yes or no")
-	fs.StringVar(&opts.Reuters.LewisSplit, "split", "", "Reuters: keep one LEWISSPLIT subset: TRAIN, TEST or NOT-USED")
-	fs.BoolVar(&opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
-	fs.IntVar(&opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
-	fs.IntVar(&opts.Reuters.Largest, "largest", 0, "Reuters: keep the N largest topics")
+	// How to read the new data; its preparation is the model's.
+	df.registerRead(fs)
 	maxIter := fs.Int("max-iter", 200, "updates of each new sample's row of V")
 	out := fs.String("out", "", "directory for V.mtx, labels.txt and summary.json (created if missing)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, with every label")
@@ -61,26 +51,16 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := rt.apply(); err != nil {
 		return err
 	}
-	switch {
-	case *dir == "":
+	if *dir == "" {
 		return errors.New("--model is required")
-	case *path == "":
-		return errors.New("--data is required")
-	case *maxIter < 1:
+	}
+	if err := df.check(); err != nil {
+		return err
+	}
+	if *maxIter < 1 {
 		return fmt.Errorf("--max-iter %d: must be at least 1", *maxIter)
-	case opts.Reuters.MinClassSize < 0 || opts.Reuters.Largest < 0:
-		return fmt.Errorf("--min-class-size %d, --largest %d: must not be negative", opts.Reuters.MinClassSize, opts.Reuters.Largest)
 	}
-	switch header {
-	case "auto":
-		opts.CSV.Header = dataset.CSVHeaderAuto
-	case "yes":
-		opts.CSV.Header = dataset.CSVHeaderYes
-	case "no":
-		opts.CSV.Header = dataset.CSVHeaderNo
-	default:
-		return fmt.Errorf("--header %q: want auto, yes or no", header)
-	}
+	path, opts := &df.path, df.opts
 	var od *outdir.Dir
 	if *out != "" {
 		var err error

@@ -86,18 +86,7 @@ func (d *Dir) WriteFile(name string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := fill(f, write); err != nil {
 		return fmt.Errorf("%s: %w", d.FinalPath(name), err)
 	}
 	return nil
@@ -151,8 +140,21 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
+	err = fill(f, write)
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// fill writes f with write through a buffer, syncs and closes it.
+func fill(f *os.File, write func(io.Writer) error) error {
 	bw := bufio.NewWriterSize(f, 1<<16)
-	err = write(bw)
+	err := write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -162,12 +164,5 @@ func WriteFile(path string, write func(io.Writer) error) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return err
 }
