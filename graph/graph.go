@@ -48,7 +48,8 @@ func NewGraph(w *sparse.CSR) (*Graph, error) {
 }
 
 // Check reports whether g is a valid graph on n samples: square n x n,
-// valid CSR, finite non-negative weights, no self-loops, symmetric.
+// valid CSR, finite non-negative weights, no self-loops, symmetric, and
+// a total weight (the sum of the degrees) that float64 holds.
 func (g *Graph) Check(n int) error {
 	if g == nil || g.W == nil {
 		return fmt.Errorf("graph: nil graph")
@@ -73,18 +74,27 @@ func (g *Graph) check() error {
 	if err := w.Validate(); err != nil {
 		return fmt.Errorf("graph: %w", err)
 	}
+	// The degrees, their total (the graph's volume, which the
+	// scale-invariant lambda divides by) and lambda D must all be finite:
+	// weights near the largest float64 pass one by one but not summed.
+	var total float64
 	for i := 0; i < w.Rows; i++ {
+		var deg float64
 		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
 			j, v := w.Ind[p], w.Val[p]
 			if v < 0 || math.IsNaN(v) {
 				return fmt.Errorf("graph: weight %v at (%d,%d) (1-based) is not a non-negative number", v, i+1, j+1)
 			}
+			deg += v
 			if j == i && v != 0 {
 				return fmt.Errorf("graph: self-loop of weight %v at vertex %d (1-based)", v, i+1)
 			}
 			if t := w.At(j, i); t != v {
 				return fmt.Errorf("graph: not symmetric: W(%d,%d) = %v but W(%d,%d) = %v (1-based)", i+1, j+1, v, j+1, i+1, t)
 			}
+		}
+		if total += deg; math.IsInf(total, 0) {
+			return fmt.Errorf("graph: the weights overflow: their sum reaches %v at vertex %d (1-based, degree %v); scale the weights down", total, i+1, deg)
 		}
 	}
 	return nil

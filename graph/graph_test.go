@@ -693,6 +693,15 @@ func TestBadInput(t *testing.T) {
 		{"bad CSR", func() (*Graph, error) {
 			return Sparse(ctx, &sparse.CSR{Rows: 2, Cols: 2, Indptr: []int{0, 1, 1}, Ind: []int{5}, Val: []float64{1}}, Options{Neighbors: 1})
 		}, "out of range"},
+		// Weights each finite whose degrees overflow (a path 1-2-3), and
+		// an infinite weight: Check must refuse both.
+		{"degree overflow", func() (*Graph, error) {
+			return NewGraph(&sparse.CSR{Rows: 3, Cols: 3, Indptr: []int{0, 1, 3, 4}, Ind: []int{1, 0, 2, 1}, Val: []float64{1e308, 1e308, 1e308, 1e308}})
+		}, "overflow: their sum reaches +Inf at vertex 2"},
+		{"infinite weight", func() (*Graph, error) {
+			inf := math.Inf(1)
+			return NewGraph(&sparse.CSR{Rows: 2, Cols: 2, Indptr: []int{0, 1, 2}, Ind: []int{1, 0}, Val: []float64{inf, inf}})
+		}, "row 1, column 2 (1-based): value +Inf is not finite"},
 	} {
 		g, err := c.run()
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -275,6 +275,10 @@ type problem struct {
 	gamma     []float64
 }
 
+// maxGraphWeight bounds lambda D_ii: above it the graph term's products
+// with the factors overflow.
+const maxGraphWeight = 1e300
+
 // regularizer is the graph term with lambda folded in, as the reference
 // code does: w = lambda W and deg = lambda D (both NC-transformed when
 // weighting). Under NC weighting deg is not the row sums of w.
@@ -345,6 +349,12 @@ func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, er
 				si = p.ncw[i]
 			}
 			r.deg[i] = lambda * g.Degree[i] * si * si
+			if !(r.deg[i] <= maxGraphWeight) {
+				// The graph term's products (lambda D V, and its squares
+				// in the objective) would overflow into a NaN objective.
+				return nil, fmt.Errorf("solver: lambda %v is too large for this graph: the weighted degree of sample %d (1-based) becomes %v, above %g, where the graph term overflows float64",
+					o.lambda(d), i+1, r.deg[i], maxGraphWeight)
+			}
 			for q := r.w.Indptr[i]; q < r.w.Indptr[i+1]; q++ {
 				sj := 1.0
 				if p.ncw != nil {

@@ -58,6 +58,9 @@ func newKernelMatrix(ctx context.Context, d *Data, o Options) (*kernelMatrix, er
 		}
 		km.sigma = sigma
 		c := 1 / (2 * sigma * sigma)
+		if math.IsInf(c, 0) {
+			return nil, fmt.Errorf("solver: Gaussian kernel width %v is too small: 1/(2 sigma^2) overflows float64", sigma)
+		}
 		// dist2(i, j) reads only row i and the saved diagonal, so each row
 		// can be rewritten in place once its own distances are taken.
 		parallel.For(n, o.Threads, 64, func(lo, hi int) {
@@ -69,12 +72,17 @@ func newKernelMatrix(ctx context.Context, d *Data, o Options) (*kernelMatrix, er
 			}
 		})
 	}
+	// A kernel value or sum that overflows would make every objective
+	// NaN; say which parameters caused it instead.
 	var negative bool
-	for _, x := range k {
-		if x < 0 {
-			negative = true
-			break
+	var sum float64
+	for i, x := range k {
+		sum += math.Abs(x)
+		if math.IsInf(sum, 0) || math.IsNaN(x) {
+			return nil, fmt.Errorf("solver: the %s kernel overflows float64 (%s): K(%d,%d) = %v, and the kernel's sum reaches %v by there (1-based); lower the degree or scale the data",
+				o.Kernel.Kind, o.Kernel.params(), i/n+1, i%n+1, x, sum)
 		}
+		negative = negative || x < 0
 	}
 	if negative {
 		if 2*need > float64(o.KernelMemory) {

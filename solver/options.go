@@ -101,6 +101,17 @@ type Kernel struct {
 	Sigma float64
 }
 
+// params names the kernel's parameters, for messages.
+func (k Kernel) params() string {
+	switch k.Kind {
+	case Polynomial:
+		return fmt.Sprintf("degree %d, coef0 %v", k.Degree, k.Coef0)
+	case Gaussian:
+		return fmt.Sprintf("sigma %v", k.Sigma)
+	}
+	return "no parameters"
+}
+
 // ParseKernel parses "linear", "poly" (or "polynomial") and "gaussian".
 func ParseKernel(s string) (KernelKind, error) {
 	switch strings.ToLower(s) {

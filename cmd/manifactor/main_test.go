@@ -902,6 +902,16 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 	os.WriteFile(big, []byte(row(1)+row(2)+row(1e155)+row(3)), 0o644)
 	tiny := filepath.Join(dir, "tiny.csv")
 	os.WriteFile(tiny, []byte(row(1e-300)+row(2e-300)+row(3e-300)+row(1e-300)), 0o644)
+	// A path graph on the fixture's samples whose weights are each
+	// finite but whose degrees overflow.
+	const n = 60 // writeFixture's documents
+	var g strings.Builder
+	fmt.Fprintf(&g, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", n, n, 2*(n-1))
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&g, "%d %d 1e308\n%d %d 1e308\n", i, i+1, i+1, i)
+	}
+	huge := filepath.Join(dir, "huge.mtx")
+	os.WriteFile(huge, []byte(g.String()), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -912,6 +922,14 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 		{[]string{"--data", "../../testdata/rawnews", "--largest", "2"}, "--largest selects Reuters-21578 articles"},
 		{[]string{"--data", big, "--method", "nmf", "--k", "2"}, "value 3e+155 at sample 3, feature 3 (1-based) is above 1e+150"},
 		{[]string{"--data", tiny, "--method", "nmf-kl", "--k", "2"}, "below 1e-150"},
+		// Parameters whose graph term or kernel overflows float64: an
+		// error naming the value, never a NaN objective reported as a run.
+		{[]string{"--data", mtx, "--method", "gnmf", "--lambda", "1e308"}, "lambda 1e+308 is too large"},
+		{[]string{"--data", mtx, "--method", "lccf", "--lambda", "1e308", "--formulation", "papers"}, "lambda 1e+308 is too large"},
+		{[]string{"--data", mtx, "--method", "lpnmf", "--lambda", "1e308"}, "lambda 1e+308 is too large"},
+		{[]string{"--data", mtx, "--method", "gnmf", "--graph", huge}, huge + ": graph: the weights overflow"},
+		{[]string{"--data", mtx, "--method", "lccf", "--kernel", "gaussian", "--sigma", "1e-300"}, "width 1e-300 is too small"},
+		{[]string{"--data", mtx, "--method", "cf", "--kernel", "poly", "--degree", "1000", "--coef0", "2"}, "the poly kernel overflows float64 (degree 1000, coef0 2)"},
 	} {
 		args := append([]string{"cluster", "--k", "2"}, c.args...)
 		if slices.Contains(c.args, "--k") {
