@@ -30,6 +30,17 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: manifactor %s %s\n\nOptions:\n", name, synopsis)
+		// PrintDefaults asks a zero value of each flag's type whether the
+		// default is its zero: the flag's own type, not parse's wrapper
+		// (whose zero value has no flag inside to ask).
+		fs.VisitAll(func(f *flag.Flag) {
+			switch o := f.Value.(type) {
+			case *onceValue:
+				f.Value = o.Value
+			case *onceBool:
+				f.Value = o.Value
+			}
+		})
 		fs.PrintDefaults()
 	}
 	return fs

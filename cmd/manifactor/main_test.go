@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -937,6 +939,26 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 		}
 		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestHelp asks every sub-command for its options: each prints them
+// (the wrapped flags' defaults included) with no error and nothing the
+// flag package recovered from.
+func TestHelp(t *testing.T) {
+	for _, c := range commands() {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), []string{c.name, "-h"}, &out, &errOut)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s -h: %v", c.name, err)
+		}
+		s := errOut.String()
+		if !strings.Contains(s, "usage: manifactor "+c.name) || !strings.Contains(s, "-threads") {
+			t.Errorf("%s -h printed %q", c.name, s)
+		}
+		if strings.Contains(s, "panic") {
+			t.Errorf("%s -h: %s", c.name, s)
 		}
 	}
 }
