@@ -845,8 +845,8 @@ func TestThreadsFarAboveCores(t *testing.T) {
 }
 
 // TestThreadsSameBits: dense data large enough for the BLAS products to be
-// split into blocks; every start and a concept method give the same
-// factors byte for byte at --threads 1, 2 and 7, on whichever BLAS the
+// split into blocks; every method (its -ncw form too), start and solver
+// gives the same factors byte for byte at --threads 1, 2 and 7, on whichever BLAS the
 // build has (the suite runs it with OpenBLAS too, whose own threads
 // rounded differently for different counts).
 func TestThreadsSameBits(t *testing.T) {
@@ -866,12 +866,30 @@ func TestThreadsSameBits(t *testing.T) {
 	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{
+	cases := [][]string{
 		{"--method", "nmf", "--start", "random"},
 		{"--method", "nmf", "--start", "kmeans"},
 		{"--method", "nmf", "--start", "nndsvd"},
 		{"--method", "cf"},
-	} {
+	}
+	if !testing.Short() { // 10 s more; the race detector's pass is -short
+		cases = append(cases, [][]string{
+			{"--method", "nmf", "--solver", "mu"},
+			{"--method", "gnmf"}, // lambda auto: every candidate's fit
+			{"--method", "gnmf", "--solver", "mu", "--lambda", "10"},
+			{"--method", "lccf", "--kernel", "gaussian", "--lambda", "10"},
+			{"--method", "nmf-kl", "--start", "kmeans"},
+			{"--method", "nmf-kl", "--solver", "mu"},
+			{"--method", "lpnmf", "--lambda", "10"},
+			{"--method", "nmf-ncw"},
+			{"--method", "gnmf-ncw", "--lambda", "10"},
+			{"--method", "cf-ncw"},
+			{"--method", "lccf-ncw", "--lambda", "10"},
+			{"--method", "nmf-kl-ncw"},
+			{"--method", "lpnmf-ncw", "--lambda", "10"},
+		}...)
+	}
+	for _, args := range cases {
 		var first []byte
 		for _, threads := range []string{"1", "2", "7"} {
 			out := filepath.Join(dir, strings.Join(args, "")+threads)
