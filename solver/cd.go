@@ -235,43 +235,96 @@ func colorGraph(w *sparse.CSR) *coloring {
 //
 // (S = U^T U, plus the graph weights folded in w and deg), a quadratic that
 // cdRow minimizes. Rows of one color share no edge, so they are updated
-// in parallel, colour after colour (block Gauss-Seidel); each row reads its
-// neighbours' latest values, and the result does not depend on threads.
+// together, colour after colour (block Gauss-Seidel): in fixed blocks of
+// cdBlock rows of the colour, swept column by column (cdRows with the
+// degrees as the rows' diagonal terms), the blocks in parallel; each row
+// reads its neighbours' latest values, and the result does not depend on
+// threads.
 func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure bool) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
 	col := it.p.colors
-	idx := it.vw.idx
+	if num.a != nil {
+		// The colours visit the rows out of order; the data product's
+		// gathers run faster in row order, into a whole n x k product
+		// (each row by the same AxpyGather, so the same values).
+		if it.xtu.Data == nil {
+			it.xtu = general(v.Rows, k)
+		}
+		full := it.xtu
+		parallel.For(v.Rows, threads, 64, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				num.row(j, full.Data[j*k:(j+1)*k])
+			}
+		})
+		num = rowProduct{full: full}
+	}
 	blocks := 0
 	for c := 0; c+1 < len(col.start); c++ {
-		blocks += (col.start[c+1] - col.start[c] + 63) / 64
+		blocks += (col.start[c+1] - col.start[c] + cdBlock - 1) / cdBlock
 	}
 	it.graphKKT.reset(blocks, k)
-	first := 0 // the first block of the color
+	first := 0 // the first block of the colour
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]
-		it.vw.buffers(parallel.Workers(len(rows), threads, 64))
-		parallel.ForWorker(len(rows), threads, 64, func(worker, lo, hi int) {
+		workers := parallel.Workers(len(rows), threads, cdBlock)
+		it.vw.buffers(workers)
+		for len(it.vw.cd) < workers {
+			it.vw.cd = append(it.vw.cd, newCDWork(k))
+		}
+		// Blocks of cdBlock rows of one colour, none coupled to another
+		// by the graph, sweep together as cdRows does for U.
+		parallel.ForWorker(len(rows), threads, cdBlock, func(worker, lo, hi int) {
 			var pg, ref []float64
 			if measure {
-				pg, ref = it.graphKKT.block(first + lo/64)
+				pg, ref = it.graphKKT.block(first + lo/cdBlock)
 			}
-			buf := it.vw.scratch[worker]
-			b, grad, invH := buf[:k], buf[k:2*k], buf[2*k:3*k]
-			for _, j := range rows[lo:hi] {
+			cw, b := it.vw.cd[worker], it.vw.scratch[worker][:k]
+			blk := rows[lo:hi]
+			for i, j := range blk {
 				num.row(j, b)
 				p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
 				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
-				vj := v.Data[j*k : (j+1)*k]
-				cdStart(grad, vj, b, s, reg.deg[j], idx)
-				if measure {
-					addProjGrad(pg, ref, vj, grad, b)
+				for c, x := range v.Data[j*k : (j+1)*k] {
+					cw.p[c*cdBlock+i], cw.u[c*cdBlock+i] = b[c], x
 				}
-				cdInverse(invH, s, reg.deg[j])
-				cdRow(vj, grad, s, reg.deg[j], it.cdV, invH)
+				cw.d[i] = reg.deg[j]
+			}
+			cdRows(cw, s, nil, k, len(blk), it.cdV, pg, ref, cw.d)
+			for i, j := range blk {
+				vj := v.Data[j*k : (j+1)*k]
+				for c := range vj {
+					vj[c] = cw.u[c*cdBlock+i]
+				}
 			}
 		})
-		first += (len(rows) + 63) / 64
+		first += (len(rows) + cdBlock - 1) / cdBlock
 	}
+}
+
+// cdColumnDiag is CDColumn with a curvature per row: each u[i] with
+// ih[i] > 0 moves to max(0, u[i] - g[i] ih[i]), delta[i] receives the
+// change (0 where ih[i] = 0), g[i] the diagonal term's part of the
+// gradient's change, d[i] delta[i], and the objective's decrease, the sum
+// of delta[i]^2 (scc + d[i]), is returned.
+func cdColumnDiag(u, g, delta, ih, d []float64, scc float64) (gain float64) {
+	g, delta, ih, d = g[:len(u)], delta[:len(u)], ih[:len(u)], d[:len(u)]
+	for i, x := range u {
+		if ih[i] == 0 {
+			delta[i] = 0
+			continue
+		}
+		y := x - g[i]*ih[i]
+		if !(y > 0) {
+			y = 0
+		}
+		dl := y - x
+		u[i], delta[i] = y, dl
+		// The diagonal term's share of the gradient's change; the
+		// caller adds S's.
+		g[i] += d[i] * dl
+		gain += dl * dl * (scc + d[i])
+	}
+	return gain
 }
 
 // cdBlock is the number of rows whose sweeps run together, column by
@@ -281,39 +334,62 @@ const cdBlock = 256
 
 // cdWork is one worker's space for cdRows: u, g and p hold a block of
 // rows column-major (entry (i, c) at c*cdBlock + i); delta, sq and sr
-// one column each, ones a column of ones.
+// one column each, ones a column of ones; d the rows' diagonal terms and
+// ih their reciprocal curvatures, column-major, where the rows have a
+// diagonal term (GNMF's V half).
 type cdWork struct {
-	u, g, p, delta, sq, sr, ones []float64
+	u, g, p, delta, sq, sr, ones, d, ih []float64
 }
 
 func newCDWork(k int) *cdWork {
 	w := &cdWork{u: make([]float64, k*cdBlock), g: make([]float64, k*cdBlock), p: make([]float64, k*cdBlock),
-		delta: make([]float64, cdBlock), sq: make([]float64, cdBlock), sr: make([]float64, cdBlock), ones: make([]float64, cdBlock)}
+		delta: make([]float64, cdBlock), sq: make([]float64, cdBlock), sr: make([]float64, cdBlock), ones: make([]float64, cdBlock),
+		d: make([]float64, cdBlock), ih: make([]float64, k*cdBlock)}
 	for i := range w.ones {
 		w.ones[i] = 1
 	}
 	return w
 }
 
-// cdRows runs cdRow (with d = 0) on the r <= cdBlock rows held in w.u,
-// their b in w.p, all at once and column by column: the step of column c
-// is one CDColumn over the block, and the gradient follows by k axpys of
-// the column's changes, so the work is long vector operations with no
-// branch per coordinate. Each row sees exactly cdRow's sequence of
-// coordinate steps; only the inner loop's stopping rule is taken over the
-// block (the block's gain against its first sweep's), which keeps the
-// result the same for any thread count since blocks are fixed. pg and ref
-// receive the measure of the rows at their starting values (addProjGrad),
-// which the starting gradient gives for free.
-func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref []float64) {
-	// g = S u - p, column by column, as cdStart forms it: S u first,
-	// which with p is what the measure takes.
+// cdRows runs cdRow on the r <= cdBlock rows held in w.u, their b in
+// w.p, all at once and column by column: the step of column c is one
+// CDColumn over the block, and the gradient follows by k axpys of the
+// column's changes, so the work is long vector operations with no branch
+// per coordinate. Each row sees exactly cdRow's sequence of coordinate
+// steps; only the inner loop's stopping rule is taken over the block (the
+// block's gain against its first sweep's), which keeps the result the
+// same for any thread count since blocks are fixed. pg and ref receive
+// the measure of the rows at their starting values (addProjGrad), which
+// the starting gradient gives for free.
+//
+// d, when not nil, holds each row's diagonal term (cdRow's d, GNMF's
+// weighted degree; the rows must not be coupled otherwise), and invH is
+// then unused: each row has its own curvature S_cc + d_i.
+func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []float64) {
+	if d != nil {
+		for c := 0; c < k; c++ {
+			ih, scc := w.ih[c*cdBlock:c*cdBlock+r], s[c*k+c]
+			for i, di := range d[:r] {
+				ih[i] = 0
+				if h := scc + di; h > 0 {
+					ih[i] = 1 / h
+				}
+			}
+		}
+	}
+	// g = S u + d u - p, column by column, as cdStart forms it: S u + d u
+	// first, which with p is what the measure takes.
 	for l := 0; l < k; l++ {
 		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
 		clear(gl)
 		for c := 0; c < k; c++ {
 			if slc := s[l*k+c]; slc != 0 {
 				kernels.Axpy(slc, w.u[c*cdBlock:c*cdBlock+r], gl)
+			}
+		}
+		if d != nil {
+			for i, ul := range w.u[l*cdBlock : l*cdBlock+r] {
+				gl[i] += d[i] * ul
 			}
 		}
 		if pg != nil {
@@ -331,15 +407,24 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref []floa
 	for sweep := 1; ; sweep++ {
 		var gain float64
 		for c := 0; c < k; c++ {
-			ih := invH[c]
-			if ih == 0 {
-				continue
+			uc, gc := w.u[c*cdBlock:c*cdBlock+r], w.g[c*cdBlock:c*cdBlock+r]
+			if d == nil {
+				ih := invH[c]
+				if ih == 0 {
+					continue
+				}
+				sq := kernels.CDColumn(uc, gc, delta, ih)
+				if sq == 0 {
+					continue
+				}
+				gain += sq / ih
+			} else {
+				g := cdColumnDiag(uc, gc, delta, w.ih[c*cdBlock:c*cdBlock+r], d[:r], s[c*k+c])
+				if g == 0 {
+					continue
+				}
+				gain += g
 			}
-			sq := kernels.CDColumn(w.u[c*cdBlock:c*cdBlock+r], w.g[c*cdBlock:c*cdBlock+r], delta, ih)
-			if sq == 0 {
-				continue
-			}
-			gain += sq / ih
 			for l := 0; l < k; l++ {
 				if scl := s[c*k+l]; scl != 0 {
 					kernels.Axpy(scl, delta, w.g[l*cdBlock:l*cdBlock+r])

@@ -267,51 +267,69 @@ func TestCDSparseDenseThreads(t *testing.T) {
 }
 
 // TestCDRowsMatchRow: the blocked, column-by-column path (cdRows) makes
-// the same coordinate steps as cdRow, the plain reference, row by row.
+// the same coordinate steps as cdRow, the plain reference, row by row:
+// with no diagonal term (the U half), and with a diagonal term per row
+// (GNMF's V half: the weighted degrees, some rows without neighbours).
 func TestCDRowsMatchRow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 1))
-	for _, k := range []int{1, 3, 8, 17} {
-		for _, r := range []int{1, 5, cdBlock} {
-			s := make([]float64, k*k)
-			a := make([]float64, k*k)
-			for i := range a {
-				a[i] = rng.Float64()
-			}
-			for i := range k {
-				for j := range k {
-					for l := range k {
-						s[i*k+j] += a[i*k+l] * a[j*k+l]
+	for _, diag := range []bool{false, true} {
+		for _, k := range []int{1, 3, 8, 17} {
+			for _, r := range []int{1, 5, cdBlock} {
+				s := make([]float64, k*k)
+				a := make([]float64, k*k)
+				for i := range a {
+					a[i] = rng.Float64()
+				}
+				for i := range k {
+					for j := range k {
+						for l := range k {
+							s[i*k+j] += a[i*k+l] * a[j*k+l]
+						}
 					}
 				}
-			}
-			s[0] = 0 // an all-zero factor column: h = 0, left alone
-			for c := 1; c < k; c++ {
-				s[c] = 0
-				s[c*k] = 0
-			}
-			invH := make([]float64, k)
-			cdInverse(invH, s, 0)
-			rule := &cdRule{sweeps: 3}
-			w := newCDWork(k)
-			rows := make([][]float64, r)
-			bs := make([][]float64, r)
-			for i := range r {
-				rows[i], bs[i] = make([]float64, k), make([]float64, k)
-				for c := range k {
-					rows[i][c] = max(0, rng.Float64()-0.3)
-					bs[i][c] = 2*rng.Float64() - 0.5
-					w.u[c*cdBlock+i], w.p[c*cdBlock+i] = rows[i][c], bs[i][c]
+				s[0] = 0 // an all-zero factor column: h = 0, left alone
+				for c := 1; c < k; c++ {
+					s[c] = 0
+					s[c*k] = 0
 				}
-			}
-			cdRows(w, s, invH, k, r, rule, nil, nil)
-			idx := identity(k)
-			grad := make([]float64, k)
-			for i := range r {
-				cdStart(grad, rows[i], bs[i], s, 0, idx)
-				cdRow(rows[i], grad, s, 0, rule, invH)
-				for c := range k {
-					if got := w.u[c*cdBlock+i]; math.Abs(got-rows[i][c]) > 1e-12*(1+math.Abs(got)) {
-						t.Fatalf("k=%d r=%d: row %d col %d: blocked %v, reference %v", k, r, i, c, got, rows[i][c])
+				invH := make([]float64, k)
+				cdInverse(invH, s, 0)
+				rule := &cdRule{sweeps: 3}
+				w := newCDWork(k)
+				rows := make([][]float64, r)
+				bs := make([][]float64, r)
+				for i := range r {
+					rows[i], bs[i] = make([]float64, k), make([]float64, k)
+					for c := range k {
+						rows[i][c] = max(0, rng.Float64()-0.3)
+						bs[i][c] = 2*rng.Float64() - 0.5
+						w.u[c*cdBlock+i], w.p[c*cdBlock+i] = rows[i][c], bs[i][c]
+					}
+				}
+				var d []float64
+				if diag {
+					d = w.d[:r]
+					for i := range d {
+						if i%3 != 0 {
+							d[i] = 2 * rng.Float64()
+						}
+					}
+				}
+				cdRows(w, s, invH, k, r, rule, nil, nil, d)
+				idx := identity(k)
+				grad := make([]float64, k)
+				for i := range r {
+					var di float64
+					if diag {
+						di = d[i]
+						cdInverse(invH, s, di)
+					}
+					cdStart(grad, rows[i], bs[i], s, di, idx)
+					cdRow(rows[i], grad, s, di, rule, invH)
+					for c := range k {
+						if got := w.u[c*cdBlock+i]; math.Abs(got-rows[i][c]) > 1e-12*(1+math.Abs(got)) {
+							t.Fatalf("diagonal %v, k=%d r=%d: row %d col %d: blocked %v, reference %v", diag, k, r, i, c, got, rows[i][c])
+						}
 					}
 				}
 			}

@@ -281,7 +281,7 @@ func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, 
 				cw.u[c*cdBlock+i] = fi[c]
 			}
 		}
-		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref)
+		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref, nil)
 		for i := 0; i < r; i++ {
 			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
 			for c := 0; c < k; c++ {
