@@ -9,9 +9,11 @@ BIN     := bin/manifactor
 HAVE_OPENBLAS := $(shell (pkg-config --exists openblas 2>/dev/null || \
 	printf 'void openblas_set_num_threads(int);int main(void){openblas_set_num_threads(1);return 0;}' | \
 	$(CC) -x c - -lopenblas -o /dev/null 2>/dev/null) && echo yes)
-TAGS    := $(if $(HAVE_OPENBLAS),openblas,)
+# MPI (OpenMPI's pkg-config module) adds the distributed mode's binding.
+HAVE_MPI := $(shell pkg-config --exists ompi-c 2>/dev/null && command -v mpirun >/dev/null && echo yes)
+TAGS    := $(strip $(if $(HAVE_OPENBLAS),openblas,) $(if $(HAVE_MPI),mpi,))
 # Packages that start goroutines, for the race detector.
-RACE_PKGS := ./internal/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
+RACE_PKGS := ./internal/... ./dist/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
 
 .PHONY: all build demo test vet fmt-check bench fuzz clean
 
@@ -19,7 +21,7 @@ all: build
 
 build:
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/manifactor
-	@echo "built $(BIN) with BLAS: $(if $(HAVE_OPENBLAS),openblas,gonum (pure Go; install libopenblas-dev for OpenBLAS))"
+	@echo "built $(BIN) with BLAS: $(if $(HAVE_OPENBLAS),openblas,gonum (pure Go; install libopenblas-dev for OpenBLAS)); MPI: $(if $(HAVE_MPI),yes,no (install openmpi-bin libopenmpi-dev for it))"
 
 demo: build
 	./$(BIN) demo
@@ -34,6 +36,9 @@ vet:
 ifneq ($(HAVE_OPENBLAS),)
 	$(GO) vet -tags openblas ./...
 endif
+ifneq ($(HAVE_MPI),)
+	$(GO) vet -tags '$(TAGS)' ./...
+endif
 
 # The suite, once per build and kernel variant: default (pure-Go BLAS,
 # assembly kernels), OpenBLAS when present, generic kernels forced at run
@@ -44,6 +49,11 @@ ifneq ($(HAVE_OPENBLAS),)
 	$(GO) test -count=1 -tags openblas ./...
 else
 	@echo "OpenBLAS not found: skipping the -tags openblas run"
+endif
+ifneq ($(HAVE_MPI),)
+	$(GO) test -count=1 -tags '$(TAGS)' ./dist/...
+else
+	@echo "MPI not found: skipping the -tags mpi run (install openmpi-bin libopenmpi-dev)"
 endif
 	MANIFACTOR_KERNELS=generic $(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags noasm ./...

@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/dist/mpi"
 	"github.com/manifactor/manifactor/kernels"
 )
 
@@ -27,6 +28,8 @@ type infoOutput struct {
 	Threads          int      `json:"threads"`
 	Go               string   `json:"go"`
 	Arch             string   `json:"arch"`
+	// MPI is the MPI library compiled in (-tags mpi), or false.
+	MPI any `json:"mpi"`
 }
 
 func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,6 +59,11 @@ func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		CPU: strings.TrimSpace(cpuid.CPU.BrandName), CPUFeatures: feats,
 		Cores: runtime.NumCPU(), Threads: rt.threadCount(),
 		Go: runtime.Version(), Arch: runtime.GOOS + "/" + runtime.GOARCH,
+		MPI: false,
+	}
+	mpiText := "none in this build (-tags mpi with OpenMPI adds it)"
+	if mpi.Available {
+		out.MPI, mpiText = mpi.Version(), mpi.Version()
 	}
 	if *asJSON {
 		return writeJSON(stdout, out)
@@ -65,5 +73,6 @@ func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cpu      %s [%s], %d cores\n", out.CPU, strings.Join(feats, " "), out.Cores)
 	fmt.Fprintf(stdout, "threads  %d\n", out.Threads)
 	fmt.Fprintf(stdout, "go       %s %s\n", out.Go, out.Arch)
+	fmt.Fprintf(stdout, "mpi      %s\n", mpiText)
 	return nil
 }

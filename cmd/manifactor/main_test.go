@@ -18,6 +18,7 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/dist/mpi"
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
@@ -133,6 +134,10 @@ func TestInfo(t *testing.T) {
 	}
 	if blas.HasOpenBLAS() && m["blas"] != "openblas" {
 		t.Errorf("default blas %v in an OpenBLAS build", m["blas"])
+	}
+	// "mpi": the library's version in an MPI build, false otherwise.
+	if v, ok := m["mpi"].(string); mpi.Available != ok || ok && !strings.Contains(v, "MPI") {
+		t.Errorf(`"mpi": %v in a build where MPI available is %v`, m["mpi"], mpi.Available)
 	}
 	out, _, err = runCLI(t, "info", "--json", "--blas", "gonum", "--kernels", "generic", "--threads", "3")
 	if err != nil {
