@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -59,14 +58,34 @@ var (
 	blockMinPerBlock    = 32
 )
 
+// blockWidth returns the column-block width of X V's product for V of n
+// rows and k columns, 0 when V is small enough for the plain product.
+// Widths are powers of two, so nearby k share one prepared copy.
+func blockWidth(n, k int) int {
+	if n*k*8 <= blockMinFactorBytes {
+		return 0
+	}
+	return 1 << (bits.Len(uint(max(1, blockBytes/(8*k)))) - 1)
+}
+
+// BlockedProduct returns x prepared for products x b, b of x.Cols rows
+// and k columns, by column blocks under the rule Fit uses for X V (see
+// blockMinFactorBytes), or nil when b is small enough for x.MulDenseTo.
+func BlockedProduct(x *sparse.CSR, k int) *sparse.ColBlocks {
+	w := blockWidth(x.Cols, k)
+	if w == 0 {
+		return nil
+	}
+	return x.ColBlocks(w, blockMinPerBlock)
+}
+
 // xBlocks returns x prepared for X V with V of k columns, or nil when V
 // is small enough for the plain product.
 func (d *Data) xBlocks(k int) *sparse.ColBlocks {
-	if d.blocked == nil || d.n*k*8 <= blockMinFactorBytes {
+	w := blockWidth(d.n, k)
+	if d.blocked == nil || w == 0 {
 		return nil
 	}
-	// Widths are powers of two, so nearby k share one prepared copy.
-	w := 1 << (bits.Len(uint(max(1, blockBytes/(8*k)))) - 1)
 	d.blocked.mu.Lock()
 	defer d.blocked.mu.Unlock()
 	if d.blocked.width == nil {
@@ -111,29 +130,10 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 			}
 		}
 	}
-	d.x, d.order = byFrequency(samples)
+	d.x, d.order = samples.TByFrequency()
 	d.xt = d.x.T()
 	d.blocked = &blockCache{}
 	return d, nil
-}
-
-// byFrequency returns a^T with its rows (a's columns) in order of falling
-// number of stored entries, ties keeping their order, and that order as
-// a's column indices. Transposing into the new order and transposing back
-// (the caller's d.xt) gives both orientations with sorted indices and no
-// sort of the entries.
-func byFrequency(a *sparse.CSR) (*sparse.CSR, []int) {
-	count := a.ColNNZ()
-	order := make([]int, a.Cols)
-	for j := range order {
-		order[j] = j
-	}
-	sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
-	newRow := make([]int, a.Cols)
-	for r, j := range order {
-		newRow[j] = r
-	}
-	return a.TPermuted(newRow), order
 }
 
 // feature returns the caller's index of internal feature r.

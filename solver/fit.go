@@ -438,22 +438,32 @@ func (p *problem) newFactors() *factors {
 // by (seed, start). U's rows are drawn in the caller's feature order,
 // whatever the internal order.
 func (p *problem) random(f *factors, seed, start uint64) {
-	rng := rand.New(rand.NewPCG(seed, start))
-	a := make([]float64, len(f.a.Data))
-	for i := range a {
-		a[i] = rng.Float64()
-	}
+	a, v := RandomFactors(f.a.Rows, f.v.Rows, f.k, seed, start)
 	k := f.k
 	for r := 0; r < f.a.Rows; r++ {
 		i := p.row(r)
 		copy(f.a.Data[r*k:(r+1)*k], a[i*k:(i+1)*k])
 	}
-	for i := range f.v.Data {
-		f.v.Data[i] = rng.Float64()
-	}
+	copy(f.v.Data, v)
 	if p.opts.Start == NormalizedStart {
 		p.normalizeStart(f)
 	}
+}
+
+// RandomFactors returns the random start of Fit's start number start
+// (0-based) for seed: the first factor (rows x k, row-major, in the
+// caller's order) then V (n x k), uniform in [0, 1), drawn in that order
+// from one generator. Package dist draws the same start on every rank.
+func RandomFactors(rows, n, k int, seed, start uint64) (a, v []float64) {
+	rng := rand.New(rand.NewPCG(seed, start))
+	a, v = make([]float64, rows*k), make([]float64, n*k)
+	for i := range a {
+		a[i] = rng.Float64()
+	}
+	for i := range v {
+		v[i] = rng.Float64()
+	}
+	return a, v
 }
 
 // columnNorms returns the length of each of the k factor columns the

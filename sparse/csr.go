@@ -283,6 +283,26 @@ func (a *CSR) fillT(t *CSR, start, nx []int, r0, r1 int) {
 	}
 }
 
+// TByFrequency returns a^T with its rows (a's columns) in order of falling
+// number of stored entries, ties keeping their order, and that order:
+// row r of the result is column order[r] of a. The rows most products
+// gather then sit together in memory. Transposing the result back gives a
+// with its columns renumbered the same way, both with sorted indices and
+// no sort of the entries.
+func (a *CSR) TByFrequency() (*CSR, []int) {
+	count := a.ColNNZ()
+	order := make([]int, a.Cols)
+	for j := range order {
+		order[j] = j
+	}
+	sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
+	newRow := make([]int, a.Cols)
+	for r, j := range order {
+		newRow[j] = r
+	}
+	return a.TPermuted(newRow), order
+}
+
 // Clone returns a deep copy of a.
 func (a *CSR) Clone() *CSR {
 	return &CSR{

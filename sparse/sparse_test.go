@@ -446,3 +446,27 @@ func TestTransposeBanded(t *testing.T) {
 		}
 	}
 }
+
+// TestTByFrequency: the transpose's rows are a's columns by falling count
+// of entries, ties in column order, each row the column it names.
+func TestTByFrequency(t *testing.T) {
+	// Columns 0..4 hold 1, 3, 0, 3 and 2 entries.
+	a, err := FromTriplets(3, 5, []int{0, 0, 1, 1, 1, 2, 2, 2, 0}, []int{1, 3, 1, 3, 4, 1, 3, 4, 0}, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, order := a.TByFrequency()
+	if want := []int{1, 3, 4, 0, 2}; !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+	for r, j := range order {
+		for i := 0; i < a.Rows; i++ {
+			if at.At(r, i) != a.At(i, j) {
+				t.Fatalf("row %d (column %d) entry %d: %v, want %v", r, j, i, at.At(r, i), a.At(i, j))
+			}
+		}
+	}
+	if err := at.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

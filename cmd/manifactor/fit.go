@@ -50,9 +50,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	rt.register(fs)
 	mf.register(fs, solver.DefaultMaxIter)
 	var out *string
+	var dfl distFlags
 	top := 10
 	switch name {
 	case "fit":
+		dfl.register(fs)
 		out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB) and summary.json (created if missing)")
 	case "topics":
 		fs.IntVar(&top, "top", 10, "terms shown for each factor")
@@ -73,6 +75,12 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	}
 	if top < 1 {
 		return fmt.Errorf("--top %d: must be at least 1", top)
+	}
+	if dfl.on {
+		return runDistributedFit(ctx, fs, &df, &rt, &mf, &dfl, *out, *asJSON, stdout, stderr)
+	}
+	if dfl.grid != "" {
+		return fmt.Errorf("--grid %s: only with --distributed", dfl.grid)
 	}
 	// The output directory is checked and its temporary twin made before
 	// the work, so that an unusable --out is found at once; it replaces

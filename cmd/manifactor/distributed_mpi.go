@@ -1,0 +1,38 @@
+//go:build cgo && mpi
+
+package main
+
+import (
+	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/dist/mpi"
+)
+
+// mpiJob is this process's part of an MPI job.
+type mpiJob struct{ world *mpi.Comm }
+
+// startMPI initializes MPI.
+func startMPI() (*mpiJob, error) {
+	if err := mpi.Init(); err != nil {
+		return nil, err
+	}
+	return &mpiJob{world: mpi.World()}, nil
+}
+
+func (j *mpiJob) rank() int      { return j.world.Rank() }
+func (j *mpiJob) size() int      { return j.world.Size() }
+func (j *mpiJob) abort(code int) { j.world.Abort(code) }
+func (j *mpiJob) finish()        { mpi.Finalize() }
+
+// comms splits the world by grid row and by grid column.
+func (j *mpiJob) comms(g dist.Grid) (dist.GridComms, error) {
+	i, c := g.Pos(j.world.Rank())
+	row, err := j.world.Split(i, c)
+	if err != nil {
+		return dist.GridComms{}, err
+	}
+	col, err := j.world.Split(g.Rows+c, i)
+	if err != nil {
+		return dist.GridComms{}, err
+	}
+	return dist.GridComms{World: j.world, Row: row, Col: col}, nil
+}

@@ -1,0 +1,110 @@
+//go:build cgo && mpi
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mpirunCLI runs this test binary as manifactor on np ranks.
+func mpirunCLI(t *testing.T, np int, args ...string) ([]byte, error) {
+	t.Helper()
+	path, err := exec.LookPath("mpirun")
+	if err != nil {
+		t.Skip("mpirun not found: install OpenMPI (Debian: openmpi-bin libopenmpi-dev)")
+	}
+	full := []string{"--oversubscribe", "-np", strconv.Itoa(np)}
+	if os.Getuid() == 0 {
+		full = append(full, "--allow-run-as-root")
+	}
+	full = append(full, os.Args[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, append(full, args...)...)
+	cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1", "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("mpirun -np %d %v hung: %s", np, args, out)
+	}
+	return out, err
+}
+
+// TestDistributedFitMatchesOneProcess: fit --distributed on 1 to 4 ranks
+// (every grid shape the default and --grid give) reaches the objective of
+// a one-process fit with the same updates, start and iterations to 1e-9
+// relative, and rank 0 writes the factors.
+func TestDistributedFitMatchesOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	mtx, _ := writeFixture(t, dir)
+	common := []string{"fit", "--data", mtx, "--k", "3", "--iters", "40", "--tol", "0", "--seed", "4", "--quiet", "--json"}
+	ref, _, err := runCLI(t, append(common, "--out", filepath.Join(dir, "ref"), "--solver", "mu", "--pg-tol", "0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, ref)["objective"].(float64)
+	for _, c := range []struct {
+		np   int
+		grid string
+	}{{1, ""}, {2, ""}, {2, "1x2"}, {3, ""}, {4, "2x2"}, {4, "1x4"}} {
+		out := filepath.Join(dir, "d"+strconv.Itoa(c.np)+c.grid)
+		args := append(common, "--distributed", "--out", out)
+		if c.grid != "" {
+			args = append(args, "--grid", c.grid)
+		}
+		text, err := mpirunCLI(t, c.np, args...)
+		if err != nil {
+			t.Fatalf("%d ranks, grid %q: %v\n%s", c.np, c.grid, err, text)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			Objective float64 `json:"objective"`
+			Ranks     int     `json:"ranks"`
+			Grid      string  `json:"grid"`
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if sum.Ranks != c.np || (c.grid != "" && sum.Grid != c.grid) {
+			t.Errorf("%d ranks, grid %q: summary says %d ranks, grid %s", c.np, c.grid, sum.Ranks, sum.Grid)
+		}
+		if math.Abs(sum.Objective-want) > 1e-9*want {
+			t.Errorf("%d ranks, grid %s: objective %v, one process %v", c.np, sum.Grid, sum.Objective, want)
+		}
+		for _, f := range []string{"U.mtx", "V.mtx"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("%d ranks: %v", c.np, err)
+			}
+		}
+	}
+}
+
+// TestDistributedFitFailure: an error on the ranks (a grid that does not
+// fit the job) ends every rank with a non-zero status and the message,
+// not a hang, and leaves no output directory.
+func TestDistributedFitFailure(t *testing.T) {
+	dir := t.TempDir()
+	mtx, _ := writeFixture(t, dir)
+	out := filepath.Join(dir, "out")
+	text, err := mpirunCLI(t, 2, "fit", "--data", mtx, "--k", "3", "--distributed", "--grid", "3x1", "--out", out)
+	if err == nil {
+		t.Fatalf("exit 0: %s", text)
+	}
+	if !strings.Contains(string(text), "--grid 3x1: 3 ranks, but the job has 2") {
+		t.Errorf("output lacks the error: %s", text)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed job left its output directory")
+	}
+}

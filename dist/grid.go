@@ -1,0 +1,126 @@
+package dist
+
+import (
+	"fmt"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// Grid is the 2-D distribution of MPI-FAUN: P = Rows x Cols ranks, rank
+// r at grid position (r / Cols, r % Cols). Rank (i, j) holds the block
+// X_ij of the m x n data X (features x samples): the features of feature
+// block i and the samples of sample block j. It owns, for the factors,
+// part j of U's rows of feature block i (the Cols ranks of grid row i
+// share that block) and part i of V's rows of sample block j. Blocks and
+// parts are contiguous and as even as integers allow, so any m, n and P
+// work.
+type Grid struct {
+	Rows, Cols int
+	M, N       int // features and samples
+}
+
+// NewGrid returns the grid of p ranks for m features and n samples with
+// the shape that communicates least: rows x cols = p minimizing the words
+// a rank gathers and reduce-scatters per iteration, k (m/rows + n/cols)
+// (so rows/cols near m/n; ties take fewer grid rows). rows, when
+// positive, forces the shape (cols = p / rows) and must divide p.
+func NewGrid(p, m, n, rows int) (Grid, error) {
+	if p < 1 {
+		return Grid{}, fmt.Errorf("dist: %d ranks: need at least 1", p)
+	}
+	if rows > 0 {
+		if p%rows != 0 {
+			return Grid{}, fmt.Errorf("dist: a grid of %d rows does not divide %d ranks", rows, p)
+		}
+		return newGrid(rows, p/rows, m, n)
+	}
+	best, cost := 0, 0.0
+	for r := 1; r <= p; r++ {
+		if p%r != 0 {
+			continue
+		}
+		if c := float64(m)/float64(r) + float64(n)/float64(p/r); best == 0 || c < cost {
+			best, cost = r, c
+		}
+	}
+	return newGrid(best, p/best, m, n)
+}
+
+func newGrid(rows, cols, m, n int) (Grid, error) {
+	if rows > m || cols > n {
+		return Grid{}, fmt.Errorf("dist: a %d x %d grid on %d features and %d samples leaves a rank without data; use fewer ranks", rows, cols, m, n)
+	}
+	return Grid{Rows: rows, Cols: cols, M: m, N: n}, nil
+}
+
+// Size is the number of ranks.
+func (g Grid) Size() int { return g.Rows * g.Cols }
+
+// Pos returns rank's grid row and column.
+func (g Grid) Pos(rank int) (i, j int) { return rank / g.Cols, rank % g.Cols }
+
+// part returns the bounds of part t of [0, n) cut into parts as even as
+// integers allow.
+func part(n, parts, t int) (lo, hi int) { return t * n / parts, (t + 1) * n / parts }
+
+// FeatureBlock returns the features of grid row i.
+func (g Grid) FeatureBlock(i int) (lo, hi int) { return part(g.M, g.Rows, i) }
+
+// SampleBlock returns the samples of grid column j.
+func (g Grid) SampleBlock(j int) (lo, hi int) { return part(g.N, g.Cols, j) }
+
+// URows returns the rows of U that rank (i, j) owns: part j of feature
+// block i.
+func (g Grid) URows(i, j int) (lo, hi int) {
+	b0, b1 := g.FeatureBlock(i)
+	l, h := part(b1-b0, g.Cols, j)
+	return b0 + l, b0 + h
+}
+
+// VRows returns the rows of V that rank (i, j) owns: part i of sample
+// block j.
+func (g Grid) VRows(i, j int) (lo, hi int) {
+	b0, b1 := g.SampleBlock(j)
+	l, h := part(b1-b0, g.Rows, i)
+	return b0 + l, b0 + h
+}
+
+// Block returns rank's block of the data given as samples (n x m, one row
+// per sample, as solver.NewSparseData takes it): X_ij^T, the samples of
+// sample block j restricted to the features of feature block i, with
+// indices local to the block.
+func (g Grid) Block(samples *sparse.CSR, rank int) *sparse.CSR {
+	i, j := g.Pos(rank)
+	f0, f1 := g.FeatureBlock(i)
+	s0, s1 := g.SampleBlock(j)
+	b := &sparse.CSR{Rows: s1 - s0, Cols: f1 - f0, Indptr: make([]int, s1-s0+1)}
+	for s := s0; s < s1; s++ {
+		for p := samples.Indptr[s]; p < samples.Indptr[s+1]; p++ {
+			if f := samples.Ind[p]; f >= f0 && f < f1 {
+				b.Ind, b.Val = append(b.Ind, f-f0), append(b.Val, samples.Val[p])
+			}
+		}
+		b.Indptr[s-s0+1] = len(b.Ind)
+	}
+	return b
+}
+
+// WordsPerIter is the most values a rank sends or receives in one
+// iteration of FitNMF with k factors, by formula: per half, the gathered
+// block of the other factor and the reduce-scattered product of its own
+// block (m_i k and n_j k, m_i and n_j the rank's feature and sample
+// block), and a k x k Gram matrix summed over all ranks (plus the
+// objective's term), so 2 k (m_i + n_j) + 2 k^2 + 1 at the largest
+// blocks.
+func (g Grid) WordsPerIter(k int) int {
+	mi, nj := 0, 0
+	for i := 0; i < g.Rows; i++ {
+		lo, hi := g.FeatureBlock(i)
+		mi = max(mi, hi-lo)
+	}
+	for j := 0; j < g.Cols; j++ {
+		lo, hi := g.SampleBlock(j)
+		nj = max(nj, hi-lo)
+	}
+	return 2*k*(mi+nj) + 2*k*k + 1
+}

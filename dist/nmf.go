@@ -1,0 +1,334 @@
+package dist
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// GridComms are the communicators of one rank of a grid: every rank
+// (World, ranked as the grid numbers them), the ranks of its grid row (Row,
+// ranked by grid column) and of its grid column (Col, ranked by grid row).
+// Under MPI they come from splitting the world communicator by grid row
+// and by grid column; LocalGrid makes them for in-process ranks.
+type GridComms struct {
+	World, Row, Col Comm
+}
+
+// LocalGrid returns the communicators of g's ranks as goroutines of this
+// process (see Local); rank r uses element r.
+func LocalGrid(g Grid) []GridComms {
+	world := Local(g.Size())
+	out := make([]GridComms, g.Size())
+	done := make(chan struct{})
+	for r, c := range world {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			i, j := g.Pos(r)
+			row, _ := c.Split(i, j)
+			col, _ := c.Split(g.Rows+j, i)
+			out[r] = GridComms{World: c, Row: row, Col: col}
+		}()
+	}
+	for range world {
+		<-done
+	}
+	return out
+}
+
+// NMFOptions configures FitNMF.
+type NMFOptions struct {
+	// K is the number of factors, 1 <= K <= min(M, N).
+	K int
+	// Iters caps the iterations.
+	Iters int
+	// Tol stops the iterations once the objective decreases by less than
+	// Tol relative to the previous one (solver's RelativeDecrease rule;
+	// every rank sees the same objective, so all stop together); 0 means
+	// solver.DefaultTol and a negative value runs all Iters. solver.Fit's
+	// projected-gradient rule is not applied here.
+	Tol float64
+	// Seed draws the start: the factors of solver.Fit's first random
+	// start for the same Seed (solver.RandomFactors).
+	Seed uint64
+	// Threads bounds the goroutines of each rank's local products; 0
+	// means GOMAXPROCS.
+	Threads int
+}
+
+// NMFResult is one rank's share of a distributed factorization.
+type NMFResult struct {
+	// Objective is ||X - U V^T||_F^2 at the start and after every
+	// iteration, the same on every rank.
+	Objective []float64
+	// Converged reports that Tol stopped the iterations before Iters.
+	Converged bool
+	// U and V are the rows the rank owns (Grid.URows and Grid.VRows),
+	// row-major with stride K, from row ULo and VLo.
+	U, V     blas64.General
+	ULo, VLo int
+}
+
+// FitNMF runs Frobenius NMF with the multiplicative updates of package
+// solver (paper 004's, V first, denominators floored at solver.Eps) on
+// the grid g; every rank calls it with its communicators and its block of
+// the data, Grid.Block's X_ij^T (samples as rows, local indices). Per
+// iteration each half gathers the other factor's block along the grid
+// row or column (Allgatherv), multiplies it by the local block, and
+// reduce-scatters the partial products to the owners of the rows, whose
+// update needs the k x k Gram matrix of the other factor (AllreduceSum).
+// A rank communicates k (m / Rows + n / Cols) words per half at most.
+//
+// The start and the arithmetic of each row are those of solver.Fit with
+// Method NMF, Algorithm MU, one start and the same Seed, so the
+// objectives agree with one process's to rounding (the sums over ranks
+// add in another order).
+func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts NMFOptions) (*NMFResult, error) {
+	world := cs.World
+	rank := world.Rank()
+	if world.Size() != g.Size() || cs.Row.Size() != g.Cols || cs.Col.Size() != g.Rows {
+		panic(fmt.Sprintf("dist: FitNMF: communicators of %d, %d and %d ranks for a %d x %d grid", world.Size(), cs.Row.Size(), cs.Col.Size(), g.Rows, g.Cols))
+	}
+	i, j := g.Pos(rank)
+	if cs.Row.Rank() != j || cs.Col.Rank() != i {
+		panic("dist: FitNMF: the row and column communicators do not rank as the grid does")
+	}
+	k := opts.K
+	if k < 1 || k > min(g.M, g.N) {
+		return nil, fmt.Errorf("dist: k = %d: must be between 1 and min(features, samples) = %d", k, min(g.M, g.N))
+	}
+	if opts.Iters < 0 {
+		return nil, fmt.Errorf("dist: %d iterations: must not be negative", opts.Iters)
+	}
+	f0, f1 := g.FeatureBlock(i)
+	s0, s1 := g.SampleBlock(j)
+	if block.Rows != s1-s0 || block.Cols != f1-f0 {
+		return nil, fmt.Errorf("dist: rank %d's block is %d x %d, want %d x %d (samples %d-%d, features %d-%d)", rank, block.Rows, block.Cols, s1-s0, f1-f0, s0+1, s1, f0+1, f1)
+	}
+	// The block's features in order of falling frequency (the hot rows of
+	// U_i together in memory) and X V by column blocks where V_j outgrows
+	// the caches, as solver.Fit arranges X; gathered U_i is permuted into
+	// that order and X V's rows back out of it.
+	x, order := block.TByFrequency()
+	xt := x.T()
+	xb := solver.BlockedProduct(x, k)
+	u0, u1 := g.URows(i, j)
+	v0, v1 := g.VRows(i, j)
+	res := &NMFResult{U: general(u1-u0, k), V: general(v1-v0, k), ULo: u0, VLo: v0}
+	ua, va := solver.RandomFactors(g.M, g.N, k, opts.Seed, 0)
+	copy(res.U.Data, ua[u0*k:u1*k])
+	copy(res.V.Data, va[v0*k:v1*k])
+	ua, va = nil, nil
+
+	// Words per rank in the row and column exchanges.
+	uCounts, vCounts := make([]int, g.Cols), make([]int, g.Rows)
+	for t := range uCounts {
+		lo, hi := g.URows(i, t)
+		uCounts[t] = (hi - lo) * k
+	}
+	for t := range vCounts {
+		lo, hi := g.VRows(t, j)
+		vCounts[t] = (hi - lo) * k
+	}
+	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
+	ui, vj := general(f1-f0, k), general(s1-s0, k) // the gathered blocks
+	p, q := general(s1-s0, k), general(f1-f0, k)   // the local products
+	perm := general(f1-f0, k)                      // U_i and X V in frequency order
+	pOwn, qOwn := make([]float64, len(res.V.Data)), make([]float64, len(res.U.Data))
+
+	sums := []float64{xt.SquaredFrobenius()}
+	if err := world.AllreduceSum(sums); err != nil {
+		return nil, err
+	}
+	sqNorm := sums[0]
+	// The start's objective: V^T V, then X V to U's owners, U^T U.
+	vtv, err := h.gram(world, res.V, nil)
+	if err != nil {
+		return nil, err
+	}
+	uHalf := func(update bool) (utu []float64, dot float64, err error) {
+		if err := cs.Col.Allgatherv(res.V.Data, vj.Data, vCounts); err != nil {
+			return nil, 0, err
+		}
+		if xb != nil {
+			xb.MulDenseTo(perm, vj, opts.Threads)
+		} else {
+			x.MulDenseTo(perm, vj, opts.Threads)
+		}
+		for r, f := range order {
+			copy(q.Data[f*k:(f+1)*k], perm.Data[r*k:(r+1)*k])
+		}
+		if err := cs.Row.ReduceScatterSum(q.Data, qOwn, uCounts); err != nil {
+			return nil, 0, err
+		}
+		var s []float64
+		if update {
+			s = vtv
+		}
+		dot = h.update(res.U, qOwn, s)
+		utu, err = h.gram(world, res.U, &dot)
+		return utu, dot, err
+	}
+	utu, dot, err := uHalf(false)
+	if err != nil {
+		return nil, err
+	}
+	objective := func() float64 { return sqNorm - 2*dot + kernels.Dot(utu, vtv) }
+	res.Objective = append(res.Objective, objective())
+	tol := opts.Tol
+	if tol == 0 {
+		tol = solver.DefaultTol
+	}
+	for it := 1; it <= opts.Iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		// V half: X^T U to V's owners.
+		if err := cs.Row.Allgatherv(res.U.Data, ui.Data, uCounts); err != nil {
+			return nil, err
+		}
+		for r, f := range order {
+			copy(perm.Data[r*k:(r+1)*k], ui.Data[f*k:(f+1)*k])
+		}
+		xt.MulDenseTo(p, perm, opts.Threads)
+		if err := cs.Col.ReduceScatterSum(p.Data, pOwn, vCounts); err != nil {
+			return nil, err
+		}
+		h.update(res.V, pOwn, utu)
+		if vtv, err = h.gram(world, res.V, nil); err != nil {
+			return nil, err
+		}
+		if utu, dot, err = uHalf(true); err != nil {
+			return nil, err
+		}
+		obj := objective()
+		if math.IsNaN(obj) || math.IsInf(obj, 0) {
+			return nil, fmt.Errorf("dist: the objective became %v at iteration %d", obj, it)
+		}
+		prev := res.Objective[len(res.Objective)-1]
+		res.Objective = append(res.Objective, obj)
+		if tol > 0 && prev > 0 && (prev-obj)/prev < tol {
+			res.Converged = true
+			break
+		}
+	}
+	return res, nil
+}
+
+// nmfHalves is the per-rank arithmetic of the multiplicative halves.
+type nmfHalves struct {
+	k, threads int
+	idx        []int
+}
+
+// update applies f <- f .* num ./ max(f s, Eps) row by row when s is not
+// nil, as solver's passes do, and returns sum_r f_r . num_r (after the
+// update). Rows go in parallel in fixed chunks whose dots add in chunk
+// order, so the result does not depend on threads.
+func (h *nmfHalves) update(f blas64.General, num, s []float64) float64 {
+	k := h.k
+	chunks := (f.Rows + updateChunk - 1) / updateChunk
+	dots := make([]float64, chunks)
+	parallel.For(chunks, h.threads, 1, func(c, _ int) {
+		den := make([]float64, k)
+		var dot float64
+		for r := c * updateChunk; r < min((c+1)*updateChunk, f.Rows); r++ {
+			fr, nr := f.Data[r*k:(r+1)*k], num[r*k:(r+1)*k]
+			if s != nil {
+				clear(den)
+				kernels.AxpyGather(den, fr, h.idx, s, k)
+				kernels.MulUpdate(fr, nr, den, solver.Eps)
+			}
+			dot += kernels.Dot(fr, nr)
+		}
+		dots[c] = dot
+	})
+	var dot float64
+	for _, d := range dots {
+		dot += d
+	}
+	return dot
+}
+
+// updateChunk is the rows of one chunk of update.
+const updateChunk = 1024
+
+// gram returns f^T f summed over the ranks (a BLAS rank-k update of the
+// owned rows); with extra, *extra is summed over the ranks in the same
+// call.
+func (h *nmfHalves) gram(world Comm, f blas64.General, extra *float64) ([]float64, error) {
+	k := h.k
+	buf := make([]float64, k*k+1)
+	if f.Rows > 0 {
+		c := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: buf[:k*k]}
+		blas64.Syrk(blas.Trans, 1, f, 0, c)
+		for a := 0; a < k; a++ {
+			for b := a + 1; b < k; b++ {
+				buf[b*k+a] = buf[a*k+b]
+			}
+		}
+	}
+	if extra != nil {
+		buf[k*k] = *extra
+	}
+	if err := world.AllreduceSum(buf); err != nil {
+		return nil, err
+	}
+	if extra != nil {
+		*extra = buf[k*k]
+	}
+	return buf[:k*k], nil
+}
+
+// Gather returns the whole U (M x K) and V (N x K), row-major, on every
+// rank: for tests and small results (every rank receives both factors).
+func (r *NMFResult) Gather(world Comm, g Grid) (u, v []float64, err error) {
+	k := r.U.Cols
+	uCounts, vCounts := make([]int, g.Size()), make([]int, g.Size())
+	for q := range uCounts {
+		i, j := g.Pos(q)
+		lo, hi := g.URows(i, j)
+		uCounts[q] = (hi - lo) * k
+		lo, hi = g.VRows(i, j)
+		vCounts[q] = (hi - lo) * k
+	}
+	// U's parts in rank order are in row order; V's are not (rank (i, j)
+	// owns part i of sample block j).
+	u = make([]float64, g.M*k)
+	if err := world.Allgatherv(r.U.Data, u, uCounts); err != nil {
+		return nil, nil, err
+	}
+	byRank := make([]float64, g.N*k)
+	if err := world.Allgatherv(r.V.Data, byRank, vCounts); err != nil {
+		return nil, nil, err
+	}
+	v = make([]float64, g.N*k)
+	off := 0
+	for q := range vCounts {
+		i, j := g.Pos(q)
+		lo, _ := g.VRows(i, j)
+		copy(v[lo*k:], byRank[off:off+vCounts[q]])
+		off += vCounts[q]
+	}
+	return u, v, nil
+}
+
+func general(r, c int) blas64.General {
+	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+}
+
+func identity(k int) []int {
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
