@@ -105,22 +105,26 @@ func (g Grid) Block(samples *sparse.CSR, rank int) *sparse.CSR {
 	return b
 }
 
-// WordsPerIter is the most values a rank sends or receives in one
-// iteration of FitNMF with k factors, by formula: per half, the gathered
-// block of the other factor and the reduce-scattered product of its own
-// block (m_i k and n_j k, m_i and n_j the rank's feature and sample
-// block), and a k x k Gram matrix summed over all ranks (plus the
-// objective's term), so 2 k (m_i + n_j) + 2 k^2 + 1 at the largest
-// blocks.
-func (g Grid) WordsPerIter(k int) int {
-	mi, nj := 0, 0
-	for i := 0; i < g.Rows; i++ {
-		lo, hi := g.FeatureBlock(i)
-		mi = max(mi, hi-lo)
+// WordsPerIter is the values rank moves to or from other ranks in one
+// iteration of FitNMF with k factors, by formula, counted as package
+// dist's collectives are (see NMFResult.Words): per half, the gathered
+// block of the other factor less the rank's own rows, the reduce-scattered
+// product of its block less its own rows, and a k x k Gram matrix summed
+// over all ranks (plus the objective's term in the U half):
+//
+//	2 k (m_i - u) + 2 k (n_j - v) + 2 k^2 + 1,
+//
+// m_i and n_j the rank's feature and sample blocks, u and v its own rows
+// of U and V; 0 on one rank. Over a grid of Rows x Cols it is about
+// 2 k (m / Rows + n / Cols), which NewGrid's shape minimizes.
+func (g Grid) WordsPerIter(rank, k int) int {
+	if g.Size() == 1 {
+		return 0
 	}
-	for j := 0; j < g.Cols; j++ {
-		lo, hi := g.SampleBlock(j)
-		nj = max(nj, hi-lo)
-	}
-	return 2*k*(mi+nj) + 2*k*k + 1
+	i, j := g.Pos(rank)
+	f0, f1 := g.FeatureBlock(i)
+	s0, s1 := g.SampleBlock(j)
+	u0, u1 := g.URows(i, j)
+	v0, v1 := g.VRows(i, j)
+	return 2*k*((f1-f0)-(u1-u0)) + 2*k*((s1-s0)-(v1-v0)) + 2*k*k + 1
 }

@@ -71,6 +71,10 @@ type NMFResult struct {
 	Objective []float64
 	// Converged reports that Tol stopped the iterations before Iters.
 	Converged bool
+	// Words is the values this rank moved to or from other ranks per
+	// iteration, counted at the collectives (see Grid.WordsPerIter for
+	// the formula it should equal).
+	Words int
 	// U and V are the rows the rank owns (Grid.URows and Grid.VRows),
 	// row-major with stride K, from row ULo and VLo.
 	U, V     blas64.General
@@ -92,6 +96,9 @@ type NMFResult struct {
 // objectives agree with one process's to rounding (the sums over ranks
 // add in another order).
 func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts NMFOptions) (*NMFResult, error) {
+	// The iterations' collectives are counted (Words).
+	counted := &countingComm{Comm: cs.World}
+	cs = GridComms{World: counted, Row: &countingComm{Comm: cs.Row}, Col: &countingComm{Comm: cs.Col}}
 	world := cs.World
 	rank := world.Rank()
 	if world.Size() != g.Size() || cs.Row.Size() != g.Cols || cs.Col.Size() != g.Rows {
@@ -183,6 +190,15 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	}
 	objective := func() float64 { return sqNorm - 2*dot + kernels.Dot(utu, vtv) }
 	res.Objective = append(res.Objective, objective())
+	words := func() int {
+		return counted.words + cs.Row.(*countingComm).words + cs.Col.(*countingComm).words
+	}
+	before := words()
+	defer func() {
+		if it := len(res.Objective) - 1; it > 0 {
+			res.Words = (words() - before) / it
+		}
+	}()
 	tol := opts.Tol
 	if tol == 0 {
 		tol = solver.DefaultTol
@@ -266,7 +282,10 @@ const updateChunk = 1024
 // call.
 func (h *nmfHalves) gram(world Comm, f blas64.General, extra *float64) ([]float64, error) {
 	k := h.k
-	buf := make([]float64, k*k+1)
+	buf := make([]float64, k*k, k*k+1)
+	if extra != nil {
+		buf = buf[:k*k+1]
+	}
 	if f.Rows > 0 {
 		c := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: buf[:k*k]}
 		blas64.Syrk(blas.Trans, 1, f, 0, c)
@@ -286,6 +305,23 @@ func (h *nmfHalves) gram(world Comm, f blas64.General, extra *float64) ([]float6
 		*extra = buf[k*k]
 	}
 	return buf[:k*k], nil
+}
+
+// MaxWords returns the largest Words of any rank, on every rank.
+func (r *NMFResult) MaxWords(world Comm) (int, error) {
+	all := make([]float64, world.Size())
+	counts := make([]int, world.Size())
+	for q := range counts {
+		counts[q] = 1
+	}
+	if err := world.Allgatherv([]float64{float64(r.Words)}, all, counts); err != nil {
+		return 0, err
+	}
+	most := 0
+	for _, w := range all {
+		most = max(most, int(w))
+	}
+	return most, nil
 }
 
 // Gather returns the whole U (M x K) and V (N x K), row-major, on every

@@ -61,6 +61,12 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
+	for r := 0; r < g.Size(); r++ {
+		// What the collectives moved is what the formula says.
+		if got, want := results[r].Words, g.WordsPerIter(r, opts.K); got != want {
+			t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, got, want)
+		}
+	}
 	for r := 1; r < g.Size(); r++ {
 		for it, x := range results[r].Objective {
 			if x != results[0].Objective[it] {

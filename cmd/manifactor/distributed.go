@@ -69,10 +69,12 @@ type distSummary struct {
 	Trace      []float64 `json:"objective_trace"`
 	Seconds    float64   `json:"seconds"`
 	PerIter    float64   `json:"ms_per_iter"`
-	// WordsPerIter is the most values any rank sends or receives in one
-	// iteration by the formula (see dist.FitNMF).
-	WordsPerIter int      `json:"words_per_iter"`
-	Files        []string `json:"files,omitempty"`
+	// WordsPerIter is the most values any rank moves to or from the
+	// others in one iteration by the formula (dist.Grid.WordsPerIter),
+	// WordsMeasured the most counted at the collectives.
+	WordsPerIter  int      `json:"words_per_iter"`
+	WordsMeasured int      `json:"words_per_iter_measured"`
+	Files         []string `json:"files,omitempty"`
 }
 
 // runDistributedFit is fit --distributed, run by every rank of the job.
@@ -155,6 +157,10 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
+	measured, err := res.MaxWords(cs.World)
+	if err != nil {
+		return fail(err)
+	}
 	if rank != 0 {
 		return nil
 	}
@@ -164,7 +170,10 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		Method: mf.method.String(), K: k, Samples: n, Features: m, NNZ: samples.NNZ(), Ranks: size,
 		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: res.Converged,
 		Objective: res.Objective[iters], Trace: res.Objective, Seconds: elapsed.Seconds(),
-		WordsPerIter: g.WordsPerIter(k),
+		WordsMeasured: measured,
+	}
+	for q := 0; q < size; q++ {
+		sum.WordsPerIter = max(sum.WordsPerIter, g.WordsPerIter(q, k))
 	}
 	if iters > 0 {
 		sum.PerIter = 1000 * elapsed.Seconds() / float64(iters)

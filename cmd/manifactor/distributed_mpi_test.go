@@ -108,3 +108,42 @@ func TestDistributedFitFailure(t *testing.T) {
 		t.Error("a failed job left its output directory")
 	}
 }
+
+// TestDistributedFitTDT2: on TDT2 (prepared as fit prepares it) 2 and 3
+// ranks reach the one-process objective to 1e-9 relative, and the values
+// moved per iteration are the formula's.
+func TestDistributedFitTDT2(t *testing.T) {
+	data := realData(t, "tdt2/TDT2.mat")
+	dir := t.TempDir()
+	common := []string{"fit", "--data", data, "--k", "10", "--iters", "10", "--tol", "0", "--seed", "1", "--quiet", "--json"}
+	ref, _, err := runCLI(t, append(common, "--out", filepath.Join(dir, "ref"), "--solver", "mu", "--pg-tol", "0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, ref)["objective"].(float64)
+	for _, np := range []int{2, 3} {
+		out := filepath.Join(dir, "d"+strconv.Itoa(np))
+		text, err := mpirunCLI(t, np, append(common, "--distributed", "--out", out)...)
+		if err != nil {
+			t.Fatalf("%d ranks: %v\n%s", np, err, text)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum struct {
+			Objective float64 `json:"objective"`
+			Words     int     `json:"words_per_iter"`
+			Measured  int     `json:"words_per_iter_measured"`
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sum.Objective-want) > 1e-9*want {
+			t.Errorf("%d ranks: objective %v, one process %v", np, sum.Objective, want)
+		}
+		if sum.Words == 0 || sum.Measured != sum.Words {
+			t.Errorf("%d ranks: %d values moved per iteration, the formula says %d", np, sum.Measured, sum.Words)
+		}
+	}
+}
