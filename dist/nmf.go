@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
@@ -62,6 +63,14 @@ type NMFOptions struct {
 	// Threads bounds the goroutines of each rank's local products; 0
 	// means GOMAXPROCS.
 	Threads int
+	// Lambda, when positive, adds GNMF's graph term lambda Tr(V^T L V)
+	// for Graph (on all N samples, every rank the same), weighed as
+	// Formulation says (see solver.Formulation; the zero value is the
+	// scale-invariant one). A rank holds the graph's rows of its own V
+	// rows and receives its neighbours' rows from their owners.
+	Lambda      float64
+	Graph       *graph.Graph
+	Formulation solver.Formulation
 }
 
 // NMFResult is one rank's share of a distributed factorization.
@@ -72,9 +81,11 @@ type NMFResult struct {
 	// Converged reports that Tol stopped the iterations before Iters.
 	Converged bool
 	// Words is the values this rank moved to or from other ranks per
-	// iteration, counted at the collectives (see Grid.WordsPerIter for
-	// the formula it should equal).
-	Words int
+	// iteration, counted at the collectives, and Formula what the formula
+	// says it should be: Grid.WordsPerIter, plus with a graph term the
+	// halo rows received per iteration times K and the K column terms of
+	// the graph term summed over the ranks.
+	Words, Formula int
 	// U and V are the rows the rank owns (Grid.URows and Grid.VRows),
 	// row-major with stride K, from row ULo and VLo.
 	U, V     blas64.General
@@ -151,6 +162,74 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	perm := general(f1-f0, k)                      // U_i and X V in frequency order
 	pOwn, qOwn := make([]float64, len(res.V.Data)), make([]float64, len(res.U.Data))
 
+	// GNMF: the graph's rows of the owned V rows and the exchange of the
+	// neighbours' rows.
+	var hl *halo
+	var wv blas64.General
+	invariant := false
+	switch {
+	case opts.Lambda < 0 || math.IsNaN(opts.Lambda) || math.IsInf(opts.Lambda, 0):
+		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
+	case opts.Lambda > 0:
+		if opts.Graph == nil {
+			return nil, fmt.Errorf("dist: lambda = %v needs a sample graph", opts.Lambda)
+		}
+		invariant = opts.Formulation == solver.ScaleInvariant
+		var err error
+		if hl, err = newHalo(world, g, opts.Graph, opts.Lambda, invariant, k); err != nil {
+			return nil, err
+		}
+		wv = general(v1-v0, k)
+	}
+	if invariant {
+		// solver.Fit's normalized start: U's columns at unit length, V's
+		// scaled to match.
+		norms := make([]float64, k)
+		for r := 0; r < res.U.Rows; r++ {
+			for c, x := range res.U.Data[r*k : (r+1)*k] {
+				norms[c] += x * x
+			}
+		}
+		if err := world.AllreduceSum(norms); err != nil {
+			return nil, err
+		}
+		for c, x := range norms {
+			if x == 0 {
+				continue
+			}
+			nc := math.Sqrt(x)
+			for r := 0; r < res.U.Rows; r++ {
+				res.U.Data[r*k+c] /= nc
+			}
+			for r := 0; r < res.V.Rows; r++ {
+				res.V.Data[r*k+c] *= nc
+			}
+		}
+	}
+	// graphTerm returns lambda Tr(V^T L V) summed over the ranks, and
+	// graphColumns its share per column, for the current V and wv.
+	graphColumns := func() ([]float64, error) {
+		t := hl.terms(res.V, wv)
+		return t, world.AllreduceSum(t)
+	}
+	graphTerm := func() (float64, error) {
+		if hl == nil {
+			return 0, nil
+		}
+		t, err := graphColumns()
+		var sum float64
+		for _, x := range t {
+			sum += x
+		}
+		return sum, err
+	}
+	graphProduct := func() error {
+		if hl == nil {
+			return nil
+		}
+		return hl.product(world, res.V, wv, opts.Threads)
+	}
+
 	sums := []float64{xt.SquaredFrobenius()}
 	if err := world.AllreduceSum(sums); err != nil {
 		return nil, err
@@ -161,7 +240,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	if err != nil {
 		return nil, err
 	}
-	uHalf := func(update bool) (utu []float64, dot float64, err error) {
+	uHalf := func(s []float64) (utu []float64, dot float64, err error) {
 		if err := cs.Col.Allgatherv(res.V.Data, vj.Data, vCounts); err != nil {
 			return nil, 0, err
 		}
@@ -176,20 +255,22 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if err := cs.Row.ReduceScatterSum(q.Data, qOwn, uCounts); err != nil {
 			return nil, 0, err
 		}
-		var s []float64
-		if update {
-			s = vtv
-		}
-		dot = h.update(res.U, qOwn, s)
+		dot = h.update(res.U, qOwn, s, nil, nil)
 		utu, err = h.gram(world, res.U, &dot)
 		return utu, dot, err
 	}
-	utu, dot, err := uHalf(false)
+	if err := graphProduct(); err != nil {
+		return nil, err
+	}
+	utu, dot, err := uHalf(nil)
 	if err != nil {
 		return nil, err
 	}
-	objective := func() float64 { return sqNorm - 2*dot + kernels.Dot(utu, vtv) }
-	res.Objective = append(res.Objective, objective())
+	gt, err := graphTerm()
+	if err != nil {
+		return nil, err
+	}
+	res.Objective = append(res.Objective, sqNorm-2*dot+kernels.Dot(utu, vtv)+gt)
 	words := func() int {
 		return counted.words + cs.Row.(*countingComm).words + cs.Col.(*countingComm).words
 	}
@@ -199,6 +280,10 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			res.Words = (words() - before) / it
 		}
 	}()
+	res.Formula = g.WordsPerIter(rank, k)
+	if hl != nil && g.Size() > 1 {
+		res.Formula += len(hl.need)*k + k
+	}
 	tol := opts.Tol
 	if tol == 0 {
 		tol = solver.DefaultTol
@@ -218,14 +303,48 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if err := cs.Col.ReduceScatterSum(p.Data, pOwn, vCounts); err != nil {
 			return nil, err
 		}
-		h.update(res.V, pOwn, utu)
+		var deg []float64
+		if hl != nil {
+			deg = hl.deg
+		}
+		h.update(res.V, pOwn, utu, wv.Data, deg)
 		if vtv, err = h.gram(world, res.V, nil); err != nil {
 			return nil, err
 		}
-		if utu, dot, err = uHalf(true); err != nil {
+		if err := graphProduct(); err != nil {
 			return nil, err
 		}
-		obj := objective()
+		var obj float64
+		if invariant {
+			// The U half of the scale-invariant objective: the graph term
+			// is sum_c g_c |u_c|^2, a ridge on U's columns (solver's
+			// nmfIter), then U's columns back to unit length.
+			gk, err := graphColumns()
+			if err != nil {
+				return nil, err
+			}
+			sv := append([]float64(nil), vtv...)
+			for c, x := range gk {
+				sv[c*k+c] += x
+			}
+			if utu, dot, err = uHalf(sv); err != nil {
+				return nil, err
+			}
+			obj = sqNorm - 2*dot + kernels.Dot(utu, vtv)
+			for c, x := range gk {
+				obj += utu[c*k+c] * x
+			}
+			rescale(k, utu, vtv, res.U, res.V, wv)
+		} else {
+			if utu, dot, err = uHalf(vtv); err != nil {
+				return nil, err
+			}
+			gt, err := graphTerm()
+			if err != nil {
+				return nil, err
+			}
+			obj = sqNorm - 2*dot + kernels.Dot(utu, vtv) + gt
+		}
 		if math.IsNaN(obj) || math.IsInf(obj, 0) {
 			return nil, fmt.Errorf("dist: the objective became %v at iteration %d", obj, it)
 		}
@@ -245,23 +364,33 @@ type nmfHalves struct {
 	idx        []int
 }
 
-// update applies f <- f .* num ./ max(f s, Eps) row by row when s is not
-// nil, as solver's passes do, and returns sum_r f_r . num_r (after the
-// update). Rows go in parallel in fixed chunks whose dots add in chunk
-// order, so the result does not depend on threads.
-func (h *nmfHalves) update(f blas64.General, num, s []float64) float64 {
+// update applies f <- f .* (num + add) ./ max(f s + deg .* f, Eps) row by
+// row when s is not nil (add and deg optional: GNMF's lambda W V and
+// lambda D), as solver's passes do, and returns sum_r f_r . num_r (after
+// the update). Rows go in parallel in fixed chunks whose dots add in
+// chunk order, so the result does not depend on threads.
+func (h *nmfHalves) update(f blas64.General, num, s, add, deg []float64) float64 {
 	k := h.k
 	chunks := (f.Rows + updateChunk - 1) / updateChunk
 	dots := make([]float64, chunks)
 	parallel.For(chunks, h.threads, 1, func(c, _ int) {
-		den := make([]float64, k)
+		den, sum := make([]float64, k), make([]float64, k)
 		var dot float64
 		for r := c * updateChunk; r < min((c+1)*updateChunk, f.Rows); r++ {
 			fr, nr := f.Data[r*k:(r+1)*k], num[r*k:(r+1)*k]
 			if s != nil {
 				clear(den)
 				kernels.AxpyGather(den, fr, h.idx, s, k)
-				kernels.MulUpdate(fr, nr, den, solver.Eps)
+				n := nr
+				if add != nil {
+					copy(sum, nr)
+					kernels.Axpy(1, add[r*k:(r+1)*k], sum)
+					n = sum
+				}
+				if deg != nil {
+					kernels.Axpy(deg[r], fr, den)
+				}
+				kernels.MulUpdate(fr, n, den, solver.Eps)
 			}
 			dot += kernels.Dot(fr, nr)
 		}
@@ -272,6 +401,38 @@ func (h *nmfHalves) update(f blas64.General, num, s []float64) float64 {
 		dot += d
 	}
 	return dot
+}
+
+// rescale sets U's columns to unit length by the Gram matrix utu and
+// scales V's columns, wv's and the Gram matrices to match, as solver's
+// scale-invariant GNMF does after each iteration: U V^T and the objective
+// do not change.
+func rescale(k int, utu, vtv []float64, u, v, wv blas64.General) {
+	norms, inv := make([]float64, k), make([]float64, k)
+	for c := range norms {
+		norms[c] = math.Sqrt(utu[c*k+c])
+		if !(norms[c] > 0) {
+			norms[c] = 1
+		}
+		inv[c] = 1 / norms[c]
+	}
+	scale := func(f blas64.General, by []float64) {
+		for r := 0; r < f.Rows; r++ {
+			row := f.Data[r*k : (r+1)*k]
+			for c := range row {
+				row[c] *= by[c]
+			}
+		}
+	}
+	scale(u, inv)
+	scale(v, norms)
+	scale(wv, norms)
+	for a := 0; a < k; a++ {
+		for b := 0; b < k; b++ {
+			utu[a*k+b] /= norms[a] * norms[b]
+			vtv[a*k+b] *= norms[a] * norms[b]
+		}
+	}
 }
 
 // updateChunk is the rows of one chunk of update.
@@ -307,21 +468,22 @@ func (h *nmfHalves) gram(world Comm, f blas64.General, extra *float64) ([]float6
 	return buf[:k*k], nil
 }
 
-// MaxWords returns the largest Words of any rank, on every rank.
-func (r *NMFResult) MaxWords(world Comm) (int, error) {
-	all := make([]float64, world.Size())
-	counts := make([]int, world.Size())
+// MaxWords returns the largest Words and the largest Formula of any
+// rank, on every rank.
+func (r *NMFResult) MaxWords(world Comm) (words, formula int, err error) {
+	p := world.Size()
+	all := make([]float64, 2*p)
+	counts := make([]int, p)
 	for q := range counts {
-		counts[q] = 1
+		counts[q] = 2
 	}
-	if err := world.Allgatherv([]float64{float64(r.Words)}, all, counts); err != nil {
-		return 0, err
+	if err := world.Allgatherv([]float64{float64(r.Words), float64(r.Formula)}, all, counts); err != nil {
+		return 0, 0, err
 	}
-	most := 0
-	for _, w := range all {
-		most = max(most, int(w))
+	for q := 0; q < p; q++ {
+		words, formula = max(words, int(all[2*q])), max(formula, int(all[2*q+1]))
 	}
-	return most, nil
+	return words, formula, nil
 }
 
 // Gather returns the whole U (M x K) and V (N x K), row-major, on every

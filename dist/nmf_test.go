@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -35,7 +36,7 @@ func randomSamples(seed uint64, n, m int, density float64) *sparse.CSR {
 
 // fitGrid runs FitNMF on every rank of g as goroutines and returns rank
 // 0's result with the gathered factors.
-func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions) (*dist.NMFResult, []float64, []float64) {
+func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions, countWords bool) (*dist.NMFResult, []float64, []float64) {
 	t.Helper()
 	comms := dist.LocalGrid(g)
 	results := make([]*dist.NMFResult, g.Size())
@@ -61,10 +62,13 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	for r := 0; r < g.Size(); r++ {
+	for r := 0; r < g.Size() && countWords; r++ {
 		// What the collectives moved is what the formula says.
-		if got, want := results[r].Words, g.WordsPerIter(r, opts.K); got != want {
+		if got, want := results[r].Words, results[r].Formula; got != want {
 			t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, got, want)
+		}
+		if opts.Lambda == 0 && results[r].Formula != g.WordsPerIter(r, opts.K) {
+			t.Errorf("%d x %d grid, rank %d: formula %d, Grid.WordsPerIter %d", g.Rows, g.Cols, r, results[r].Formula, g.WordsPerIter(r, opts.K))
 		}
 	}
 	for r := 1; r < g.Size(); r++ {
@@ -106,7 +110,7 @@ func TestFitNMFMatchesOneProcess(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1})
+			res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1}, true)
 			for it, want := range ref.Objective {
 				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 					t.Fatalf("%d x %d grid: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
@@ -138,7 +142,7 @@ func TestFitNMFMonotone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: 6, Iters: 60, Tol: -1, Seed: 2})
+	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: 6, Iters: 60, Tol: -1, Seed: 2}, true)
 	for it := 1; it < len(res.Objective); it++ {
 		if res.Objective[it] > res.Objective[it-1]*(1+1e-12) {
 			t.Fatalf("objective rose at iteration %d: %v -> %v", it, res.Objective[it-1], res.Objective[it])
@@ -205,7 +209,7 @@ func TestFitNMFStopsAsSolver(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := dist.NewGrid(4, m, n, 0)
-	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: 500, Tol: 1e-4, Seed: 8})
+	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: 500, Tol: 1e-4, Seed: 8}, true)
 	if !res.Converged || len(res.Objective) != len(ref.Objective) {
 		t.Fatalf("stopped after %d iterations (converged %v), one process after %d", len(res.Objective)-1, res.Converged, len(ref.Objective)-1)
 	}
@@ -213,4 +217,48 @@ func TestFitNMFStopsAsSolver(t *testing.T) {
 		t.Errorf("stopped after %d iterations: the rule did not decide anything", it)
 	}
 	t.Logf("both stopped after %d iterations", len(res.Objective)-1)
+}
+
+// TestFitGNMFMatchesOneProcess: with a graph term, in both formulations,
+// every grid of 1 to 4 ranks follows solver.Fit's GNMF (MU, one start) to
+// 1e-9 relative; the neighbours' rows of V cross ranks by the halo
+// exchange.
+func TestFitGNMFMatchesOneProcess(t *testing.T) {
+	const m, n, k, iters = 33, 40, 3, 20
+	samples := randomSamples(12, n, m, 0.25)
+	gr, err := graph.Sparse(context.Background(), samples, graph.Options{Neighbors: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := solver.NewSparseData(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range []solver.Formulation{solver.ScaleInvariant, solver.Papers} {
+		ref, err := solver.Fit(context.Background(), data, solver.Options{
+			Method: solver.GNMF, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 6, Threads: 1,
+			Lambda: solver.Fixed(10), Graph: gr, Formulation: form,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := 1; p <= 4; p++ {
+			for rows := 1; rows <= p; rows++ {
+				if p%rows != 0 {
+					continue
+				}
+				g, err := dist.NewGrid(p, m, n, rows)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 6, Threads: 1,
+					Lambda: 10, Graph: gr, Formulation: form}, true)
+				for it, want := range ref.Objective {
+					if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
+						t.Fatalf("%v, %d x %d grid: objective at iteration %d is %v, one process %v", form, g.Rows, g.Cols, it, got, want)
+					}
+				}
+			}
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
 	"github.com/manifactor/manifactor/internal/outdir"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -26,7 +27,7 @@ type distFlags struct {
 }
 
 func (d *distFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf with the multiplicative updates on a 2-D grid of the ranks; needs a build with MPI (info says)")
+	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks; needs a build with MPI (info says)")
 	fs.StringVar(&d.grid, "grid", "", "with --distributed: the grid of ranks as ROWSxCOLS (default: the shape that communicates least for the data's shape)")
 }
 
@@ -50,9 +51,11 @@ func (d *distFlags) gridRows(p int) (int, error) {
 
 // distUnsupported are fit's options the distributed run does not have
 // yet; given with --distributed they are an error, not ignored.
-var distUnsupported = []string{"lambda", "lambdas", "formulation", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
-	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters",
-	"neighbors", "weight", "heat-t", "symmetry", "min-shared", "graph", "graph-search"}
+var distUnsupported = []string{"lambdas", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
+	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters"}
+
+// distGraphFlags are the graph options, which only gnmf takes.
+var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "heat-t", "symmetry", "min-shared", "graph", "graph-search", "symmetrize"}
 
 // distSummary is summary.json of a distributed fit.
 type distSummary struct {
@@ -70,7 +73,7 @@ type distSummary struct {
 	Seconds    float64   `json:"seconds"`
 	PerIter    float64   `json:"ms_per_iter"`
 	// WordsPerIter is the most values any rank moves to or from the
-	// others in one iteration by the formula (dist.Grid.WordsPerIter),
+	// others in one iteration by the formula (dist.NMFResult.Formula),
 	// WordsMeasured the most counted at the collectives.
 	WordsPerIter  int      `json:"words_per_iter"`
 	WordsMeasured int      `json:"words_per_iter_measured"`
@@ -84,8 +87,18 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 			return fmt.Errorf("--%s: not available with --distributed yet (it runs nmf, random start, relative-decrease stopping rule)", name)
 		}
 	}
-	if mf.method != solver.NMF {
-		return fmt.Errorf("--method %s: --distributed runs nmf only so far", mf.method)
+	if mf.method != solver.NMF && mf.method != solver.GNMF {
+		return fmt.Errorf("--method %s: --distributed runs nmf and gnmf only so far", mf.method)
+	}
+	if mf.method == solver.NMF {
+		for _, name := range distGraphFlags {
+			if set(fs, name) {
+				return fmt.Errorf("--%s: nmf takes no graph", name)
+			}
+		}
+	}
+	if mf.method == solver.GNMF && !(mf.lambda.Value() > 0 && !mf.lambda.IsAuto() && !mf.lambda.IsDefault()) {
+		return fmt.Errorf("--lambda %v: --distributed gnmf needs a weight > 0 (lambda auto is not available there yet)", mf.lambda)
 	}
 	if mf.algorithm == solver.CD {
 		return errors.New("--solver cd: --distributed runs the multiplicative updates (mu) only so far")
@@ -145,10 +158,20 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
+	no := dist.NMFOptions{K: opts.K, Iters: opts.Solver.MaxIter, Tol: opts.Solver.Tol, Seed: opts.Seed, Threads: rt.threads}
+	if mf.method == solver.GNMF {
+		// Every rank builds (or reads) the whole graph, the same one.
+		gr, err := mf.graph.sampleGraph(p, io.Discard)
+		if err == nil && gr == nil {
+			gr, err = model.BuildGraph(ctx, p.Data, opts.Graph, opts.Seed, rt.threads)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		no.Lambda, no.Graph, no.Formulation = opts.Lambda.Value(), gr, opts.Formulation
+	}
 	begin := time.Now()
-	res, err := dist.FitNMF(ctx, cs, g, g.Block(samples, rank), dist.NMFOptions{
-		K: opts.K, Iters: opts.Solver.MaxIter, Tol: opts.Solver.Tol, Seed: opts.Seed, Threads: rt.threads,
-	})
+	res, err := dist.FitNMF(ctx, cs, g, g.Block(samples, rank), no)
 	if err != nil {
 		return fail(err)
 	}
@@ -157,7 +180,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
-	measured, err := res.MaxWords(cs.World)
+	measured, formula, err := res.MaxWords(cs.World)
 	if err != nil {
 		return fail(err)
 	}
@@ -170,10 +193,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		Method: mf.method.String(), K: k, Samples: n, Features: m, NNZ: samples.NNZ(), Ranks: size,
 		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: res.Converged,
 		Objective: res.Objective[iters], Trace: res.Objective, Seconds: elapsed.Seconds(),
-		WordsMeasured: measured,
-	}
-	for q := 0; q < size; q++ {
-		sum.WordsPerIter = max(sum.WordsPerIter, g.WordsPerIter(q, k))
+		WordsPerIter: formula, WordsMeasured: measured,
 	}
 	if iters > 0 {
 		sum.PerIter = 1000 * elapsed.Seconds() / float64(iters)
@@ -201,7 +221,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if asJSON {
 		return writeJSON(stdout, sum)
 	}
-	fmt.Fprintf(stdout, "nmf, k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", k, n, m, sum.NNZ, size, sum.Grid)
+	fmt.Fprintf(stdout, "%s, k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", sum.Method, k, n, m, sum.NNZ, size, sum.Grid)
 	status := "iteration limit"
 	if res.Converged {
 		status = "converged"

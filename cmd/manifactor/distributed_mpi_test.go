@@ -39,9 +39,10 @@ func mpirunCLI(t *testing.T, np int, args ...string) ([]byte, error) {
 }
 
 // TestDistributedFitMatchesOneProcess: fit --distributed on 1 to 4 ranks
-// (every grid shape the default and --grid give) reaches the objective of
-// a one-process fit with the same updates, start and iterations to 1e-9
-// relative, and rank 0 writes the factors.
+// (every grid shape the default and --grid give), nmf and gnmf, reaches
+// the objective of a one-process fit with the same updates, start,
+// graph and iterations to 1e-9 relative, moves the values the formula
+// says, and rank 0 writes the factors.
 func TestDistributedFitMatchesOneProcess(t *testing.T) {
 	dir := t.TempDir()
 	mtx, _ := writeFixture(t, dir)
@@ -51,12 +52,24 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := decode(t, ref)["objective"].(float64)
+	gnmf := []string{"--method", "gnmf", "--lambda", "10", "--neighbors", "4"}
+	refG, _, err := runCLI(t, append(append(common, gnmf...), "--out", filepath.Join(dir, "refg"), "--solver", "mu", "--pg-tol", "0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantG := decode(t, refG)["objective"].(float64)
 	for _, c := range []struct {
-		np   int
-		grid string
-	}{{1, ""}, {2, ""}, {2, "1x2"}, {3, ""}, {4, "2x2"}, {4, "1x4"}} {
-		out := filepath.Join(dir, "d"+strconv.Itoa(c.np)+c.grid)
+		np    int
+		grid  string
+		graph bool
+	}{{1, "", false}, {2, "", false}, {2, "1x2", false}, {3, "", false}, {4, "2x2", false}, {4, "1x4", false},
+		{2, "", true}, {3, "", true}, {4, "2x2", true}} {
+		out := filepath.Join(dir, "d"+strconv.Itoa(c.np)+c.grid+strconv.FormatBool(c.graph))
 		args := append(common, "--distributed", "--out", out)
+		want := want
+		if c.graph {
+			args, want = append(args, gnmf...), wantG
+		}
 		if c.grid != "" {
 			args = append(args, "--grid", c.grid)
 		}
@@ -72,6 +85,8 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 			Objective float64 `json:"objective"`
 			Ranks     int     `json:"ranks"`
 			Grid      string  `json:"grid"`
+			Words     int     `json:"words_per_iter"`
+			Measured  int     `json:"words_per_iter_measured"`
 		}
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatal(err)
@@ -80,7 +95,10 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 			t.Errorf("%d ranks, grid %q: summary says %d ranks, grid %s", c.np, c.grid, sum.Ranks, sum.Grid)
 		}
 		if math.Abs(sum.Objective-want) > 1e-9*want {
-			t.Errorf("%d ranks, grid %s: objective %v, one process %v", c.np, sum.Grid, sum.Objective, want)
+			t.Errorf("%d ranks, grid %s, graph %v: objective %v, one process %v", c.np, sum.Grid, c.graph, sum.Objective, want)
+		}
+		if sum.Measured != sum.Words {
+			t.Errorf("%d ranks, grid %s, graph %v: %d values moved per iteration, the formula says %d", c.np, sum.Grid, c.graph, sum.Measured, sum.Words)
 		}
 		for _, f := range []string{"U.mtx", "V.mtx"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err != nil {

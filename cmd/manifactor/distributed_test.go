@@ -19,8 +19,11 @@ func TestDistributedFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--distributed", "--lambda", "10"}, "--lambda: not available with --distributed"},
-		{[]string{"--distributed", "--method", "gnmf"}, "--method gnmf: --distributed runs nmf only"},
+		{[]string{"--distributed", "--restarts", "3"}, "--restarts: not available with --distributed"},
+		{[]string{"--distributed", "--lambda", "10"}, "--lambda: nmf takes no graph"},
+		{[]string{"--distributed", "--method", "lccf"}, "--method lccf: --distributed runs nmf and gnmf only"},
+		{[]string{"--distributed", "--method", "gnmf"}, "--distributed gnmf needs a weight > 0"},
+		{[]string{"--distributed", "--method", "gnmf", "--lambda", "auto"}, "--distributed gnmf needs a weight > 0"},
 		{[]string{"--distributed", "--solver", "cd"}, "--solver cd: --distributed runs the multiplicative updates"},
 		{[]string{"--grid", "2x2"}, "--grid 2x2: only with --distributed"},
 	} {
