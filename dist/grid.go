@@ -121,10 +121,17 @@ func (g Grid) WordsPerIter(rank, k int) int {
 	if g.Size() == 1 {
 		return 0
 	}
+	return g.blockWords(rank, k) + 2*k*k + 1
+}
+
+// blockWords is the part of WordsPerIter that moves factor blocks: the
+// gathers and reduce-scatters of both halves, 2 k (m_i - u) + 2 k (n_j -
+// v).
+func (g Grid) blockWords(rank, k int) int {
 	i, j := g.Pos(rank)
 	f0, f1 := g.FeatureBlock(i)
 	s0, s1 := g.SampleBlock(j)
 	u0, u1 := g.URows(i, j)
 	v0, v1 := g.VRows(i, j)
-	return 2*k*((f1-f0)-(u1-u0)) + 2*k*((s1-s0)-(v1-v0)) + 2*k*k + 1
+	return 2*k*((f1-f0)-(u1-u0)) + 2*k*((s1-s0)-(v1-v0))
 }

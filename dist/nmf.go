@@ -112,19 +112,10 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	cs = GridComms{World: counted, Row: &countingComm{Comm: cs.Row}, Col: &countingComm{Comm: cs.Col}}
 	world := cs.World
 	rank := world.Rank()
-	if world.Size() != g.Size() || cs.Row.Size() != g.Cols || cs.Col.Size() != g.Rows {
-		panic(fmt.Sprintf("dist: FitNMF: communicators of %d, %d and %d ranks for a %d x %d grid", world.Size(), cs.Row.Size(), cs.Col.Size(), g.Rows, g.Cols))
-	}
-	i, j := g.Pos(rank)
-	if cs.Row.Rank() != j || cs.Col.Rank() != i {
-		panic("dist: FitNMF: the row and column communicators do not rank as the grid does")
-	}
+	i, j := checkGrid(cs, g)
 	k := opts.K
-	if k < 1 || k > min(g.M, g.N) {
-		return nil, fmt.Errorf("dist: k = %d: must be between 1 and min(features, samples) = %d", k, min(g.M, g.N))
-	}
-	if opts.Iters < 0 {
-		return nil, fmt.Errorf("dist: %d iterations: must not be negative", opts.Iters)
+	if err := checkRun(g, opts); err != nil {
+		return nil, err
 	}
 	f0, f1 := g.FeatureBlock(i)
 	s0, s1 := g.SampleBlock(j)
@@ -138,24 +129,8 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	x, order := block.TByFrequency()
 	xt := x.T()
 	xb := solver.BlockedProduct(x, k)
-	u0, u1 := g.URows(i, j)
-	v0, v1 := g.VRows(i, j)
-	res := &NMFResult{U: general(u1-u0, k), V: general(v1-v0, k), ULo: u0, VLo: v0}
-	ua, va := solver.RandomFactors(g.M, g.N, k, opts.Seed, 0)
-	copy(res.U.Data, ua[u0*k:u1*k])
-	copy(res.V.Data, va[v0*k:v1*k])
-	ua, va = nil, nil
-
-	// Words per rank in the row and column exchanges.
-	uCounts, vCounts := make([]int, g.Cols), make([]int, g.Rows)
-	for t := range uCounts {
-		lo, hi := g.URows(i, t)
-		uCounts[t] = (hi - lo) * k
-	}
-	for t := range vCounts {
-		lo, hi := g.VRows(t, j)
-		vCounts[t] = (hi - lo) * k
-	}
+	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed)
+	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
 	ui, vj := general(f1-f0, k), general(s1-s0, k) // the gathered blocks
 	p, q := general(s1-s0, k), general(f1-f0, k)   // the local products
@@ -356,6 +331,53 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		}
 	}
 	return res, nil
+}
+
+// checkGrid panics when the communicators do not match the grid (a
+// program error) and returns the rank's grid position.
+func checkGrid(cs GridComms, g Grid) (i, j int) {
+	world := cs.World
+	if world.Size() != g.Size() || cs.Row.Size() != g.Cols || cs.Col.Size() != g.Rows {
+		panic(fmt.Sprintf("dist: communicators of %d, %d and %d ranks for a %d x %d grid", world.Size(), cs.Row.Size(), cs.Col.Size(), g.Rows, g.Cols))
+	}
+	i, j = g.Pos(world.Rank())
+	if cs.Row.Rank() != j || cs.Col.Rank() != i {
+		panic("dist: the row and column communicators do not rank as the grid does")
+	}
+	return i, j
+}
+
+// checkRun checks the options every distributed method shares.
+func checkRun(g Grid, opts NMFOptions) error {
+	if k := opts.K; k < 1 || k > min(g.M, g.N) {
+		return fmt.Errorf("dist: k = %d: must be between 1 and min(features, samples) = %d", k, min(g.M, g.N))
+	}
+	if opts.Iters < 0 {
+		return fmt.Errorf("dist: %d iterations: must not be negative", opts.Iters)
+	}
+	return nil
+}
+
+// startFactors returns rank (i, j)'s result holding its rows of
+// solver.Fit's first random start for seed, and the values each rank of
+// its grid row (uCounts) and grid column (vCounts) owns of U and V.
+func startFactors(g Grid, i, j, k int, seed uint64) (res *NMFResult, uCounts, vCounts []int) {
+	u0, u1 := g.URows(i, j)
+	v0, v1 := g.VRows(i, j)
+	res = &NMFResult{U: general(u1-u0, k), V: general(v1-v0, k), ULo: u0, VLo: v0}
+	ua, va := solver.RandomFactors(g.M, g.N, k, seed, 0)
+	copy(res.U.Data, ua[u0*k:u1*k])
+	copy(res.V.Data, va[v0*k:v1*k])
+	uCounts, vCounts = make([]int, g.Cols), make([]int, g.Rows)
+	for t := range uCounts {
+		lo, hi := g.URows(i, t)
+		uCounts[t] = (hi - lo) * k
+	}
+	for t := range vCounts {
+		lo, hi := g.VRows(t, j)
+		vCounts[t] = (hi - lo) * k
+	}
+	return res, uCounts, vCounts
 }
 
 // nmfHalves is the per-rank arithmetic of the multiplicative halves.

@@ -81,6 +81,24 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 	return results[0], us[0], vs[0]
 }
 
+// eachGrid calls fn with every grid shape of 1 to most ranks on m
+// features and n samples.
+func eachGrid(t *testing.T, most, m, n int, fn func(g dist.Grid)) {
+	t.Helper()
+	for p := 1; p <= most; p++ {
+		for rows := 1; rows <= p; rows++ {
+			if p%rows != 0 {
+				continue
+			}
+			g, err := dist.NewGrid(p, m, n, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(g)
+		}
+	}
+}
+
 // TestFitNMFMatchesOneProcess: on every grid shape of 1 to 6 ranks, with
 // feature and sample counts that no grid divides evenly, the objective
 // after each iteration equals solver.Fit's (MU, one start, the same seed)
@@ -101,37 +119,28 @@ func TestFitNMFMatchesOneProcess(t *testing.T) {
 	if len(ref.Objective) != iters+1 {
 		t.Fatalf("reference trace of %d objectives, want %d", len(ref.Objective), iters+1)
 	}
-	for p := 1; p <= 6; p++ {
-		for rows := 1; rows <= p; rows++ {
-			if p%rows != 0 {
-				continue
+	eachGrid(t, 6, m, n, func(g dist.Grid) {
+		res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1}, true)
+		for it, want := range ref.Objective {
+			if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Fatalf("%d x %d grid: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
 			}
-			g, err := dist.NewGrid(p, m, n, rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1}, true)
-			for it, want := range ref.Objective {
-				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
-					t.Fatalf("%d x %d grid: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
+		}
+		// The factors, through their product: Fit returns U's columns
+		// normalized (V scaled to match), the same model.
+		for f := 0; f < m; f++ {
+			for s := 0; s < n; s++ {
+				var got, want float64
+				for c := 0; c < k; c++ {
+					got += u[f*k+c] * v[s*k+c]
+					want += ref.U.At(f, c) * ref.V.At(s, c)
 				}
-			}
-			// The factors, through their product: Fit returns U's columns
-			// normalized (V scaled to match), the same model.
-			for f := 0; f < m; f++ {
-				for s := 0; s < n; s++ {
-					var got, want float64
-					for c := 0; c < k; c++ {
-						got += u[f*k+c] * v[s*k+c]
-						want += ref.U.At(f, c) * ref.V.At(s, c)
-					}
-					if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
-						t.Fatalf("%d x %d grid: (U V^T)(%d,%d) = %v, one process %v", g.Rows, g.Cols, f, s, got, want)
-					}
+				if math.Abs(got-want) > 1e-9*(1+math.Abs(want)) {
+					t.Fatalf("%d x %d grid: (U V^T)(%d,%d) = %v, one process %v", g.Rows, g.Cols, f, s, got, want)
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestFitNMFMonotone: the distributed updates never increase the
@@ -242,23 +251,75 @@ func TestFitGNMFMatchesOneProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for p := 1; p <= 4; p++ {
-			for rows := 1; rows <= p; rows++ {
-				if p%rows != 0 {
-					continue
+		eachGrid(t, 4, m, n, func(g dist.Grid) {
+			res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 6, Threads: 1,
+				Lambda: 10, Graph: gr, Formulation: form}, true)
+			for it, want := range ref.Objective {
+				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
+					t.Fatalf("%v, %d x %d grid: objective at iteration %d is %v, one process %v", form, g.Rows, g.Cols, it, got, want)
 				}
-				g, err := dist.NewGrid(p, m, n, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 6, Threads: 1,
-					Lambda: 10, Graph: gr, Formulation: form}, true)
-				for it, want := range ref.Objective {
-					if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
-						t.Fatalf("%v, %d x %d grid: objective at iteration %d is %v, one process %v", form, g.Rows, g.Cols, it, got, want)
-					}
-				}
+			}
+		})
+	}
+}
+
+// fitGridKL is fitGrid for FitNMFKL: rank 0's result, after checking that
+// every rank saw the same objectives and moved what the formula says.
+func fitGridKL(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions) *dist.NMFResult {
+	t.Helper()
+	comms := dist.LocalGrid(g)
+	results := make([]*dist.NMFResult, g.Size())
+	errs := make([]error, g.Size())
+	var wg sync.WaitGroup
+	for r := range comms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[r], errs[r] = dist.FitNMFKL(context.Background(), comms[r], g, g.Block(samples, r), opts)
+		}()
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		if results[r].Words != results[r].Formula {
+			t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, results[r].Words, results[r].Formula)
+		}
+		for it, x := range results[r].Objective {
+			if x != results[0].Objective[it] {
+				t.Fatalf("rank %d's objective at iteration %d is %v, rank 0's %v", r, it, x, results[0].Objective[it])
 			}
 		}
 	}
+	return results[0]
+}
+
+// TestFitNMFKLMatchesOneProcess: the KL divergence's updates on every
+// grid of 1 to 6 ranks follow solver.Fit's NMF-KL (MU, one start) to 1e-9
+// relative, and never increase the divergence.
+func TestFitNMFKLMatchesOneProcess(t *testing.T) {
+	const m, n, k, iters = 37, 31, 4, 25
+	samples := randomSamples(14, n, m, 0.2)
+	data, err := solver.NewSparseData(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := solver.Fit(context.Background(), data, solver.Options{
+		Method: solver.NMFKL, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 3, Threads: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eachGrid(t, 6, m, n, func(g dist.Grid) {
+		res := fitGridKL(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 3, Threads: 1})
+		for it, want := range ref.Objective {
+			if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
+				t.Fatalf("%d x %d grid: divergence at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
+			}
+			if it > 0 && res.Objective[it] > res.Objective[it-1]*(1+1e-12) {
+				t.Fatalf("%d x %d grid: divergence rose at iteration %d", g.Rows, g.Cols, it)
+			}
+		}
+	})
 }

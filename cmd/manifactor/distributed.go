@@ -27,7 +27,7 @@ type distFlags struct {
 }
 
 func (d *distFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks; needs a build with MPI (info says)")
+	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, nmf-kl, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks; needs a build with MPI (info says)")
 	fs.StringVar(&d.grid, "grid", "", "with --distributed: the grid of ranks as ROWSxCOLS (default: the shape that communicates least for the data's shape)")
 }
 
@@ -87,13 +87,13 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 			return fmt.Errorf("--%s: not available with --distributed yet (it runs nmf, random start, relative-decrease stopping rule)", name)
 		}
 	}
-	if mf.method != solver.NMF && mf.method != solver.GNMF {
-		return fmt.Errorf("--method %s: --distributed runs nmf and gnmf only so far", mf.method)
+	if mf.method != solver.NMF && mf.method != solver.GNMF && mf.method != solver.NMFKL {
+		return fmt.Errorf("--method %s: --distributed runs nmf, gnmf and nmf-kl only so far", mf.method)
 	}
-	if mf.method == solver.NMF {
+	if mf.method != solver.GNMF {
 		for _, name := range distGraphFlags {
 			if set(fs, name) {
-				return fmt.Errorf("--%s: nmf takes no graph", name)
+				return fmt.Errorf("--%s: %s takes no graph", name, mf.method)
 			}
 		}
 	}
@@ -171,7 +171,11 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		no.Lambda, no.Graph, no.Formulation = opts.Lambda.Value(), gr, opts.Formulation
 	}
 	begin := time.Now()
-	res, err := dist.FitNMF(ctx, cs, g, g.Block(samples, rank), no)
+	fit := dist.FitNMF
+	if mf.method == solver.NMFKL {
+		fit = dist.FitNMFKL
+	}
+	res, err := fit(ctx, cs, g, g.Block(samples, rank), no)
 	if err != nil {
 		return fail(err)
 	}

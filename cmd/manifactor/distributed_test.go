@@ -21,7 +21,7 @@ func TestDistributedFlags(t *testing.T) {
 	}{
 		{[]string{"--distributed", "--restarts", "3"}, "--restarts: not available with --distributed"},
 		{[]string{"--distributed", "--lambda", "10"}, "--lambda: nmf takes no graph"},
-		{[]string{"--distributed", "--method", "lccf"}, "--method lccf: --distributed runs nmf and gnmf only"},
+		{[]string{"--distributed", "--method", "lccf"}, "--method lccf: --distributed runs nmf, gnmf and nmf-kl only"},
 		{[]string{"--distributed", "--method", "gnmf"}, "--distributed gnmf needs a weight > 0"},
 		{[]string{"--distributed", "--method", "gnmf", "--lambda", "auto"}, "--distributed gnmf needs a weight > 0"},
 		{[]string{"--distributed", "--solver", "cd"}, "--solver cd: --distributed runs the multiplicative updates"},

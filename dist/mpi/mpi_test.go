@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,19 +66,13 @@ func rankProgram(mode string) int {
 // rank program, or skips the test when mpirun is missing.
 func mpirun(t *testing.T, ctx context.Context, np int, mode string) *exec.Cmd {
 	t.Helper()
-	path, err := exec.LookPath("mpirun")
+	path, args, err := disttest.MPIRun(np)
 	if err != nil {
-		t.Skip("mpirun not found: install OpenMPI (Debian: openmpi-bin libopenmpi-dev)")
-	}
-	args := []string{"--oversubscribe", "-np", strconv.Itoa(np)}
-	if os.Getuid() == 0 {
-		args = append(args, "--allow-run-as-root")
+		t.Skip(err)
 	}
 	args = append(args, os.Args[0], "-test.run=^$")
 	cmd := exec.CommandContext(ctx, path, args...)
-	// vader's single-copy mechanism needs ptrace rights that containers
-	// often lack; copying through shared memory works everywhere.
-	cmd.Env = append(os.Environ(), "MANIFACTOR_MPI_RANK_TEST="+mode, "OMPI_MCA_btl_vader_single_copy_mechanism=none")
+	cmd.Env = append(append(os.Environ(), "MANIFACTOR_MPI_RANK_TEST="+mode), disttest.MPIEnv...)
 	return cmd
 }
 
