@@ -52,9 +52,8 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	}
 	xt, x := block, block.T()
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed)
-	ui, vj := general(f1-f0, k), general(s1-s0, k)
 	p, q := general(s1-s0, k), general(f1-f0, k)
-	pOwn, qOwn := make([]float64, len(res.V.Data)), make([]float64, len(res.U.Data))
+	ui, vj, pOwn, qOwn := exchangeBuffers(g, res, p, q)
 	// The ratios at the block's non-zeros, in X^T's order (rt) and X's
 	// (r), as CSR matrices sharing the block's structure.
 	rt := &sparse.CSR{Rows: xt.Rows, Cols: xt.Cols, Indptr: xt.Indptr, Ind: xt.Ind, Val: make([]float64, xt.NNZ())}
@@ -87,7 +86,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	// evaluate gathers U_i, forms the ratios X ./ (U V^T) at X^T's
 	// non-zeros and returns the divergence (every rank the same).
 	evaluate := func() (float64, error) {
-		if err := cs.Row.Allgatherv(res.U.Data, ui.Data, uCounts); err != nil {
+		if err := gather(cs.Row, res.U.Data, ui.Data, uCounts); err != nil {
 			return 0, err
 		}
 		if err := sums(); err != nil {
@@ -112,7 +111,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 		}
 		return xlogx - t[0] + t[1], nil
 	}
-	if err := cs.Col.Allgatherv(res.V.Data, vj.Data, vCounts); err != nil {
+	if err := gather(cs.Col, res.V.Data, vj.Data, vCounts); err != nil {
 		return nil, err
 	}
 	obj, err := evaluate()
@@ -141,13 +140,13 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 		}
 		// V half: R^T U_i to V's owners, divided by U's column sums.
 		rt.MulDenseTo(p, ui, opts.Threads)
-		if err := cs.Col.ReduceScatterSum(p.Data, pOwn, vCounts); err != nil {
+		if err := reduceScatter(cs.Col, p.Data, pOwn, vCounts); err != nil {
 			return nil, err
 		}
 		mulUpdateRows(res.V, pOwn, colU, opts.Threads)
 		// U half: the ratios against the new V, R' V_j to U's owners,
 		// divided by V's new column sums.
-		if err := cs.Col.Allgatherv(res.V.Data, vj.Data, vCounts); err != nil {
+		if err := gather(cs.Col, res.V.Data, vj.Data, vCounts); err != nil {
 			return nil, err
 		}
 		if err := sums(); err != nil {
@@ -158,7 +157,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 			r.Val[q] = x.Val[q] / max(y, solver.Eps)
 		}
 		r.MulDenseTo(q, vj, opts.Threads)
-		if err := cs.Row.ReduceScatterSum(q.Data, qOwn, uCounts); err != nil {
+		if err := reduceScatter(cs.Row, q.Data, qOwn, uCounts); err != nil {
 			return nil, err
 		}
 		mulUpdateRows(res.U, qOwn, wsumV, opts.Threads)

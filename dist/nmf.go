@@ -132,10 +132,9 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
-	ui, vj := general(f1-f0, k), general(s1-s0, k) // the gathered blocks
-	p, q := general(s1-s0, k), general(f1-f0, k)   // the local products
-	perm := general(f1-f0, k)                      // U_i and X V in frequency order
-	pOwn, qOwn := make([]float64, len(res.V.Data)), make([]float64, len(res.U.Data))
+	p, q := general(s1-s0, k), general(f1-f0, k) // the local products
+	perm := general(f1-f0, k)                    // U_i and X V in frequency order
+	ui, vj, pOwn, qOwn := exchangeBuffers(g, res, p, q)
 
 	// GNMF: the graph's rows of the owned V rows and the exchange of the
 	// neighbours' rows.
@@ -216,7 +215,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return nil, err
 	}
 	uHalf := func(s []float64) (utu []float64, dot float64, err error) {
-		if err := cs.Col.Allgatherv(res.V.Data, vj.Data, vCounts); err != nil {
+		if err := gather(cs.Col, res.V.Data, vj.Data, vCounts); err != nil {
 			return nil, 0, err
 		}
 		if xb != nil {
@@ -227,7 +226,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		for r, f := range order {
 			copy(q.Data[f*k:(f+1)*k], perm.Data[r*k:(r+1)*k])
 		}
-		if err := cs.Row.ReduceScatterSum(q.Data, qOwn, uCounts); err != nil {
+		if err := reduceScatter(cs.Row, q.Data, qOwn, uCounts); err != nil {
 			return nil, 0, err
 		}
 		dot = h.update(res.U, qOwn, s, nil, nil)
@@ -268,14 +267,14 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			return res, err
 		}
 		// V half: X^T U to V's owners.
-		if err := cs.Row.Allgatherv(res.U.Data, ui.Data, uCounts); err != nil {
+		if err := gather(cs.Row, res.U.Data, ui.Data, uCounts); err != nil {
 			return nil, err
 		}
 		for r, f := range order {
 			copy(perm.Data[r*k:(r+1)*k], ui.Data[f*k:(f+1)*k])
 		}
 		xt.MulDenseTo(p, perm, opts.Threads)
-		if err := cs.Col.ReduceScatterSum(p.Data, pOwn, vCounts); err != nil {
+		if err := reduceScatter(cs.Col, p.Data, pOwn, vCounts); err != nil {
 			return nil, err
 		}
 		var deg []float64
@@ -331,6 +330,43 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		}
 	}
 	return res, nil
+}
+
+// exchangeBuffers returns where rank's gathered blocks U_i and V_j and
+// its summed parts of the products X V (q) and X^T U (p) live. Where its
+// grid row (column) has one rank, U_i (V_j) is the rank's own rows and
+// the product's sum its own, so they share the memory and nothing moves
+// (gather and reduceScatter skip them).
+func exchangeBuffers(g Grid, res *NMFResult, p, q blas64.General) (ui, vj blas64.General, pOwn, qOwn []float64) {
+	k := res.U.Cols
+	if g.Cols == 1 {
+		ui, qOwn = res.U, q.Data
+	} else {
+		ui, qOwn = general(q.Rows, k), make([]float64, len(res.U.Data))
+	}
+	if g.Rows == 1 {
+		vj, pOwn = res.V, p.Data
+	} else {
+		vj, pOwn = general(p.Rows, k), make([]float64, len(res.V.Data))
+	}
+	return ui, vj, pOwn, qOwn
+}
+
+// gather is Allgatherv over c, skipped for one rank (exchangeBuffers
+// made all the rank's own buffer).
+func gather(c Comm, own, all []float64, counts []int) error {
+	if c.Size() == 1 {
+		return nil
+	}
+	return c.Allgatherv(own, all, counts)
+}
+
+// reduceScatter is ReduceScatterSum over c, skipped for one rank.
+func reduceScatter(c Comm, part, own []float64, counts []int) error {
+	if c.Size() == 1 {
+		return nil
+	}
+	return c.ReduceScatterSum(part, own, counts)
 }
 
 // checkGrid panics when the communicators do not match the grid (a
