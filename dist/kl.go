@@ -31,20 +31,12 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	if opts.Lambda != 0 {
 		return nil, fmt.Errorf("dist: lambda = %v: the KL divergence's graph term (lpnmf) is not distributed", opts.Lambda)
 	}
-	counted := &countingComm{Comm: cs.World}
-	cs = GridComms{World: counted, Row: &countingComm{Comm: cs.Row}, Col: &countingComm{Comm: cs.Col}}
-	world := cs.World
-	rank := world.Rank()
-	i, j := checkGrid(cs, g)
-	k := opts.K
-	if err := checkRun(g, opts); err != nil {
+	rs, err := begin(cs, g, block, opts)
+	if err != nil {
 		return nil, err
 	}
-	f0, f1 := g.FeatureBlock(i)
-	s0, s1 := g.SampleBlock(j)
-	if block.Rows != s1-s0 || block.Cols != f1-f0 {
-		return nil, fmt.Errorf("dist: rank %d's block is %d x %d, want %d x %d", rank, block.Rows, block.Cols, s1-s0, f1-f0)
-	}
+	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
+	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
 	for _, x := range block.Val {
 		if x < 0 {
 			return nil, fmt.Errorf("dist: rank %d's block has a negative entry %v; the KL divergence needs non-negative data", rank, x)
@@ -124,16 +116,8 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	if g.Size() > 1 {
 		res.Formula = g.blockWords(rank, k) + 4*k + 2
 	}
-	before := counted.words + cs.Row.(*countingComm).words + cs.Col.(*countingComm).words
-	defer func() {
-		if it := len(res.Objective) - 1; it > 0 {
-			res.Words = (counted.words + cs.Row.(*countingComm).words + cs.Col.(*countingComm).words - before) / it
-		}
-	}()
-	tol := opts.Tol
-	if tol == 0 {
-		tol = solver.DefaultTol
-	}
+	defer rs.countFrom(res)()
+	tol := opts.tol()
 	for it := 1; it <= opts.Iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -165,13 +149,10 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 		if err != nil {
 			return nil, err
 		}
-		if math.IsNaN(obj) || math.IsInf(obj, 0) {
-			return nil, fmt.Errorf("dist: the objective became %v at iteration %d", obj, it)
-		}
-		prev := res.Objective[len(res.Objective)-1]
-		res.Objective = append(res.Objective, obj)
-		if tol > 0 && prev > 0 && (prev-obj)/prev < tol {
-			res.Converged = true
+		if stop, err := res.record(obj, it, tol); err != nil || stop {
+			if err != nil {
+				return nil, err
+			}
 			break
 		}
 	}

@@ -107,21 +107,12 @@ type NMFResult struct {
 // objectives agree with one process's to rounding (the sums over ranks
 // add in another order).
 func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts NMFOptions) (*NMFResult, error) {
-	// The iterations' collectives are counted (Words).
-	counted := &countingComm{Comm: cs.World}
-	cs = GridComms{World: counted, Row: &countingComm{Comm: cs.Row}, Col: &countingComm{Comm: cs.Col}}
-	world := cs.World
-	rank := world.Rank()
-	i, j := checkGrid(cs, g)
-	k := opts.K
-	if err := checkRun(g, opts); err != nil {
+	rs, err := begin(cs, g, block, opts)
+	if err != nil {
 		return nil, err
 	}
-	f0, f1 := g.FeatureBlock(i)
-	s0, s1 := g.SampleBlock(j)
-	if block.Rows != s1-s0 || block.Cols != f1-f0 {
-		return nil, fmt.Errorf("dist: rank %d's block is %d x %d, want %d x %d (samples %d-%d, features %d-%d)", rank, block.Rows, block.Cols, s1-s0, f1-f0, s0+1, s1, f0+1, f1)
-	}
+	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
+	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
 	// The block's features in order of falling frequency (the hot rows of
 	// U_i together in memory) and X V by column blocks where V_j outgrows
 	// the caches, as solver.Fit arranges X; gathered U_i is permuted into
@@ -245,23 +236,12 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return nil, err
 	}
 	res.Objective = append(res.Objective, sqNorm-2*dot+kernels.Dot(utu, vtv)+gt)
-	words := func() int {
-		return counted.words + cs.Row.(*countingComm).words + cs.Col.(*countingComm).words
-	}
-	before := words()
-	defer func() {
-		if it := len(res.Objective) - 1; it > 0 {
-			res.Words = (words() - before) / it
-		}
-	}()
+	defer rs.countFrom(res)()
 	res.Formula = g.WordsPerIter(rank, k)
 	if hl != nil && g.Size() > 1 {
 		res.Formula += len(hl.need)*k + k
 	}
-	tol := opts.Tol
-	if tol == 0 {
-		tol = solver.DefaultTol
-	}
+	tol := opts.tol()
 	for it := 1; it <= opts.Iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -319,13 +299,10 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			}
 			obj = sqNorm - 2*dot + kernels.Dot(utu, vtv) + gt
 		}
-		if math.IsNaN(obj) || math.IsInf(obj, 0) {
-			return nil, fmt.Errorf("dist: the objective became %v at iteration %d", obj, it)
-		}
-		prev := res.Objective[len(res.Objective)-1]
-		res.Objective = append(res.Objective, obj)
-		if tol > 0 && prev > 0 && (prev-obj)/prev < tol {
-			res.Converged = true
+		if stop, err := res.record(obj, it, tol); err != nil || stop {
+			if err != nil {
+				return nil, err
+			}
 			break
 		}
 	}
@@ -367,6 +344,70 @@ func reduceScatter(c Comm, part, own []float64, counts []int) error {
 		return nil
 	}
 	return c.ReduceScatterSum(part, own, counts)
+}
+
+// tol returns the stopping threshold: Tol, solver.DefaultTol for 0.
+func (o NMFOptions) tol() float64 {
+	if o.Tol == 0 {
+		return solver.DefaultTol
+	}
+	return o.Tol
+}
+
+// record appends iteration it's objective, an error if it is not finite,
+// and reports whether the relative-decrease rule (tol > 0) stops the run.
+func (res *NMFResult) record(obj float64, it int, tol float64) (stop bool, err error) {
+	if math.IsNaN(obj) || math.IsInf(obj, 0) {
+		return false, fmt.Errorf("dist: the objective became %v at iteration %d", obj, it)
+	}
+	prev := res.Objective[len(res.Objective)-1]
+	res.Objective = append(res.Objective, obj)
+	if tol > 0 && prev > 0 && (prev-obj)/prev < tol {
+		res.Converged = true
+		return true, nil
+	}
+	return false, nil
+}
+
+// rankState is what every distributed method sets up alike: the
+// communicators, counted (NMFResult.Words), the rank's grid position and
+// its blocks' bounds.
+type rankState struct {
+	cs             GridComms
+	counts         [3]*countingComm
+	rank, i, j     int
+	f0, f1, s0, s1 int
+}
+
+// begin checks the grid, the options and the block, and wraps the
+// communicators to count what they move.
+func begin(cs GridComms, g Grid, block *sparse.CSR, opts NMFOptions) (*rankState, error) {
+	rs := &rankState{counts: [3]*countingComm{{Comm: cs.World}, {Comm: cs.Row}, {Comm: cs.Col}}}
+	rs.cs = GridComms{World: rs.counts[0], Row: rs.counts[1], Col: rs.counts[2]}
+	rs.rank = cs.World.Rank()
+	rs.i, rs.j = checkGrid(cs, g)
+	if err := checkRun(g, opts); err != nil {
+		return nil, err
+	}
+	rs.f0, rs.f1 = g.FeatureBlock(rs.i)
+	rs.s0, rs.s1 = g.SampleBlock(rs.j)
+	if block.Rows != rs.s1-rs.s0 || block.Cols != rs.f1-rs.f0 {
+		return nil, fmt.Errorf("dist: rank %d's block is %d x %d, want %d x %d (samples %d-%d, features %d-%d)",
+			rs.rank, block.Rows, block.Cols, rs.s1-rs.s0, rs.f1-rs.f0, rs.s0+1, rs.s1, rs.f0+1, rs.f1)
+	}
+	return rs, nil
+}
+
+// countFrom starts counting the values moved; the function it returns
+// sets res.Words to their mean over the iterations res has run.
+func (rs *rankState) countFrom(res *NMFResult) func() {
+	words := func() int { return rs.counts[0].words + rs.counts[1].words + rs.counts[2].words }
+	before := words()
+	return func() {
+		if it := len(res.Objective) - 1; it > 0 {
+			res.Words = (words() - before) / it
+		}
+	}
 }
 
 // checkGrid panics when the communicators do not match the grid (a

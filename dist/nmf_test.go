@@ -34,9 +34,21 @@ func randomSamples(seed uint64, n, m int, density float64) *sparse.CSR {
 	return a
 }
 
+// fitter is FitNMF or FitNMFKL.
+type fitter func(context.Context, dist.GridComms, dist.Grid, *sparse.CSR, dist.NMFOptions) (*dist.NMFResult, error)
+
 // fitGrid runs FitNMF on every rank of g as goroutines and returns rank
-// 0's result with the gathered factors.
+// 0's result with the gathered factors (see runGrid).
 func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions, countWords bool) (*dist.NMFResult, []float64, []float64) {
+	t.Helper()
+	return runGrid(t, dist.FitNMF, g, samples, opts, countWords)
+}
+
+// runGrid runs fit on every rank of g as goroutines, each with its block
+// of samples, and returns rank 0's result with the gathered factors, after
+// checking that every rank saw the same objectives and, with countWords,
+// moved what the formula says.
+func runGrid(t *testing.T, fit fitter, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions, countWords bool) (*dist.NMFResult, []float64, []float64) {
 	t.Helper()
 	comms := dist.LocalGrid(g)
 	results := make([]*dist.NMFResult, g.Size())
@@ -47,7 +59,7 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := dist.FitNMF(context.Background(), comms[r], g, g.Block(samples, r), opts)
+			res, err := fit(context.Background(), comms[r], g, g.Block(samples, r), opts)
 			if err != nil {
 				errs[r] = err
 				return
@@ -67,9 +79,6 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 		if got, want := results[r].Words, results[r].Formula; got != want {
 			t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, got, want)
 		}
-		if opts.Lambda == 0 && results[r].Formula != g.WordsPerIter(r, opts.K) {
-			t.Errorf("%d x %d grid, rank %d: formula %d, Grid.WordsPerIter %d", g.Rows, g.Cols, r, results[r].Formula, g.WordsPerIter(r, opts.K))
-		}
 	}
 	for r := 1; r < g.Size(); r++ {
 		for it, x := range results[r].Objective {
@@ -79,24 +88,6 @@ func fitGrid(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOption
 		}
 	}
 	return results[0], us[0], vs[0]
-}
-
-// eachGrid calls fn with every grid shape of 1 to most ranks on m
-// features and n samples.
-func eachGrid(t *testing.T, most, m, n int, fn func(g dist.Grid)) {
-	t.Helper()
-	for p := 1; p <= most; p++ {
-		for rows := 1; rows <= p; rows++ {
-			if p%rows != 0 {
-				continue
-			}
-			g, err := dist.NewGrid(p, m, n, rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fn(g)
-		}
-	}
 }
 
 // TestFitNMFMatchesOneProcess: on every grid shape of 1 to 6 ranks, with
@@ -121,6 +112,9 @@ func TestFitNMFMatchesOneProcess(t *testing.T) {
 	}
 	eachGrid(t, 6, m, n, func(g dist.Grid) {
 		res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1}, true)
+		if want := g.WordsPerIter(0, k); res.Formula != want {
+			t.Errorf("%d x %d grid: formula %d, Grid.WordsPerIter %d", g.Rows, g.Cols, res.Formula, want)
+		}
 		for it, want := range ref.Objective {
 			if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 				t.Fatalf("%d x %d grid: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
@@ -263,38 +257,6 @@ func TestFitGNMFMatchesOneProcess(t *testing.T) {
 	}
 }
 
-// fitGridKL is fitGrid for FitNMFKL: rank 0's result, after checking that
-// every rank saw the same objectives and moved what the formula says.
-func fitGridKL(t *testing.T, g dist.Grid, samples *sparse.CSR, opts dist.NMFOptions) *dist.NMFResult {
-	t.Helper()
-	comms := dist.LocalGrid(g)
-	results := make([]*dist.NMFResult, g.Size())
-	errs := make([]error, g.Size())
-	var wg sync.WaitGroup
-	for r := range comms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[r], errs[r] = dist.FitNMFKL(context.Background(), comms[r], g, g.Block(samples, r), opts)
-		}()
-	}
-	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-		if results[r].Words != results[r].Formula {
-			t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, results[r].Words, results[r].Formula)
-		}
-		for it, x := range results[r].Objective {
-			if x != results[0].Objective[it] {
-				t.Fatalf("rank %d's objective at iteration %d is %v, rank 0's %v", r, it, x, results[0].Objective[it])
-			}
-		}
-	}
-	return results[0]
-}
-
 // TestFitNMFKLMatchesOneProcess: the KL divergence's updates on every
 // grid of 1 to 6 ranks follow solver.Fit's NMF-KL (MU, one start) to 1e-9
 // relative, and never increase the divergence.
@@ -312,7 +274,7 @@ func TestFitNMFKLMatchesOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	eachGrid(t, 6, m, n, func(g dist.Grid) {
-		res := fitGridKL(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 3, Threads: 1})
+		res, _, _ := runGrid(t, dist.FitNMFKL, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 3, Threads: 1}, true)
 		for it, want := range ref.Objective {
 			if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 				t.Fatalf("%d x %d grid: divergence at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)
@@ -322,4 +284,22 @@ func TestFitNMFKLMatchesOneProcess(t *testing.T) {
 			}
 		}
 	})
+}
+
+// eachGrid calls fn with every grid shape of 1 to most ranks on m
+// features and n samples.
+func eachGrid(t *testing.T, most, m, n int, fn func(g dist.Grid)) {
+	t.Helper()
+	for p := 1; p <= most; p++ {
+		for rows := 1; rows <= p; rows++ {
+			if p%rows != 0 {
+				continue
+			}
+			g, err := dist.NewGrid(p, m, n, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(g)
+		}
+	}
 }

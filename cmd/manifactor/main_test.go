@@ -964,6 +964,15 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
 		}
 	}
+	// experiment stops with the same error, in either format, rather than
+	// printing a table of NaN scores (or failing in the JSON encoder).
+	for _, format := range []string{"markdown", "json"} {
+		out, _, err := runCLI(t, "experiment", "--data", mtx, "--labels", labels, "--methods", "nmf,gnmf", "--clusters", "2-3",
+			"--runs", "1", "--lambda", "1e308", "--format", format)
+		if err == nil || !strings.Contains(err.Error(), "lambda 1e+308 is too large") || strings.Contains(out, "NaN") {
+			t.Errorf("experiment --format %s with lambda 1e308: %v, output %q", format, err, out)
+		}
+	}
 }
 
 // TestHelp asks every sub-command for its options: each prints them
