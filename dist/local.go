@@ -1,7 +1,9 @@
 package dist
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -202,16 +204,9 @@ func (c *LocalComm) Split(color, key int) (*LocalComm, error) {
 			same = append(same, m)
 		}
 	}
-	// Stable order by key, then rank.
-	for i := 1; i < len(same); i++ {
-		for j := i; j > 0 && (same[j].key < same[j-1].key || same[j].key == same[j-1].key && same[j].rank < same[j-1].rank); j-- {
-			same[j], same[j-1] = same[j-1], same[j]
-		}
-	}
-	leader := same[0].rank
-	for _, m := range same {
-		leader = min(leader, m.rank)
-	}
+	// Ranked by key, then by rank; the lowest rank leads.
+	slices.SortFunc(same, func(a, b member) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.rank, b.rank)) })
+	leader := slices.MinFunc(same, func(a, b member) int { return cmp.Compare(a.rank, b.rank) }).rank
 	var made *group
 	if c.rank == leader {
 		made = newGroup(len(same))

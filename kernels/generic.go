@@ -68,33 +68,6 @@ func dotGatherGeneric(dst, x []float64, ind []int, b []float64, ldb int) {
 	}
 }
 
-func cdSweepGeneric(f, grad, s, invH []float64, d float64) (gain float64) {
-	k := len(f)
-	grad, invH = grad[:k], invH[:k]
-	for c := range f {
-		ih := invH[c]
-		if ih == 0 {
-			continue
-		}
-		x := f[c] - grad[c]*ih
-		if !(x > 0) {
-			x = 0
-		}
-		delta := x - f[c]
-		if delta == 0 {
-			continue
-		}
-		f[c] = x
-		row := s[c*k : c*k+k]
-		for t, v := range row {
-			grad[t] += delta * v
-		}
-		grad[c] += d * delta
-		gain += delta * delta * (row[c] + d)
-	}
-	return gain
-}
-
 func cdColumnGeneric(u, g, delta []float64, ih float64) (sq float64) {
 	g, delta = g[:len(u)], delta[:len(u)]
 	for i, x := range u {

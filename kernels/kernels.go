@@ -13,7 +13,6 @@ var (
 	mulUpdateImpl  = mulUpdateGeneric
 	axpyGatherImpl = axpyGatherGeneric
 	dotGatherImpl  = dotGatherGeneric
-	cdSweepImpl    = cdSweepGeneric
 	cdColumnImpl   = cdColumnGeneric
 	klStepImpl     = klStepGeneric
 	projGradImpl   = projGradGeneric
@@ -62,7 +61,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherGeneric, cdSweepGeneric, cdColumnGeneric, klStepGeneric
+		dotGatherImpl, cdColumnImpl, klStepImpl = dotGatherGeneric, cdColumnGeneric, klStepGeneric
 		projGradImpl = projGradGeneric
 		path = "generic"
 		return nil
@@ -182,39 +181,6 @@ func DotGather(dst, x []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	dotGatherImpl(dst, x, ind, b, ldb)
-}
-
-// CDSweep is one sweep of cyclic coordinate descent on the non-negative
-// quadratic q(f) = f^T S f - 2 b^T f + d |f|^2, for the k x k symmetric S
-// (row-major, len(s) >= k*k, k = len(f)), given grad = S f + d f - b and the
-// reciprocals invH[c] = 1 / (S_cc + d) (0 skips coordinate c). Each
-// coordinate moves to its minimizer along itself, clamped at zero, and
-// grad follows. It returns the sum of delta^2 (S_cc + d) over the moves,
-// the decrease of q when no clamp is active. It panics if grad or invH is
-// shorter than f or s shorter than k*k.
-//
-// Reference:
-//
-//	for c := range f {
-//		if invH[c] == 0 { continue }
-//		x := f[c] - grad[c]*invH[c]
-//		if !(x > 0) { x = 0 }
-//		delta := x - f[c]
-//		if delta == 0 { continue }
-//		f[c] = x
-//		for t := range f { grad[t] += delta * s[c*k+t] }
-//		grad[c] += d * delta
-//		gain += delta * delta * (s[c*k+c] + d)
-//	}
-func CDSweep(f, grad, s, invH []float64, d float64) float64 {
-	k := len(f)
-	if len(grad) < k || len(invH) < k || len(s) < k*k {
-		panic("kernels: CDSweep length mismatch")
-	}
-	if k == 0 {
-		return 0
-	}
-	return cdSweepImpl(f, grad, s, invH, d)
 }
 
 // CDColumn is the coordinate-descent step of one factor column over a

@@ -19,7 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl, cdSweepImpl, cdColumnImpl, klStepImpl = dotGatherAVX2, cdSweepAVX2, cdColumnAVX2, klStepAVX2
+		dotGatherImpl, cdColumnImpl, klStepImpl = dotGatherAVX2, cdColumnAVX2, klStepAVX2
 		projGradImpl = projGradAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
@@ -126,13 +126,6 @@ func eachBlock(k, maxCols int, fn func(blk, col, w int)) {
 		col += w
 	}
 }
-
-// cdSweepAVX2 is cdSweepGeneric with the update of grad four-wide in FMAs
-// (so its rounding differs from the reference's) and one call per sweep
-// instead of one Axpy call per moved coordinate.
-//
-//go:noescape
-func cdSweepAVX2(f, grad, s, invH []float64, d float64) float64
 
 // cdColumnAVX2 is cdColumnGeneric four rows at a time, with an FMA for
 // u - g*ih and the squares summed in four lanes (its rounding and the

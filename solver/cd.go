@@ -29,7 +29,7 @@ const (
 	MU
 	// CD is (block) coordinate descent: each entry of a factor is set to
 	// the exact minimizer of the objective with the others fixed, so the
-	// objective never increases (see cdRow).
+	// objective never increases (see cdRows).
 	CD
 )
 
@@ -129,33 +129,8 @@ func newCDRule(nnz, rows, k int) *cdRule {
 	return &cdRule{sweeps: 1 + int(cdAlpha*rho), tol2: cdEps * cdEps}
 }
 
-// cdRow minimizes q(f) = f^T S f - 2 b^T f + d |f|^2 over f >= 0 by cyclic
-// coordinate descent from the given f, for the symmetric positive
-// semi-definite k x k S (row-major) and d >= 0. grad holds S f + d f - b on
-// entry and is kept equal to it. Each step sets one coordinate to the
-// minimizer of q along it with the others fixed,
-//
-//	f_c <- max(0, f_c - grad_c / h_c),  h_c = S_cc + d,
-//
-// which lowers q by h_c delta^2 (delta the change), so q never increases; a
-// coordinate with h_c = 0 (an all-zero factor column) is left as it is.
-// invH holds the reciprocals 1 / h_c from cdInverse. It is the plain
-// reference of cdRows and GNMF's per-row step.
-func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) {
-	var first float64
-	for sweep := 1; ; sweep++ {
-		gain := kernels.CDSweep(f, grad, s, invH, d)
-		if sweep == 1 {
-			first = gain
-		}
-		if sweep >= r.sweeps || gain <= r.tol2*first {
-			return
-		}
-	}
-}
-
 // cdInverse sets invH[c] = 1 / (S_cc + d), or 0 where that is not
-// positive (the coordinate cdRow leaves alone), for the k x k s.
+// positive (the coordinate cdRows leaves alone), for the k x k s.
 func cdInverse(invH, s []float64, d float64) {
 	k := len(invH)
 	for c := range invH {
@@ -163,17 +138,6 @@ func cdInverse(invH, s []float64, d float64) {
 		if h := s[c*k+c] + d; h > 0 {
 			invH[c] = 1 / h
 		}
-	}
-}
-
-// cdStart sets grad = S f + d f - b for cdRow, with idx the identity
-// indices of AxpyGather.
-func cdStart(grad, f, b, s []float64, d float64, idx []int) {
-	clear(grad)
-	kernels.AxpyGather(grad, f, idx, s, len(f))
-	kernels.Axpy(-1, b, grad)
-	if d != 0 {
-		kernels.Axpy(d, f, grad)
 	}
 }
 
@@ -234,7 +198,7 @@ func colorGraph(w *sparse.CSR) *coloring {
 //	v_j^T S v_j - 2 (X^T U)_j . v_j + deg_j |v_j|^2 - 2 v_j . sum_s w_js v_s
 //
 // (S = U^T U, plus the graph weights folded in w and deg), a quadratic that
-// cdRow minimizes. Rows of one color share no edge, so they are updated
+// cdRows minimizes. Rows of one color share no edge, so they are updated
 // together, colour after colour (block Gauss-Seidel): in fixed blocks of
 // cdBlock rows of the colour, swept column by column (cdRows with the
 // degrees as the rows' diagonal terms), the blocks in parallel; each row
@@ -351,20 +315,32 @@ func newCDWork(k int) *cdWork {
 	return w
 }
 
-// cdRows runs cdRow on the r <= cdBlock rows held in w.u, their b in
-// w.p, all at once and column by column: the step of column c is one
+// cdRows minimizes, for each of the r <= cdBlock rows f held in w.u (its
+// b in w.p), the quadratic q(f) = f^T S f - 2 b^T f + d |f|^2 over f >= 0
+// by cyclic coordinate descent from the given f, for the symmetric
+// positive semi-definite k x k S (row-major) and d >= 0. Each step sets
+// one coordinate to the minimizer of q along it with the others fixed,
+//
+//	f_c <- max(0, f_c - grad_c / h_c),  h_c = S_cc + d,  grad = S f + d f - b,
+//
+// which lowers q by h_c delta^2 (delta the change), so q never increases; a
+// coordinate with h_c = 0 (an all-zero factor column) is left as it is.
+//
+// The rows go all at once, column by column: the step of column c is one
 // CDColumn over the block, and the gradient follows by k axpys of the
 // column's changes, so the work is long vector operations with no branch
-// per coordinate. Each row sees exactly cdRow's sequence of coordinate
-// steps; only the inner loop's stopping rule is taken over the block (the
-// block's gain against its first sweep's), which keeps the result the
-// same for any thread count since blocks are fixed. pg and ref receive
-// the measure of the rows at their starting values (addProjGrad), which
-// the starting gradient gives for free.
+// per coordinate. Each row sees the same sequence of coordinate steps as
+// a sweep of its own would (the test's row-by-row reference); only the
+// inner loop's stopping rule (rule) is taken over the block (the block's
+// gain against its first sweep's), which keeps the result the same for
+// any thread count since blocks are fixed. pg and ref receive the measure
+// of the rows at their starting values (addProjGrad), which the starting
+// gradient gives for free.
 //
-// d, when not nil, holds each row's diagonal term (cdRow's d, GNMF's
-// weighted degree; the rows must not be coupled otherwise), and invH is
-// then unused: each row has its own curvature S_cc + d_i.
+// d, when nil, means d = 0 for every row, with invH the reciprocals
+// 1 / S_cc from cdInverse; otherwise d holds each row's diagonal term
+// (GNMF's weighted degree; the rows must not be coupled otherwise), and
+// each row has its own curvature S_cc + d_i.
 func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []float64) {
 	if d != nil {
 		for c := 0; c < k; c++ {
@@ -377,8 +353,8 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []f
 			}
 		}
 	}
-	// g = S u + d u - p, column by column, as cdStart forms it: S u + d u
-	// first, which with p is what the measure takes.
+	// g = S u + d u - p, column by column: S u + d u first, which with p
+	// is what the measure takes.
 	for l := 0; l < k; l++ {
 		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
 		clear(gl)

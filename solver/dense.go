@@ -103,7 +103,7 @@ type half struct {
 	wantDot bool           // return sum_i f_i . N_i (after the update)
 	measure bool           // with update: fill the passWork's kkt
 	// cd, when set, replaces the multiplicative step by coordinate
-	// descent on f_i^T s f_i - 2 N_i . f_i (cdRow); it needs s, and
+	// descent on f_i^T s f_i - 2 N_i . f_i (cdRows); it needs s, and
 	// addNum and deg unset.
 	cd *cdRule
 }

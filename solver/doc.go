@@ -25,7 +25,7 @@
 // the methods that have it). Every CD step sets one entry of a factor to
 // a point no worse than where it was, with the other entries fixed, so
 // the objective never increases: for the Frobenius methods the exact
-// minimizer of a one-variable quadratic (cdRow; GNMF's rows coupled by
+// minimizer of a one-variable quadratic (cdRows; GNMF's rows coupled by
 // the graph are updated one graph colour at a time, cdGraphHalf), for
 // NMF-KL and LPNMF a Newton step on a convex function whose derivative is
 // concave, kept only when that concavity certifies a decrease (klCDRow;

@@ -44,8 +44,11 @@ type nmfIter struct {
 	f        *factors
 	uw, vw   *passWork
 	utu, vtv blas64.General
-	xtu, xv  blas64.General // the data products formed whole: dense X, and xv where V needs column blocks
-	wv       blas64.General // lambda W V for the current V, with a regularizer
+	// xtu and xv are the data products formed whole: for dense X, xv
+	// where V needs column blocks, and xtu for GNMF's cd V half, which
+	// visits the rows colour by colour (cdGraphHalf).
+	xtu, xv blas64.General
+	wv      blas64.General // lambda W V for the current V, with a regularizer
 	// invariant: the scale-invariant graph term (ScaleInvariant with a
 	// regularizer); gk[c] is lambda v_c^T L v_c for the current V, and sv the k x k
 	// V^T V + diag(gk) of the U half.
