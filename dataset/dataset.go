@@ -95,7 +95,8 @@ type LoadOptions struct {
 // opt.CSV.LabelColumn is "1"), turned into tf-idf vectors by opt.Text. Other files are chosen by extension, each also gzip-compressed
 // with a further ".gz": .mat (MATLAB level 5, see ReadMAT), .mtx (Matrix
 // Market, see ReadMatrixMarket), .svm, .svmlight or .libsvm (see
-// ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). Files
+// ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). A
+// directory holding PartsFile is a data set split by WriteParts. Files
 // store one sample per row unless opt.Transpose. The result is valid and
 // non-empty.
 func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
@@ -104,6 +105,13 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 	}
 	var d *Dataset
 	var err error
+	if IsParts(path) {
+		man, err := ReadParts(path)
+		if err != nil {
+			return nil, err
+		}
+		return LoadRows(ctx, path, 0, man.Samples, opt)
+	}
 	if IsTextSource(path) {
 		d, err = loadText(ctx, path, opt)
 	} else {
@@ -257,8 +265,8 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 // IsTextSource reports whether Load treats path as a text corpus: a
-// directory, a Reuters .sgm or .sgm.gz file, or a .txt or .txt.gz file of
-// one document per line.
+// directory (but a parts directory, see IsParts), a Reuters .sgm or
+// .sgm.gz file, or a .txt or .txt.gz file of one document per line.
 func IsTextSource(path string) bool {
 	lower := strings.ToLower(path)
 	for _, ext := range []string{".sgm", ".sgm.gz", ".txt", ".txt.gz"} {
@@ -267,7 +275,7 @@ func IsTextSource(path string) bool {
 		}
 	}
 	st, err := os.Stat(path)
-	return err == nil && st.IsDir()
+	return err == nil && st.IsDir() && !IsParts(path)
 }
 
 // loadText reads a Reuters corpus (a directory holding .sgm files, or the
@@ -664,9 +672,9 @@ func (d *Dataset) first(bad func(float64) bool) (i, j int, x float64, found bool
 	return 0, 0, 0, false
 }
 
-// documentFrequency returns, for each feature, the number of samples in
+// DocumentFrequency returns, for each feature, the number of samples in
 // which it is non-zero (stored zeros do not count).
-func (d *Dataset) documentFrequency() []int {
+func (d *Dataset) DocumentFrequency() []int {
 	_, m := d.Dims()
 	df := make([]int, m)
 	if a := d.Sparse; a != nil {
@@ -757,7 +765,14 @@ const prepareRows = 2048
 // weighed its training corpus.
 func (d *Dataset) IDF() []float64 {
 	n, _ := d.Dims()
-	df := d.documentFrequency()
+	return IDFOf(d.DocumentFrequency(), n)
+}
+
+// IDFOf returns the inverse document frequencies log(n / df_j) of n
+// samples in which feature j is non-zero df_j times, 0 where df_j is 0:
+// IDF from counts made elsewhere, such as those of a corpus whose samples
+// are spread over processes (model.PrepareShard).
+func IDFOf(df []int, n int) []float64 {
 	w := make([]float64, len(df))
 	for j, c := range df {
 		if c > 0 {
@@ -840,7 +855,17 @@ func (d *Dataset) NormalizeL2() (zero int) {
 // feature is zero, dense data becomes an empty sparse matrix (gonum has no
 // dense matrix without columns).
 func (d *Dataset) DropZeroFeatures() (kept []int) {
-	df := d.documentFrequency()
+	return d.KeepUsedFeatures(d.DocumentFrequency())
+}
+
+// KeepUsedFeatures keeps the features whose df is positive and returns
+// their original indices, in increasing order: DropZeroFeatures with the
+// counts given (DocumentFrequency's, or their sum over the parts of a
+// corpus spread over processes). df must have one count per feature.
+func (d *Dataset) KeepUsedFeatures(df []int) (kept []int) {
+	if _, m := d.Dims(); len(df) != m {
+		panic(fmt.Sprintf("dataset: KeepUsedFeatures: %d counts for %d features", len(df), m))
+	}
 	for j, c := range df {
 		if c > 0 {
 			kept = append(kept, j)

@@ -13,6 +13,12 @@
 // NormalizeL2, DropZeroFeatures). The
 // vocabulary, class names and sample IDs travel with a Dataset.
 //
+// For processes that each hold part of a corpus: a parts directory
+// (WriteParts, a manifest and one Matrix Market file per block of
+// samples) from which LoadRows reads only the blocks of given samples,
+// and MTXParts, which reads a Matrix Market coordinate file by byte
+// ranges, one part per process.
+//
 // A Dataset keeps samples as rows, the layout of the field's files (fea is
 // samples x features); the papers' X (features x samples) is its transpose.
 // Sparse data is a sparse.CSR with one row per sample, dense data a gonum

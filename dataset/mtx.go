@@ -38,6 +38,7 @@ type mtxReader struct {
 	br   *bufio.Reader
 	name string
 	line int
+	pos  int64 // bytes read, line endings included
 	toks [][]byte
 }
 
@@ -47,6 +48,7 @@ func (m *mtxReader) next() ([]byte, error) {
 	if len(b) > 0 || err == nil {
 		m.line++
 	}
+	m.pos += int64(len(b))
 	switch {
 	case err == bufio.ErrBufferFull:
 		return nil, m.errorf("line longer than %d bytes", maxMTXLine)
@@ -140,51 +142,64 @@ func parseCount(b []byte) (int64, bool) {
 
 func readMTX(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, error) {
 	m := &mtxReader{br: bufio.NewReaderSize(r, maxMTXLine), name: name}
-	hdr, err := m.next()
-	if err == io.EOF {
-		return nil, nil, fmt.Errorf("%s:1: empty file, want a %%%%MatrixMarket header", name)
-	}
+	format, field, sym, err := m.header()
 	if err != nil {
 		return nil, nil, err
 	}
+	if format == "coordinate" {
+		a, err := readMTXCoordinate(m, size, field, sym)
+		return a, nil, err
+	}
+	a, err := readMTXArray(m, size, field)
+	return nil, a, err
+}
+
+// header reads and checks the header line: the format (coordinate or
+// array), field and symmetry.
+func (m *mtxReader) header() (format, field, sym string, err error) {
+	hdr, err := m.next()
+	if err == io.EOF {
+		return "", "", "", fmt.Errorf("%s:1: empty file, want a %%%%MatrixMarket header", m.name)
+	}
+	if err != nil {
+		return "", "", "", err
+	}
 	f := strings.Fields(strings.ToLower(string(hdr)))
 	if len(f) == 0 || f[0] != "%%matrixmarket" {
-		return nil, nil, m.errorf("not a Matrix Market file: first line %q, want %%%%MatrixMarket ...", truncate(hdr))
+		return "", "", "", m.errorf("not a Matrix Market file: first line %q, want %%%%MatrixMarket ...", truncate(hdr))
 	}
 	if len(f) != 5 {
-		return nil, nil, m.errorf("header %q: want %%%%MatrixMarket matrix FORMAT FIELD SYMMETRY", truncate(hdr))
+		return "", "", "", m.errorf("header %q: want %%%%MatrixMarket matrix FORMAT FIELD SYMMETRY", truncate(hdr))
 	}
 	object, format, field, sym := f[1], f[2], f[3], f[4]
 	if object != "matrix" {
-		return nil, nil, m.errorf("object %q not supported, want matrix", object)
+		return "", "", "", m.errorf("object %q not supported, want matrix", object)
 	}
 	switch field {
 	case "real", "double", "integer", "pattern":
 	case "complex":
-		return nil, nil, m.errorf("field complex: complex not supported")
+		return "", "", "", m.errorf("field complex: complex not supported")
 	default:
-		return nil, nil, m.errorf("unknown field %q, want real, integer or pattern", field)
+		return "", "", "", m.errorf("unknown field %q, want real, integer or pattern", field)
 	}
 	switch sym {
 	case "general", "symmetric", "skew-symmetric":
 	default:
-		return nil, nil, m.errorf("symmetry %q not supported, want general, symmetric or skew-symmetric", sym)
+		return "", "", "", m.errorf("symmetry %q not supported, want general, symmetric or skew-symmetric", sym)
 	}
 	switch format {
 	case "coordinate":
-		a, err := readMTXCoordinate(m, size, field, sym)
-		return a, nil, err
 	case "array":
 		if field == "pattern" {
-			return nil, nil, m.errorf("field pattern is not allowed in array format")
+			return "", "", "", m.errorf("field pattern is not allowed in array format")
 		}
 		if sym != "general" {
-			return nil, nil, m.errorf("array format with symmetry %s not supported, want general", sym)
+			return "", "", "", m.errorf("array format with symmetry %s not supported, want general", sym)
 		}
-		a, err := readMTXArray(m, size, field)
-		return nil, a, err
+	default:
+		return "", "", "", m.errorf("unknown format %q, want coordinate or array", format)
 	}
-	return nil, nil, m.errorf("unknown format %q, want coordinate or array", format)
+	return format, field, sym, nil
 }
 
 // sizeLine reads the size line and its k counts.
@@ -211,6 +226,67 @@ func (m *mtxReader) sizeLine(k int) ([]int64, error) {
 }
 
 func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR, error) {
+	c, err := m.coordinateSize(size, field, sym)
+	if err != nil {
+		return nil, err
+	}
+	nnz := c.nnz
+	n := int(min(nnz, 1<<16))
+	if size >= 0 {
+		n = int(nnz)
+	}
+	ri, ci, v := make([]int, 0, n), make([]int, 0, n), make([]float64, 0, n)
+	var count int64
+	err = m.eachData(func(toks [][]byte) error {
+		if count == nnz {
+			return m.errorf("entry %q: more entries than the %d on the size line", truncate(bytes.Join(toks, []byte{' '})), nnz)
+		}
+		count++
+		return c.entry(m, toks, func(i, j int, x float64) {
+			ri, ci, v = append(ri, i), append(ci, j), append(v, x)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	rows, cols := c.rows, c.cols
+	if count < nnz {
+		return nil, m.errorf("file ends after %d of the %d entries on the size line", count, nnz)
+	}
+	a, err := sparse.FromTriplets(int(rows), int(cols), ri, ci, v)
+	if err != nil {
+		return nil, streamErr(m.name, "%v", err)
+	}
+	if err := finiteSums(a, m.name, 0); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// finiteSums checks the sums of the entries at one position: finite
+// entries can sum past the largest float64. a's rows are the file's from
+// row0 (0-based).
+func finiteSums(a *sparse.CSR, name string, row0 int) error {
+	for i := 0; i < a.Rows; i++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			if x := a.Val[p]; math.IsInf(x, 0) || math.IsNaN(x) {
+				return streamErr(name, "the entries at row %d, column %d (1-based) sum to %v", row0+i+1, a.Ind[p]+1, x)
+			}
+		}
+	}
+	return nil
+}
+
+// mtxCoord is what a coordinate file's header and size line say.
+type mtxCoord struct {
+	rows, cols, nnz int64
+	field, sym      string
+	fields          int // per entry line: 2 for pattern, else 3
+}
+
+// coordinateSize reads the size line of a coordinate file of size bytes
+// (-1 if unknown) and checks it can be backed by the file.
+func (m *mtxReader) coordinateSize(size int64, field, sym string) (*mtxCoord, error) {
 	dims, err := m.sizeLine(3)
 	if err != nil {
 		return nil, err
@@ -231,75 +307,50 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 			return nil, m.errorf("size line: %d %s is implausible for %d entries", dd.n, dd.what, nnz)
 		}
 	}
-	want := 3
+	c := &mtxCoord{rows: rows, cols: cols, nnz: nnz, field: field, sym: sym, fields: 3}
 	if field == "pattern" {
-		want = 2
+		c.fields = 2
 	}
-	c := int(min(nnz, 1<<16))
-	if size >= 0 {
-		c = int(nnz)
+	return c, nil
+}
+
+// entry parses the fields of an entry line and calls emit with its
+// 0-based row, column and value, and again with its mirror in a
+// symmetric or skew-symmetric matrix.
+func (c *mtxCoord) entry(m *mtxReader, toks [][]byte, emit func(i, j int, x float64)) error {
+	text := func() string { return truncate(bytes.Join(toks, []byte{' '})) }
+	if len(toks) != c.fields {
+		return m.errorf("entry %q: want %d fields", text(), c.fields)
 	}
-	ri, ci, v := make([]int, 0, c), make([]int, 0, c), make([]float64, 0, c)
-	var count int64
-	err = m.eachData(func(toks [][]byte) error {
-		text := func() string { return truncate(bytes.Join(toks, []byte{' '})) }
-		if len(toks) != want {
-			return m.errorf("entry %q: want %d fields", text(), want)
-		}
-		if count == nnz {
-			return m.errorf("entry %q: more entries than the %d on the size line", text(), nnz)
-		}
-		i, ok := parseCount(toks[0])
-		if !ok || i < 1 || i > rows {
-			return m.errorf("entry %q: row index %q out of range [1,%d]", text(), truncate(toks[0]), rows)
-		}
-		j, ok := parseCount(toks[1])
-		if !ok || j < 1 || j > cols {
-			return m.errorf("entry %q: column index %q out of range [1,%d]", text(), truncate(toks[1]), cols)
-		}
-		x := 1.0
-		if want == 3 {
-			var err error
-			if x, err = parseValue(toks[2], field); err != nil {
-				return m.errorf("entry %q: %v", text(), err)
-			}
-		}
-		switch {
-		case sym == "symmetric" && i < j:
-			return m.errorf("entry %q above the diagonal of a symmetric matrix (the format stores the lower triangle)", text())
-		case sym == "skew-symmetric" && i <= j:
-			return m.errorf("entry %q on or above the diagonal of a skew-symmetric matrix (the format stores the strict lower triangle)", text())
-		}
-		ri, ci, v = append(ri, int(i-1)), append(ci, int(j-1)), append(v, x)
-		switch {
-		case sym == "symmetric" && i != j:
-			ri, ci, v = append(ri, int(j-1)), append(ci, int(i-1)), append(v, x)
-		case sym == "skew-symmetric":
-			ri, ci, v = append(ri, int(j-1)), append(ci, int(i-1)), append(v, -x)
-		}
-		count++
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	i, ok := parseCount(toks[0])
+	if !ok || i < 1 || i > c.rows {
+		return m.errorf("entry %q: row index %q out of range [1,%d]", text(), truncate(toks[0]), c.rows)
 	}
-	if count < nnz {
-		return nil, m.errorf("file ends after %d of the %d entries on the size line", count, nnz)
+	j, ok := parseCount(toks[1])
+	if !ok || j < 1 || j > c.cols {
+		return m.errorf("entry %q: column index %q out of range [1,%d]", text(), truncate(toks[1]), c.cols)
 	}
-	a, err := sparse.FromTriplets(int(rows), int(cols), ri, ci, v)
-	if err != nil {
-		return nil, streamErr(m.name, "%v", err)
-	}
-	// Entries at one position are summed; finite ones can sum past the
-	// largest float64.
-	for i := 0; i < a.Rows; i++ {
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			if x := a.Val[p]; math.IsInf(x, 0) || math.IsNaN(x) {
-				return nil, streamErr(m.name, "the entries at row %d, column %d (1-based) sum to %v", i+1, a.Ind[p]+1, x)
-			}
+	x := 1.0
+	if c.fields == 3 {
+		var err error
+		if x, err = parseValue(toks[2], c.field); err != nil {
+			return m.errorf("entry %q: %v", text(), err)
 		}
 	}
-	return a, nil
+	switch {
+	case c.sym == "symmetric" && i < j:
+		return m.errorf("entry %q above the diagonal of a symmetric matrix (the format stores the lower triangle)", text())
+	case c.sym == "skew-symmetric" && i <= j:
+		return m.errorf("entry %q on or above the diagonal of a skew-symmetric matrix (the format stores the strict lower triangle)", text())
+	}
+	emit(int(i-1), int(j-1), x)
+	switch {
+	case c.sym == "symmetric" && i != j:
+		emit(int(j-1), int(i-1), x)
+	case c.sym == "skew-symmetric":
+		emit(int(j-1), int(i-1), -x)
+	}
+	return nil
 }
 
 func readMTXArray(m *mtxReader, size int64, field string) (*mat.Dense, error) {

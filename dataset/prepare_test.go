@@ -51,7 +51,7 @@ func TestPrepareAnyThreads(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := &Dataset{Source: "gen", Sparse: a}
-		if df := d.documentFrequency(); !slices.Equal(df, want) {
+		if df := d.DocumentFrequency(); !slices.Equal(df, want) {
 			t.Fatalf("%d procs: document frequencies differ from a serial count", procs)
 		}
 		if err := d.LogTFIDF(); err != nil {

@@ -12,5 +12,12 @@
 // (AllreduceSum), the exchange of neighbours' rows for a graph term
 // (Alltoallv), and the grid's row and column communicators (Split).
 //
-// This package must not import cmd, experiment, model or dist/mpi.
+// Each rank can read its own samples (ReadMTXShard: byte ranges of a
+// Matrix Market file, entries sent to their samples' ranks; or
+// dataset.LoadRows from a parts directory) and prepare them with the
+// corpus's statistics pooled over the ranks (ShardPool, for
+// model.PrepareShard), so no rank holds the whole corpus.
+//
+// This package must not import cmd, experiment, model or dist/mpi; it
+// reads files through dataset.
 package dist

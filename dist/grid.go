@@ -90,17 +90,30 @@ func (g Grid) VRows(i, j int) (lo, hi int) {
 // sample block j restricted to the features of feature block i, with
 // indices local to the block.
 func (g Grid) Block(samples *sparse.CSR, rank int) *sparse.CSR {
+	_, j := g.Pos(rank)
+	s0, s1 := g.SampleBlock(j)
+	shard := &sparse.CSR{Rows: s1 - s0, Cols: samples.Cols, Indptr: samples.Indptr[s0 : s1+1], Ind: samples.Ind, Val: samples.Val}
+	return g.ShardBlock(shard, rank)
+}
+
+// ShardBlock is Block for a rank that holds only its sample block's
+// samples (SampleBlock's rows, every feature; Indptr may start past 0):
+// the shard a rank reads and prepares on its own (model.PrepareShard).
+func (g Grid) ShardBlock(shard *sparse.CSR, rank int) *sparse.CSR {
 	i, j := g.Pos(rank)
 	f0, f1 := g.FeatureBlock(i)
 	s0, s1 := g.SampleBlock(j)
+	if shard.Rows != s1-s0 || shard.Cols != g.M {
+		panic(fmt.Sprintf("dist: a shard of %d x %d for sample block %d-%d of %d features", shard.Rows, shard.Cols, s0+1, s1, g.M))
+	}
 	b := &sparse.CSR{Rows: s1 - s0, Cols: f1 - f0, Indptr: make([]int, s1-s0+1)}
-	for s := s0; s < s1; s++ {
-		for p := samples.Indptr[s]; p < samples.Indptr[s+1]; p++ {
-			if f := samples.Ind[p]; f >= f0 && f < f1 {
-				b.Ind, b.Val = append(b.Ind, f-f0), append(b.Val, samples.Val[p])
+	for s := 0; s < shard.Rows; s++ {
+		for p := shard.Indptr[s]; p < shard.Indptr[s+1]; p++ {
+			if f := shard.Ind[p]; f >= f0 && f < f1 {
+				b.Ind, b.Val = append(b.Ind, f-f0), append(b.Val, shard.Val[p])
 			}
 		}
-		b.Indptr[s-s0+1] = len(b.Ind)
+		b.Indptr[s+1] = len(b.Ind)
 	}
 	return b
 }
@@ -135,3 +148,8 @@ func (g Grid) blockWords(rank, k int) int {
 	v0, v1 := g.VRows(i, j)
 	return 2*k*((f1-f0)-(u1-u0)) + 2*k*((s1-s0)-(v1-v0))
 }
+
+// WithFeatures returns the grid of the same shape over m features: the
+// shape is chosen from the data as read, the blocks from the features
+// its preparation keeps.
+func (g Grid) WithFeatures(m int) (Grid, error) { return newGrid(g.Rows, g.Cols, m, g.N) }

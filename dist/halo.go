@@ -6,7 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -41,32 +40,37 @@ func (g Grid) vOwner(s int) int {
 }
 
 // newHalo sets up rank's share of the graph term lambda Tr(V^T L V) for
-// the graph gr on all N samples. Under the scale-invariant formulation
-// lambda is taken per unit of the graph's mean degree, as solver.Fit
-// takes it: lambda n / sum(D).
-func newHalo(world Comm, g Grid, gr *graph.Graph, lambda float64, invariant bool, k int) (*halo, error) {
-	if err := gr.Check(g.N); err != nil {
-		return nil, fmt.Errorf("dist: %w", err)
+// its rows of the graph on all N samples. Under the scale-invariant
+// formulation lambda is taken per unit of the graph's mean degree, as
+// solver.Fit takes it: lambda n / sum(D).
+func newHalo(world Comm, g Grid, rows *GraphRows, lambda float64, invariant bool, k int) (*halo, error) {
+	rank := world.Rank()
+	deg, err := rows.check(g, rank)
+	if err := agree(world, err); err != nil {
+		return nil, err
 	}
 	if invariant {
-		var total float64
-		for _, d := range gr.Degree {
-			total += d
+		total := []float64{0}
+		for _, d := range deg {
+			total[0] += d
 		}
-		if total > 0 {
-			lambda *= float64(g.N) / total
+		if err := world.AllreduceSum(total); err != nil {
+			return nil, err
+		}
+		if total[0] > 0 {
+			lambda *= float64(g.N) / total[0]
 		}
 	}
-	rank := world.Rank()
 	i, j := g.Pos(rank)
 	v0, v1 := g.VRows(i, j)
 	h := &halo{k: k, own: v1 - v0, deg: make([]float64, v1-v0)}
+	w := rows.W
 	// The halo rows, in order of owner then index.
 	seen := map[int]bool{}
-	for s := v0; s < v1; s++ {
-		h.deg[s-v0] = lambda * gr.Degree[s]
-		for p := gr.W.Indptr[s]; p < gr.W.Indptr[s+1]; p++ {
-			if t := gr.W.Ind[p]; (t < v0 || t >= v1) && !seen[t] {
+	for s := 0; s < h.own; s++ {
+		h.deg[s] = lambda * deg[s]
+		for p := w.Indptr[s]; p < w.Indptr[s+1]; p++ {
+			if t := w.Ind[p]; (t < v0 || t >= v1) && !seen[t] {
 				seen[t] = true
 				h.need = append(h.need, t)
 			}
@@ -85,16 +89,16 @@ func newHalo(world Comm, g Grid, gr *graph.Graph, lambda float64, invariant bool
 		local[t] = h.own + q
 	}
 	h.w = &sparse.CSR{Rows: h.own, Cols: h.own + len(h.need), Indptr: make([]int, h.own+1)}
-	for s := v0; s < v1; s++ {
-		for p := gr.W.Indptr[s]; p < gr.W.Indptr[s+1]; p++ {
-			t := gr.W.Ind[p]
+	for s := 0; s < h.own; s++ {
+		for p := w.Indptr[s]; p < w.Indptr[s+1]; p++ {
+			t := w.Ind[p]
 			c, ok := local[t]
 			if !ok {
 				c = t - v0
 			}
-			h.w.Ind, h.w.Val = append(h.w.Ind, c), append(h.w.Val, lambda*gr.W.Val[p])
+			h.w.Ind, h.w.Val = append(h.w.Ind, c), append(h.w.Val, lambda*w.Val[p])
 		}
-		h.w.Indptr[s-v0+1] = len(h.w.Ind)
+		h.w.Indptr[s+1] = len(h.w.Ind)
 	}
 	// Tell each owner how many rows, then which rows, this rank needs.
 	p := world.Size()

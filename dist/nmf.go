@@ -64,12 +64,14 @@ type NMFOptions struct {
 	// means GOMAXPROCS.
 	Threads int
 	// Lambda, when positive, adds GNMF's graph term lambda Tr(V^T L V)
-	// for Graph (on all N samples, every rank the same), weighed as
-	// Formulation says (see solver.Formulation; the zero value is the
-	// scale-invariant one). A rank holds the graph's rows of its own V
-	// rows and receives its neighbours' rows from their owners.
+	// for the graph on all N samples, given whole as Graph (every rank
+	// the same) or as each rank's rows of it, GraphRows (BuildGraph's),
+	// weighed as Formulation says (see solver.Formulation; the zero value
+	// is the scale-invariant one). A rank uses the graph's rows of its
+	// own V rows and receives its neighbours' rows of V from their owners.
 	Lambda      float64
 	Graph       *graph.Graph
+	GraphRows   *GraphRows
 	Formulation solver.Formulation
 }
 
@@ -136,12 +138,21 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	case opts.Lambda < 0 || math.IsNaN(opts.Lambda) || math.IsInf(opts.Lambda, 0):
 		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
 	case opts.Lambda > 0:
-		if opts.Graph == nil {
+		rows := opts.GraphRows
+		switch {
+		case opts.Graph != nil && rows != nil:
+			return nil, fmt.Errorf("dist: both a whole graph and graph rows given")
+		case opts.Graph != nil:
+			if err := opts.Graph.Check(g.N); err != nil {
+				return nil, fmt.Errorf("dist: %w", err)
+			}
+			rows = rowsOf(opts.Graph, g, rank)
+		case rows == nil:
 			return nil, fmt.Errorf("dist: lambda = %v needs a sample graph", opts.Lambda)
 		}
 		invariant = opts.Formulation == solver.ScaleInvariant
 		var err error
-		if hl, err = newHalo(world, g, opts.Graph, opts.Lambda, invariant, k); err != nil {
+		if hl, err = newHalo(world, g, rows, opts.Lambda, invariant, k); err != nil {
 			return nil, err
 		}
 		wv = general(v1-v0, k)
@@ -441,10 +452,8 @@ func checkRun(g Grid, opts NMFOptions) error {
 func startFactors(g Grid, i, j, k int, seed uint64) (res *NMFResult, uCounts, vCounts []int) {
 	u0, u1 := g.URows(i, j)
 	v0, v1 := g.VRows(i, j)
-	res = &NMFResult{U: general(u1-u0, k), V: general(v1-v0, k), ULo: u0, VLo: v0}
-	ua, va := solver.RandomFactors(g.M, g.N, k, seed, 0)
-	copy(res.U.Data, ua[u0*k:u1*k])
-	copy(res.V.Data, va[v0*k:v1*k])
+	ua, va := solver.RandomFactorRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
+	res = &NMFResult{U: blas64.General{Rows: u1 - u0, Cols: k, Stride: k, Data: ua}, V: blas64.General{Rows: v1 - v0, Cols: k, Stride: k, Data: va}, ULo: u0, VLo: v0}
 	uCounts, vCounts = make([]int, g.Cols), make([]int, g.Rows)
 	for t := range uCounts {
 		lo, hi := g.URows(i, t)

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -115,20 +116,69 @@ type Prepared struct {
 // afterwards. Errors name the source and what is wrong: negative values,
 // a non-count under log tf-idf, a class that does not occur.
 func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
+	return PrepareShard(ds, opt, nil)
+}
+
+// Pool combines statistics over the shards of a data set whose samples
+// are spread over processes, each sample in exactly one shard
+// (dist.ShardPool does it over MPI ranks). Its methods are collective:
+// the process of every shard calls them, in the same order.
+type Pool interface {
+	// Sum replaces x by its element-wise sum over the shards.
+	Sum(x []float64) error
+	// Max replaces x by its element-wise maximum over the shards.
+	Max(x []float64) error
+}
+
+// onePool is the Pool of a data set held whole by one process.
+type onePool struct{}
+
+func (onePool) Sum([]float64) error { return nil }
+func (onePool) Max([]float64) error { return nil }
+
+// PrepareShard is Prepare for one shard of a data set spread over
+// processes (pool nil: ds is the whole data set, as Prepare). What
+// depends on the whole corpus (whether the values are term counts, the
+// document frequencies of the idf and of the features dropped, the range
+// of the values, the samples left all zero) is pooled over the shards, so
+// each shard comes out as the same samples of Prepare on the whole data
+// set, and Preparation is the whole corpus's on every shard. A class
+// selection cannot be pooled and is an error. Every shard returns an
+// error when any shard fails a check, so that none waits for another in
+// a collective.
+func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared, error) {
 	if ds == nil {
 		return nil, fmt.Errorf("model: nil data set")
 	}
-	if err := ds.Validate(); err != nil {
-		return nil, err
+	sharded := pool != nil
+	if !sharded {
+		pool = onePool{}
 	}
-	if err := ds.CheckNonNegative(); err != nil {
+	if sharded && opt.Classes != nil {
+		return nil, fmt.Errorf("%s: a class selection is not available on a data set spread over processes", ds.Source)
+	}
+	err := ds.Validate()
+	if err == nil {
+		err = ds.CheckNonNegative()
+	}
+	if err := agree(pool, err); err != nil {
 		return nil, err
 	}
 	w := opt.Weighting
 	if w == AutoWeighting {
 		w = NoWeighting
-		if !ds.Weighted && ds.Sparse != nil && wholeNumbers(ds.Sparse.Val) {
-			w = LogTFIDF
+		if !ds.Weighted && ds.Sparse != nil {
+			// Term counts: whole numbers in every shard, and some values.
+			c := []float64{0, float64(len(ds.Sparse.Val))}
+			if !wholeNumbers(ds.Sparse.Val) && len(ds.Sparse.Val) > 0 {
+				c[0] = 1
+			}
+			if err := pool.Sum(c); err != nil {
+				return nil, err
+			}
+			if c[0] == 0 && c[1] > 0 {
+				w = LogTFIDF
+			}
 		}
 	}
 	norm := opt.Normalize
@@ -154,12 +204,16 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 			return nil, fmt.Errorf("tf-idf needs term counts: %w", err)
 		}
 	case LogTFIDF:
-		if err := ds.CheckLogCounts(); err != nil {
+		if err := agree(pool, ds.CheckLogCounts()); err != nil {
 			return nil, err
 		}
 	}
 	if w == TFIDF || w == LogTFIDF {
-		fitted.IDF = ds.IDF()
+		df, n, err := documentFrequency(ds, pool)
+		if err != nil {
+			return nil, err
+		}
+		fitted.IDF = dataset.IDFOf(df, n)
 		ds.WeighTerms(fitted.IDF, w == LogTFIDF)
 	}
 	if w != NoWeighting || norm != NoNormalization {
@@ -168,7 +222,7 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 	if norm == L2 {
 		ds.NormalizeL2()
 	}
-	if err := checkScale(ds); err != nil {
+	if err := checkScale(ds, pool); err != nil {
 		return nil, err
 	}
 	if ds.Vocabulary == nil {
@@ -192,7 +246,12 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 		fitted.Columns[j] = j
 	}
 	if !opt.KeepZeroFeatures {
-		kept := ds.DropZeroFeatures()
+		// After the weighting: a feature in every sample weighs 0.
+		df, _, err := documentFrequency(ds, pool)
+		if err != nil {
+			return nil, err
+		}
+		kept := ds.KeepUsedFeatures(df)
 		p.ZeroFeatures = m0 - len(kept)
 		fitted.Columns = kept
 		if fitted.IDF != nil {
@@ -204,10 +263,54 @@ func Prepare(ds *dataset.Dataset, opt PrepareOptions) (*Prepared, error) {
 		}
 	}
 	fitted.Features = slices.Clone(ds.Vocabulary)
-	p.ZeroSamples = countZeroSamples(ds)
+	zero := []float64{float64(countZeroSamples(ds))}
+	if err := pool.Sum(zero); err != nil {
+		return nil, err
+	}
+	p.ZeroSamples = int(zero[0])
 	p.Data = ds
 	p.Preparation = fitted
 	return p, nil
+}
+
+// agree returns err, or when this shard passed a check that another
+// failed, an error saying so: every shard learns that some shard failed,
+// and the one that failed names the place.
+func agree(pool Pool, err error) error {
+	bad := []float64{0}
+	if err != nil {
+		bad[0] = 1
+	}
+	if perr := pool.Sum(bad); perr != nil {
+		return perr
+	}
+	if err == nil && bad[0] > 0 {
+		return errors.New("the data of another process failed its check (its error says where)")
+	}
+	return err
+}
+
+// documentFrequency returns each feature's document frequency and the
+// number of samples, over all shards. Counts add exactly as float64 up to
+// 2^53.
+func documentFrequency(ds *dataset.Dataset, pool Pool) (df []int, n int, err error) {
+	local := ds.DocumentFrequency()
+	rows, _ := ds.Dims()
+	if _, ok := pool.(onePool); ok {
+		return local, rows, nil
+	}
+	c := make([]float64, len(local)+1)
+	for j, x := range local {
+		c[j] = float64(x)
+	}
+	c[len(local)] = float64(rows)
+	if err := pool.Sum(c); err != nil {
+		return nil, 0, err
+	}
+	for j := range local {
+		local[j] = int(c[j])
+	}
+	return local, int(c[len(local)]), nil
 }
 
 // wholeNumbers reports whether every value is a whole number, as term
@@ -316,7 +419,7 @@ const (
 // checkScale refuses data whose largest magnitude is outside [minValue,
 // maxValue] (all-zero data aside, which other checks report), naming the
 // value and its place.
-func checkScale(ds *dataset.Dataset) error {
+func checkScale(ds *dataset.Dataset, pool Pool) error {
 	var big float64
 	bi, bj := -1, -1
 	n, m := ds.Dims()
@@ -336,6 +439,18 @@ func checkScale(ds *dataset.Dataset) error {
 				}
 			}
 		}
+	}
+	// The range is the whole corpus's: the shard holding the largest
+	// value names it, the others say another shard did.
+	all := []float64{big}
+	if err := pool.Max(all); err != nil {
+		return err
+	}
+	if all[0] != big {
+		if all[0] > maxValue || all[0] < minValue {
+			return fmt.Errorf("%s: the largest value of the whole data set, %g, held by another process, is outside [%g, %g] (its error says where); scale the data (--normalize l2)", ds.Source, all[0], minValue, maxValue)
+		}
+		return nil
 	}
 	switch {
 	case big == 0:

@@ -453,13 +453,32 @@ func (p *problem) random(f *factors, seed, start uint64) {
 // RandomFactors returns the random start of Fit's start number start
 // (0-based) for seed: the first factor (rows x k, row-major, in the
 // caller's order) then V (n x k), uniform in [0, 1), drawn in that order
-// from one generator. Package dist draws the same start on every rank.
+// from one generator.
 func RandomFactors(rows, n, k int, seed, start uint64) (a, v []float64) {
+	return RandomFactorRows(rows, n, k, seed, start, 0, rows, 0, n)
+}
+
+// RandomFactorRows returns rows a0..a1-1 of RandomFactors' first factor
+// and rows v0..v1-1 of its V, the same values, keeping only those: a
+// rank of package dist holds its own rows of the start that one process
+// would draw, in memory for its rows (the draws before them are made and
+// dropped).
+func RandomFactorRows(rows, n, k int, seed, start uint64, a0, a1, v0, v1 int) (a, v []float64) {
+	if a0 < 0 || a1 < a0 || a1 > rows || v0 < 0 || v1 < v0 || v1 > n {
+		panic(fmt.Sprintf("solver: RandomFactorRows: rows %d-%d of %d and %d-%d of %d", a0, a1, rows, v0, v1, n))
+	}
 	rng := rand.New(rand.NewPCG(seed, start))
-	a, v = make([]float64, rows*k), make([]float64, n*k)
+	skip := func(draws int) {
+		for ; draws > 0; draws-- {
+			rng.Uint64() // Float64 is one Uint64 draw
+		}
+	}
+	a, v = make([]float64, (a1-a0)*k), make([]float64, (v1-v0)*k)
+	skip(a0 * k)
 	for i := range a {
 		a[i] = rng.Float64()
 	}
+	skip((rows-a1)*k + v0*k)
 	for i := range v {
 		v[i] = rng.Float64()
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -247,7 +248,12 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.TextVar(&d.prep.Normalize, "normalize", model.AutoNormalization, "sample length: auto (unit length when tf-idf weighted), l2 or none")
 	fs.BoolVar(&d.prep.KeepZeroFeatures, "keep-zero-features", false, "keep features that are zero in every sample (dropped by default)")
 	fs.StringVar(&d.classes, "classes", "", "keep only the samples of these labels, e.g. 1,2,3 or 1-10 (after weighting, which stays the whole corpus's)")
-	// The text pipeline of text corpora (Reuters, directories, lines).
+	d.registerText(fs)
+}
+
+// registerText registers the options of the text pipeline of text
+// corpora (Reuters, directories, lines).
+func (d *dataFlags) registerText(fs *flag.FlagSet) {
 	fs.IntVar(&d.opts.Text.MinDF, "min-df", 0, "text: drop terms in fewer documents (default 1)")
 	fs.Float64Var(&d.opts.Text.MaxDF, "max-df", 0, "text: drop terms in more than this fraction of the documents (default no limit)")
 	fs.BoolVar(&d.opts.Text.KeepNumbers, "keep-numbers", false, "text: keep tokens with digits")
@@ -339,26 +345,31 @@ func (d *dataFlags) check() error {
 	return nil
 }
 
-// load reads the data set named by --data and prepares it.
-// load reads and prepares the data, showing how much of the file is read
-// when stderr is a terminal, unless quiet.
-func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared, error) {
-	quiet := rt.quiet
-	if err := d.check(); err != nil {
-		return nil, err
-	}
-	prep := d.prep
+// loadOptions returns how to read and prepare --data: the flags' options,
+// with a text corpus read as term counts that the preparation weighs (the
+// text pipeline's tf-idf and unit length become Prepare's, so that a
+// model keeps the idf to weigh new documents by), and the reader's
+// memory bound from --memory.
+func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.PrepareOptions, error) {
+	opts, prep := d.opts, d.prep
 	if dataset.IsTextSource(d.path) {
-		// The text pipeline gives term counts and Prepare weighs them
-		// (paper 004's tf by default, unit length when weighed), with the
-		// same functions the pipeline would call, so that the idf is
-		// Prepare's to keep: a model weighs new documents by it.
-		d.opts.Text.NoTFIDF, d.opts.Text.NoNormalize = true, true
+		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
 		if prep.Weighting == model.AutoWeighting {
 			prep.Weighting = model.TFIDF
 		}
 	}
-	opts := d.opts
+	if dataset.IsParts(d.path) && prep.Weighting == model.AutoWeighting {
+		// A split text corpus: its source's default weighting.
+		man, err := dataset.ReadParts(d.path)
+		if err != nil {
+			return opts, prep, err
+		}
+		if man.Weighting != "" {
+			if prep.Weighting, err = model.ParseWeighting(man.Weighting); err != nil {
+				return opts, prep, fmt.Errorf("%s: %w", filepath.Join(d.path, dataset.PartsFile), err)
+			}
+		}
+	}
 	// The reader's bound on a file's data: --memory when given, else its
 	// own (a small multiple of the file's size, so that a small hostile
 	// file fails before it allocates; see dataset.LoadOptions).
@@ -369,8 +380,22 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 	default:
 		opts.MemoryLimit = rt.limit
 	}
+	return opts, prep, nil
+}
+
+// read reads the data set named by --data as it is, before its
+// preparation, showing how much of the file is read when stderr is a
+// terminal, unless quiet; it returns the preparation to apply.
+func (d *dataFlags) read(ctx context.Context, rt *runtimeFlags) (*dataset.Dataset, model.PrepareOptions, error) {
+	if err := d.check(); err != nil {
+		return nil, model.PrepareOptions{}, err
+	}
+	opts, prep, err := d.loadOptions(rt)
+	if err != nil {
+		return nil, prep, err
+	}
 	printed := false
-	if !quiet && d.stderr != nil && isTerminal(d.stderr) {
+	if !rt.quiet && d.stderr != nil && isTerminal(d.stderr) {
 		var last time.Time
 		opts.Progress = func(read, size int64) {
 			if size <= 0 || time.Since(last) < 200*time.Millisecond {
@@ -386,7 +411,7 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 		fmt.Fprintln(d.stderr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, prep, err
 	}
 	d.loadTime = time.Since(t0)
 	if d.stderr != nil {
@@ -394,12 +419,29 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 			fmt.Fprintln(d.stderr, n)
 		}
 	}
-	t0 = time.Now()
+	return ds, prep, nil
+}
+
+// load reads and prepares the data named by --data (read, then
+// model.Prepare).
+func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared, error) {
+	ds, prep, err := d.read(ctx, rt)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
 	p, err := model.Prepare(ds, prep)
 	if err != nil {
 		return nil, err
 	}
 	d.prepareTime = time.Since(t0)
+	d.noteWeighting(p)
+	return p, nil
+}
+
+// noteWeighting says on stderr when the automatic weighting chose log
+// tf-idf.
+func (d *dataFlags) noteWeighting(p *model.Prepared) {
 	if d.stderr != nil && d.prep.Weighting == model.AutoWeighting && p.Weighting == model.LogTFIDF {
 		length := ""
 		if p.Normalize == model.L2 {
@@ -407,7 +449,6 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 		}
 		fmt.Fprintf(d.stderr, "%s: term counts: weighted by tf-idf with (1 + ln tf), as the papers' authors' code does%s (--weighting none to turn off)\n", d.path, length)
 	}
-	return p, nil
 }
 
 // countZeroFeatures counts the features no sample uses.

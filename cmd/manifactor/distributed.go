@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
@@ -18,6 +21,7 @@ import (
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // distFlags are fit's options for a run over MPI ranks.
@@ -27,7 +31,7 @@ type distFlags struct {
 }
 
 func (d *distFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, nmf-kl, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks; needs a build with MPI (info says)")
+	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, nmf-kl, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks, each reading its own samples from a split directory (manifactor split) or a .mtx file; needs a build with MPI (info says)")
 	fs.StringVar(&d.grid, "grid", "", "with --distributed: the grid of ranks as ROWSxCOLS (default: the shape that communicates least for the data's shape)")
 }
 
@@ -51,7 +55,7 @@ func (d *distFlags) gridRows(p int) (int, error) {
 
 // distUnsupported are fit's options the distributed run does not have
 // yet; given with --distributed they are an error, not ignored.
-var distUnsupported = []string{"lambdas", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
+var distUnsupported = []string{"classes", "labels", "lambdas", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
 	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters"}
 
 // distGraphFlags are the graph options, which only gnmf takes.
@@ -72,6 +76,10 @@ type distSummary struct {
 	Trace      []float64 `json:"objective_trace"`
 	Seconds    float64   `json:"seconds"`
 	PerIter    float64   `json:"ms_per_iter"`
+	// ReadSeconds is rank 0's reading and preparing of its samples,
+	// GraphSeconds the graph's search on the ranks (0 without one).
+	ReadSeconds  float64 `json:"read_seconds"`
+	GraphSeconds float64 `json:"graph_seconds,omitempty"`
 	// WordsPerIter is the most values any rank moves to or from the
 	// others in one iteration by the formula (dist.NMFResult.Formula),
 	// WordsMeasured the most counted at the collectives.
@@ -125,97 +133,158 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
+	// Rank 0 makes the output's temporary directory; every rank writes
+	// its rows of the factors into it.
 	var od *outdir.Dir
+	tmp := ""
 	if rank == 0 {
 		if od, err = outdir.Begin(out, distOutputs); err != nil {
 			return fail(fmt.Errorf("--out: %w", err))
 		}
 		defer od.Abort()
+		for _, f := range []string{"U", "V"} {
+			if err := os.Mkdir(od.Path(f), 0o755); err != nil {
+				return fail(err)
+			}
+		}
+		tmp = od.Temp()
+	}
+	if tmp, err = job.bcastString(tmp); err != nil {
+		return fail(err)
 	}
 	if rank != 0 {
-		rt.quiet = true
+		rt.quiet, df.stderr = true, nil
 	}
-	// Every rank reads and prepares the whole file, the same way, and
-	// keeps its block.
-	p, err := df.load(ctx, rt)
+	t0 := time.Now()
+	dd, err := readDistData(ctx, df, rt, size, rows)
 	if err != nil {
 		return fail(err)
 	}
-	opts, err := mf.options(rt.threads, p.Data.Sparse != nil)
+	cs, err := job.comms(dd.grid)
 	if err != nil {
 		return fail(err)
 	}
-	samples := p.Data.Sparse
+	// This rank's samples, prepared with the whole corpus's statistics.
+	shard, err := dd.prepare(ctx, cs, rank)
+	if err != nil {
+		return fail(err)
+	}
+	samples := shard.Data.Sparse
 	if samples == nil {
-		return fail(fmt.Errorf("%s: --distributed takes sparse data so far (this file is dense)", df.path))
+		return fail(fmt.Errorf("%s: --distributed takes sparse data so far (this data set is dense)", df.path))
 	}
-	n, m := samples.Rows, samples.Cols
-	g, err := dist.NewGrid(size, m, n, rows)
+	readTime := time.Since(t0)
+	n, m := dd.grid.N, samples.Cols
+	g, err := dd.grid.WithFeatures(m)
 	if err != nil {
 		return fail(err)
 	}
-	cs, err := job.comms(g)
+	opts, err := mf.options(rt.threads, true)
 	if err != nil {
 		return fail(err)
 	}
+	var graphTime time.Duration
 	no := dist.NMFOptions{K: opts.K, Iters: opts.Solver.MaxIter, Tol: opts.Solver.Tol, Seed: opts.Seed, Threads: rt.threads}
 	if mf.method == solver.GNMF {
-		// Every rank builds (or reads) the whole graph, the same one.
-		gr, err := mf.graph.sampleGraph(p, io.Discard)
-		if err == nil && gr == nil {
-			gr, err = model.BuildGraph(ctx, p.Data, opts.Graph, opts.Seed, rt.threads)
+		// The graph from --graph (every rank reads it whole), or built by
+		// the ranks among themselves, each finding its samples'
+		// neighbours among all samples.
+		if mf.graph.file != "" {
+			if no.Graph, err = mf.graph.readGraph(n, io.Discard); err != nil {
+				return fail(err)
+			}
+		} else {
+			o := opts.Graph
+			o.Seed, o.Threads = opts.Seed, rt.threads
+			t0 := time.Now()
+			if no.GraphRows, err = dist.BuildGraph(ctx, cs.World, g, samples, o); err != nil {
+				return fail(err)
+			}
+			graphTime = time.Since(t0)
 		}
-		if err != nil {
-			return fail(err)
-		}
-		no.Lambda, no.Graph, no.Formulation = opts.Lambda.Value(), gr, opts.Formulation
+		no.Lambda, no.Formulation = opts.Lambda.Value(), opts.Formulation
 	}
 	begin := time.Now()
 	fit := dist.FitNMF
 	if mf.method == solver.NMFKL {
 		fit = dist.FitNMFKL
 	}
-	res, err := fit(ctx, cs, g, g.Block(samples, rank), no)
+	res, err := fit(ctx, cs, g, g.ShardBlock(samples, rank), no)
 	if err != nil {
 		return fail(err)
 	}
 	elapsed := time.Since(begin)
-	u, v, err := res.Gather(cs.World, g)
-	if err != nil {
-		return fail(err)
+	k := opts.K
+	// Every rank writes its rows of U and V as a part of the parts
+	// directories U and V; rank 0 adds their manifests once all are
+	// written.
+	for _, f := range []struct {
+		dir string
+		a   blas64.General
+	}{{"U", res.U}, {"V", res.V}} {
+		if f.a.Rows == 0 {
+			continue
+		}
+		path := filepath.Join(tmp, f.dir, dataset.PartName(rank))
+		err := outdir.WriteFile(path, func(w io.Writer) error {
+			return dataset.WriteMatrixMarketDense(w, mat.NewDense(f.a.Rows, k, f.a.Data))
+		})
+		if err != nil {
+			return fail(err)
+		}
 	}
 	measured, formula, err := res.MaxWords(cs.World)
 	if err != nil {
 		return fail(err)
 	}
+	if err := cs.World.Barrier(); err != nil {
+		return fail(err)
+	}
 	if rank != 0 {
 		return nil
 	}
-	k := opts.K
 	iters := len(res.Objective) - 1
 	sum := &distSummary{
-		Method: mf.method.String(), K: k, Samples: n, Features: m, NNZ: samples.NNZ(), Ranks: size,
+		Method: mf.method.String(), K: k, Samples: n, Features: m, NNZ: dd.nnz, Ranks: size,
 		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: res.Converged,
 		Objective: res.Objective[iters], Trace: res.Objective, Seconds: elapsed.Seconds(),
 		WordsPerIter: formula, WordsMeasured: measured,
+		ReadSeconds: readTime.Seconds(), GraphSeconds: graphTime.Seconds(),
 	}
 	if iters > 0 {
 		sum.PerIter = 1000 * elapsed.Seconds() / float64(iters)
 	}
+	uMan, vMan := factorParts(g, k)
 	outputs := []struct {
 		name  string
 		write func(io.Writer) error
 	}{
-		{"U.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, mat.NewDense(m, k, u)) }},
-		{"V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, mat.NewDense(n, k, v)) }},
+		{filepath.Join("U", dataset.PartsFile), uMan.Encode},
+		{filepath.Join("V", dataset.PartsFile), vMan.Encode},
+	}
+	if voc := shard.Data.Vocabulary; voc != nil {
+		outputs = append(outputs, struct {
+			name  string
+			write func(io.Writer) error
+		}{"vocabulary.txt", func(w io.Writer) error {
+			for _, v := range voc {
+				if _, err := fmt.Fprintln(w, v); err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
 	}
 	for _, o := range outputs {
-		if err := od.WriteFile(o.name, o.write); err != nil {
+		if err := outdir.WriteFile(od.Path(o.name), o.write); err != nil {
 			return fail(err)
 		}
-		sum.Files = append(sum.Files, filepath.Join(out, o.name))
 	}
-	sum.Files = append(sum.Files, filepath.Join(out, "summary.json"))
+	for _, f := range []string{"U", "V", "vocabulary.txt", "summary.json"} {
+		if _, err := os.Stat(od.Path(f)); err == nil || f == "summary.json" {
+			sum.Files = append(sum.Files, filepath.Join(out, f))
+		}
+	}
 	if err := od.WriteFile("summary.json", func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
 		return fail(err)
 	}
@@ -236,5 +305,150 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	return nil
 }
 
-// distOutputs are the files fit --distributed writes.
-var distOutputs = []string{"U.mtx", "V.mtx", "summary.json"}
+// distOutputs are the files fit --distributed writes: the parts
+// directories U and V (the rows of U, one per feature, and of V, one per
+// sample, as each rank wrote them; dataset.Load reads either whole), the
+// names of U's rows and the summary.
+var distOutputs = []string{"U", "V", "vocabulary.txt", "summary.json"}
+
+// factorParts returns the manifests of the parts directories U and V:
+// rank q wrote part q, its rows (Grid.URows and VRows), if any.
+func factorParts(g dist.Grid, k int) (u, v *dataset.Parts) {
+	u, v = dataset.NewParts(g.M, k, false), dataset.NewParts(g.N, k, false)
+	type part struct{ rank, lo, hi int }
+	var us, vs []part
+	for q := 0; q < g.Size(); q++ {
+		i, j := g.Pos(q)
+		lo, hi := g.URows(i, j)
+		us = append(us, part{q, lo, hi})
+		lo, hi = g.VRows(i, j)
+		vs = append(vs, part{q, lo, hi})
+	}
+	for _, f := range []struct {
+		man   *dataset.Parts
+		parts []part
+	}{{u, us}, {v, vs}} {
+		slices.SortFunc(f.parts, func(a, b part) int { return a.lo - b.lo })
+		for _, p := range f.parts {
+			if p.hi > p.lo {
+				f.man.Add(dataset.PartName(p.rank), p.hi-p.lo, (p.hi-p.lo)*k)
+			}
+		}
+	}
+	return u, v
+}
+
+// distData is what the ranks know of the data before they read their
+// samples: the grid's shape, and the manifest of a parts directory (each
+// rank then reads only its samples' parts), the header of a Matrix
+// Market coordinate file (each rank then reads a byte range of it), or
+// else the file read whole by every rank.
+type distData struct {
+	path  string
+	grid  dist.Grid // on the features as read (WithFeatures after the preparation)
+	nnz   int
+	mtx   *dataset.MTXParts
+	whole *dataset.Dataset
+	df    *dataFlags
+	rt    *runtimeFlags
+}
+
+// readDistData reads what every rank needs to know of --data: a parts
+// directory's manifest, a Matrix Market coordinate file's header, or else
+// the whole file (a format that cannot be read by parts).
+func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, rows int) (*distData, error) {
+	dd := &distData{path: df.path, df: df, rt: rt}
+	var n, m int
+	if dataset.IsParts(df.path) {
+		if err := df.check(); err != nil {
+			return nil, err
+		}
+		man, err := dataset.ReadParts(df.path)
+		if err != nil {
+			return nil, err
+		}
+		n, m, dd.nnz = man.Samples, man.Features, man.NNZ
+	} else if byRanges(df) {
+		if err := df.check(); err != nil {
+			return nil, err
+		}
+		p, err := dataset.ReadMTXParts(df.path)
+		if err != nil {
+			return nil, err
+		}
+		dd.mtx = p
+		n, m, dd.nnz = p.Rows, p.Cols, p.NNZ
+	} else {
+		ds, _, err := df.read(ctx, rt)
+		if err != nil {
+			return nil, err
+		}
+		dd.whole = ds
+		n, m = ds.Dims()
+		dd.nnz = ds.NNZ()
+	}
+	g, err := dist.NewGrid(size, m, n, rows)
+	if err != nil {
+		return nil, err
+	}
+	dd.grid = g
+	return dd, nil
+}
+
+// prepare returns rank's samples (those of its grid column's sample
+// block), prepared as fit prepares the whole data set: read from a parts
+// directory or by byte ranges and prepared by model.PrepareShard,
+// pooling the corpus's statistics over the grid row (whose ranks hold
+// every sample block once); from a whole file by model.Prepare, and its
+// rows kept.
+func (dd *distData) prepare(ctx context.Context, cs dist.GridComms, rank int) (*model.Prepared, error) {
+	_, j := dd.grid.Pos(rank)
+	s0, s1 := dd.grid.SampleBlock(j)
+	if dd.whole == nil {
+		opts, prep, err := dd.df.loadOptions(dd.rt)
+		if err != nil {
+			return nil, err
+		}
+		var ds *dataset.Dataset
+		if dd.mtx != nil {
+			ds, err = dist.ReadMTXShard(ctx, cs.World, dd.grid, dd.mtx)
+		} else {
+			ds, err = dataset.LoadRows(ctx, dd.path, s0, s1, opts)
+		}
+		if err != nil {
+			return nil, err
+		}
+		p, err := model.PrepareShard(ds, prep, dist.ShardPool{C: cs.Row})
+		if err != nil {
+			return nil, err
+		}
+		dd.df.noteWeighting(p)
+		return p, nil
+	}
+	_, prep, err := dd.df.loadOptions(dd.rt)
+	if err != nil {
+		return nil, err
+	}
+	p, err := model.Prepare(dd.whole, prep)
+	if err != nil {
+		return nil, err
+	}
+	dd.df.noteWeighting(p)
+	dd.whole = nil
+	if n, _ := p.Data.Dims(); n != dd.grid.N {
+		return nil, fmt.Errorf("%s: --distributed does not select samples (--classes)", dd.path)
+	}
+	shard := *p
+	data := *p.Data
+	if a := data.Sparse; a != nil {
+		data.Sparse = &sparse.CSR{Rows: s1 - s0, Cols: a.Cols, Indptr: a.Indptr[s0 : s1+1], Ind: a.Ind, Val: a.Val}
+	}
+	shard.Data = &data
+	return &shard, nil
+}
+
+// byRanges reports whether the ranks read --data by byte ranges: an
+// uncompressed Matrix Market file of one sample per row.
+func byRanges(df *dataFlags) bool {
+	return strings.HasSuffix(strings.ToLower(df.path), ".mtx") && !df.opts.Transpose
+}

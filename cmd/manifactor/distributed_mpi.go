@@ -23,6 +23,20 @@ func (j *mpiJob) size() int      { return j.world.Size() }
 func (j *mpiJob) abort(code int) { j.world.Abort(code) }
 func (j *mpiJob) finish()        { mpi.Finalize() }
 
+// bcastString returns rank 0's s on every rank.
+func (j *mpiJob) bcastString(s string) (string, error) {
+	n := []float64{float64(len(s))}
+	if err := j.world.Bcast(n, 0); err != nil {
+		return "", err
+	}
+	b := make([]byte, int(n[0]))
+	copy(b, s)
+	if err := j.world.BcastBytes(b, 0); err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
 // comms splits the world by grid row and by grid column.
 func (j *mpiJob) comms(g dist.Grid) (dist.GridComms, error) {
 	i, c := g.Pos(j.world.Rank())

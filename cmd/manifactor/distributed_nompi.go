@@ -17,6 +17,9 @@ func (j *mpiJob) rank() int { return 0 }
 func (j *mpiJob) size() int { return 1 }
 func (j *mpiJob) abort(int) {}
 func (j *mpiJob) finish()   {}
+func (j *mpiJob) bcastString(string) (string, error) {
+	panic("unreachable: no MPI job without MPI")
+}
 func (j *mpiJob) comms(dist.Grid) (dist.GridComms, error) {
 	panic("unreachable: no MPI job without MPI")
 }

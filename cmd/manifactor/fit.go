@@ -130,7 +130,10 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	if dataset.IsTextSource(df.path) {
-		text := df.opts.Text
+		// The text pipeline as the corpus was read: term counts, which
+		// the model's preparation weighs.
+		lo, _, _ := df.loadOptions(&rt)
+		text := lo.Text
 		mod.Text = &text
 	}
 	if err := mod.Save(od.Temp()); err != nil {

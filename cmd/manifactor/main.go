@@ -42,6 +42,7 @@ func commands() []command {
 		{"transform", "place new samples on the factors of a model that fit --out saved, and cluster them", runTransform},
 		{"cluster", "cluster a data set and score it against its labels", runCluster},
 		{"graph", "build a p-nearest-neighbour graph of a data set", runGraph},
+		{"split", "write a data set as row blocks, for fit --distributed to read each rank's own", runSplit},
 		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},
 		{"experiment", "the papers' protocol: k random classes, R runs, mean and deviation per k", runExperiment},
 		{"sweep", "the protocol's average score against lambda or p (the papers' sensitivity figures)", runSweep},

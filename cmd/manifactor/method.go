@@ -266,6 +266,11 @@ func (g *graphFlags) sampleGraph(p *model.Prepared, stderr io.Writer) (*graph.Gr
 		return nil, nil
 	}
 	n, _ := p.Data.Dims()
+	return g.readGraph(n, stderr)
+}
+
+// readGraph reads --graph, a graph of n samples.
+func (g *graphFlags) readGraph(n int, stderr io.Writer) (*graph.Graph, error) {
 	gr, notes, err := model.ReadGraph(g.file, n)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/outdir"
+	"github.com/manifactor/manifactor/model"
+)
+
+// runSplit is the split command: a data set written as row blocks (a
+// parts directory, dataset.WriteParts) for the ranks of fit
+// --distributed, each of which then reads only its own samples' blocks.
+func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("split", "--data D --parts P --out DIR", stderr)
+	var df dataFlags
+	var rt runtimeFlags
+	df.registerRead(fs)
+	df.registerText(fs)
+	rt.register(fs)
+	parts := fs.Int("parts", 0, "the number of row blocks, 1 to the number of samples (at least the ranks that will read it; more parts let each rank read less)")
+	out := fs.String("out", "", "the directory to write (parts.json, part-NNNNN.mtx, labels.txt, features.txt)")
+	asJSON := fs.Bool("json", false, "print the manifest as JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := rt.apply(); err != nil {
+		return err
+	}
+	if *out == "" {
+		return errors.New("--out is required")
+	}
+	if *parts < 1 {
+		return fmt.Errorf("--parts %d: want at least 1", *parts)
+	}
+	known := []string{dataset.PartsFile, "labels.txt", "features.txt"}
+	for t := 0; t < *parts; t++ {
+		known = append(known, dataset.PartName(t))
+	}
+	od, err := outdir.Begin(*out, known)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	defer od.Abort()
+	// The data as read (term counts for a text corpus): fit prepares
+	// them, with the whole corpus's statistics, when it reads the parts.
+	ds, _, err := df.read(ctx, &rt)
+	if err != nil {
+		return err
+	}
+	if n, _ := ds.Dims(); *parts > n {
+		return fmt.Errorf("--parts %d: %s has %d samples", *parts, df.path, n)
+	}
+	opt := dataset.PartsOptions{Parts: *parts}
+	if dataset.IsTextSource(df.path) {
+		opt.Weighting = model.TFIDF.String() // what fit would weigh the corpus by
+	}
+	man, err := dataset.WriteParts(ds, opt, od.WriteFile)
+	if err != nil {
+		return err
+	}
+	if err := od.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	if *asJSON {
+		return writeJSON(stdout, man)
+	}
+	fmt.Fprintf(stdout, "%s: %d samples x %d features (%d non-zeros) in %d parts of %d to %d samples\nwrote %s\n",
+		df.path, man.Samples, man.Features, man.NNZ, len(man.Parts), man.Parts[len(man.Parts)-1].Rows, man.Parts[0].Rows, *out)
+	return nil
+}

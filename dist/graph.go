@@ -1,0 +1,207 @@
+package dist
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// GraphRows is one rank's rows of a sample graph's weight matrix W: the
+// rows of the V rows it owns (Grid.VRows), every sample a column. It is
+// how FitNMF takes a graph that the ranks built among themselves
+// (BuildGraph), none holding it whole.
+type GraphRows struct {
+	Lo int         // the first row's sample
+	W  *sparse.CSR // W's rows Lo, Lo+1, ...: N columns
+}
+
+// rowsOf returns the rows of a whole graph that rank owns.
+func rowsOf(gr *graph.Graph, g Grid, rank int) *GraphRows {
+	i, j := g.Pos(rank)
+	v0, v1 := g.VRows(i, j)
+	w := gr.W
+	return &GraphRows{Lo: v0, W: &sparse.CSR{Rows: v1 - v0, Cols: w.Cols, Indptr: w.Indptr[v0 : v1+1], Ind: w.Ind, Val: w.Val}}
+}
+
+// check checks that the rows are the rank's, with finite non-negative
+// weights, and returns their degrees.
+func (r *GraphRows) check(g Grid, rank int) ([]float64, error) {
+	i, j := g.Pos(rank)
+	v0, v1 := g.VRows(i, j)
+	if r.Lo != v0 || r.W.Rows != v1-v0 || r.W.Cols != g.N {
+		return nil, fmt.Errorf("dist: rank %d's graph rows are %d x %d from sample %d, want %d x %d from %d", rank, r.W.Rows, r.W.Cols, r.Lo+1, v1-v0, g.N, v0+1)
+	}
+	deg := make([]float64, r.W.Rows)
+	for s := 0; s < r.W.Rows; s++ {
+		for p := r.W.Indptr[s]; p < r.W.Indptr[s+1]; p++ {
+			x, t := r.W.Val[p], r.W.Ind[p]
+			if !(x >= 0) || math.IsInf(x, 0) || t < 0 || t >= g.N {
+				return nil, fmt.Errorf("dist: graph weight %v at sample %d, neighbour %d: weights must be finite and not negative, neighbours samples", x, r.Lo+s+1, t+1)
+			}
+			deg[s] += x
+		}
+		if math.IsInf(deg[s], 0) {
+			return nil, fmt.Errorf("dist: the graph weights of sample %d sum past the largest float64", r.Lo+s+1)
+		}
+	}
+	return deg, nil
+}
+
+// BuildGraph builds, on every rank, its rows of the graph that
+// graph.Sparse would build on all N samples with opt (the exact search;
+// see graph.NewCandidates for the options a search by blocks takes): the
+// rows of the V rows it owns. shard holds the rank's sample block
+// (Grid.SampleBlock of its grid column, every feature, prepared). Each
+// rank offers its own rows as candidates to itself, then passes the rows
+// it holds to the next rank of a ring over all ranks and receives the
+// previous rank's, P - 1 times, so every rank meets every sample; each
+// rank then sends every choice of its samples to the owner of the sample
+// chosen, for the symmetrization. The search costs N^2 / P pairs per
+// rank at most (fewer: only samples sharing a feature are compared); a
+// rank holds its rows, the block passing through and N squared lengths.
+// The rows equal graph.Sparse's bit for bit (tested); every rank returns
+// an error when any rank fails.
+func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt graph.Options) (*GraphRows, error) {
+	size, rank := world.Size(), world.Rank()
+	i, j := g.Pos(rank)
+	s0, s1 := g.SampleBlock(j)
+	v0, v1 := g.VRows(i, j)
+	if shard.Rows != s1-s0 {
+		panic(fmt.Sprintf("dist: BuildGraph: a shard of %d samples for block %d-%d", shard.Rows, s0+1, s1))
+	}
+	own := rowRange(shard, v0-s0, v1-s0)
+	c, err := graph.NewCandidates(v0, v1-v0, g.N, opt)
+	if err := agree(world, err); err != nil {
+		return nil, err
+	}
+	// Every rank's rows (first sample, count, entries) and every sample's
+	// squared length.
+	mine := []float64{float64(v0), float64(v1 - v0), float64(own.NNZ())}
+	sizes := make([]float64, 3*size)
+	if err := world.Allgatherv(mine, sizes, repeat(3, size)); err != nil {
+		return nil, err
+	}
+	rowCounts := make([]int, size)
+	for r := range rowCounts {
+		rowCounts[r] = int(sizes[3*r+1])
+	}
+	byRank := make([]float64, g.N)
+	if err := world.Allgatherv(graph.SquaredNorms(own), byRank, rowCounts); err != nil {
+		return nil, err
+	}
+	sq := make([]float64, g.N)
+	off := 0
+	for r := 0; r < size; r++ {
+		lo := int(sizes[3*r])
+		copy(sq[lo:lo+rowCounts[r]], byRank[off:off+rowCounts[r]])
+		off += rowCounts[r]
+	}
+	byRank = nil
+	// The ring: at step s the rank holds rank (rank - s)'s rows.
+	block, b0 := own, v0
+	next, prev := (rank+1)%size, (rank-1+size)%size
+	for step := 0; ; step++ {
+		err := c.Offer(ctx, own, block, b0, sq[b0:b0+block.Rows], opt.Threads)
+		if err := agree(world, err); err != nil {
+			return nil, err
+		}
+		if step == size-1 {
+			break
+		}
+		from := ((rank-step-1)%size + size) % size
+		rows, nnz := int(sizes[3*from+1]), int(sizes[3*from+2])
+		send := encodeRows(block)
+		sendCounts, recvCounts := make([]int, size), make([]int, size)
+		sendCounts[next], recvCounts[prev] = len(send), rows+1+2*nnz
+		recv := make([]float64, recvCounts[prev])
+		if err := world.Alltoallv(send, sendCounts, recv, recvCounts); err != nil {
+			return nil, err
+		}
+		block, b0 = decodeRows(recv, rows, nnz, own.Cols), int(sizes[3*from])
+	}
+	// Each choice to the owner of the sample chosen.
+	var local []graph.Edge
+	out := make([][]float64, size)
+	c.Chosen(func(e graph.Edge) {
+		if o := g.vOwner(e.To); o == rank {
+			local = append(local, e)
+		} else {
+			out[o] = append(out[o], float64(e.From), float64(e.To), e.Dot)
+		}
+	})
+	in, err := exchange(world, out)
+	if err != nil {
+		return nil, err
+	}
+	for q := 0; q+2 < len(in); q += 3 {
+		local = append(local, graph.Edge{From: int(in[q]), To: int(in[q+1]), Dot: in[q+2]})
+	}
+	w, err := c.Rows(local, sq)
+	if err := agree(world, err); err != nil {
+		return nil, err
+	}
+	return &GraphRows{Lo: v0, W: w}, nil
+}
+
+// exchange sends out[r] to rank r and returns what every rank sent here,
+// in rank order.
+func exchange(c Comm, out [][]float64) ([]float64, error) {
+	size := c.Size()
+	counts, got := make([]float64, size), make([]float64, size)
+	sendCounts := make([]int, size)
+	var send []float64
+	for r, b := range out {
+		counts[r], sendCounts[r] = float64(len(b)), len(b)
+		send = append(send, b...)
+	}
+	if err := c.Alltoallv(counts, repeat(1, size), got, repeat(1, size)); err != nil {
+		return nil, err
+	}
+	recvCounts := make([]int, size)
+	n := 0
+	for r, x := range got {
+		recvCounts[r] = int(x)
+		n += recvCounts[r]
+	}
+	recv := make([]float64, n)
+	return recv, c.Alltoallv(send, sendCounts, recv, recvCounts)
+}
+
+// rowRange returns rows lo..hi of a as a CSR of its own indexing.
+func rowRange(a *sparse.CSR, lo, hi int) *sparse.CSR {
+	ptr := make([]int, hi-lo+1)
+	for q := range ptr {
+		ptr[q] = a.Indptr[lo+q] - a.Indptr[lo]
+	}
+	p0, p1 := a.Indptr[lo], a.Indptr[hi]
+	return &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Ind: a.Ind[p0:p1], Val: a.Val[p0:p1]}
+}
+
+// encodeRows writes a CSR's row pointers, indices and values as values,
+// for a collective; decodeRows reads them back (exact: indices are below
+// 2^53).
+func encodeRows(a *sparse.CSR) []float64 {
+	out := make([]float64, 0, a.Rows+1+2*a.NNZ())
+	for _, p := range a.Indptr {
+		out = append(out, float64(p-a.Indptr[0]))
+	}
+	for _, t := range a.Ind[a.Indptr[0]:a.Indptr[a.Rows]] {
+		out = append(out, float64(t))
+	}
+	return append(out, a.Val[a.Indptr[0]:a.Indptr[a.Rows]]...)
+}
+
+func decodeRows(b []float64, rows, nnz, cols int) *sparse.CSR {
+	a := &sparse.CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1), Ind: make([]int, nnz), Val: make([]float64, nnz)}
+	for q := range a.Indptr {
+		a.Indptr[q] = int(b[q])
+	}
+	for q := range a.Ind {
+		a.Ind[q] = int(b[rows+1+q])
+	}
+	copy(a.Val, b[rows+1+nnz:])
+	return a
+}

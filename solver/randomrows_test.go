@@ -1,0 +1,19 @@
+package solver
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRandomFactorRows: any rows of the start are those of the whole
+// start, so a rank of package dist starts where one process does.
+func TestRandomFactorRows(t *testing.T) {
+	const rows, n, k = 7, 9, 3
+	a, v := RandomFactors(rows, n, k, 11, 2)
+	for _, r := range [][4]int{{0, rows, 0, n}, {0, 0, 0, 0}, {2, 5, 4, 9}, {6, 7, 0, 1}, {rows, rows, n, n}} {
+		ga, gv := RandomFactorRows(rows, n, k, 11, 2, r[0], r[1], r[2], r[3])
+		if !slices.Equal(ga, a[r[0]*k:r[1]*k]) || !slices.Equal(gv, v[r[2]*k:r[3]*k]) {
+			t.Fatalf("rows %v differ from the whole start's", r)
+		}
+	}
+}
