@@ -43,7 +43,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 		}
 	}
 	xt, x := block, block.T()
-	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed)
+	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	p, q := general(s1-s0, k), general(f1-f0, k)
 	ui, vj, pOwn, qOwn := exchangeBuffers(g, res, p, q)
 	// The ratios at the block's non-zeros, in X^T's order (rt) and X's

@@ -63,6 +63,11 @@ type NMFOptions struct {
 	// Threads bounds the goroutines of each rank's local products; 0
 	// means GOMAXPROCS.
 	Threads int
+	// FeatureOrder, when set, is the data's feature at each position of
+	// the grid's feature order (BalanceShard's): the blocks and U's rows
+	// follow it, and the start draws U's rows of those features, so the
+	// fit is one process's on the data in its own order (to rounding).
+	FeatureOrder []int
 	// Lambda, when positive, adds GNMF's graph term lambda Tr(V^T L V)
 	// for the graph on all N samples, given whole as Graph (every rank
 	// the same) or as each rank's rows of it, GraphRows (BuildGraph's),
@@ -122,7 +127,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	x, order := block.TByFrequency()
 	xt := x.T()
 	xb := solver.BlockedProduct(x, k)
-	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed)
+	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
 	p, q := general(s1-s0, k), general(f1-f0, k) // the local products
@@ -440,6 +445,18 @@ func checkRun(g Grid, opts NMFOptions) error {
 	if k := opts.K; k < 1 || k > min(g.M, g.N) {
 		return fmt.Errorf("dist: k = %d: must be between 1 and min(features, samples) = %d", k, min(g.M, g.N))
 	}
+	if o := opts.FeatureOrder; o != nil {
+		seen := make([]bool, g.M)
+		for _, f := range o {
+			if f < 0 || f >= g.M || seen[f] {
+				return fmt.Errorf("dist: FeatureOrder is not an order of the %d features", g.M)
+			}
+			seen[f] = true
+		}
+		if len(o) != g.M {
+			return fmt.Errorf("dist: FeatureOrder has %d features, the data %d", len(o), g.M)
+		}
+	}
 	if opts.Iters < 0 {
 		return fmt.Errorf("dist: %d iterations: must not be negative", opts.Iters)
 	}
@@ -447,12 +464,18 @@ func checkRun(g Grid, opts NMFOptions) error {
 }
 
 // startFactors returns rank (i, j)'s result holding its rows of
-// solver.Fit's first random start for seed, and the values each rank of
-// its grid row (uCounts) and grid column (vCounts) owns of U and V.
-func startFactors(g Grid, i, j, k int, seed uint64) (res *NMFResult, uCounts, vCounts []int) {
+// solver.Fit's first random start for seed (U's rows of the features at
+// its positions of order, when set), and the values each rank of its
+// grid row (uCounts) and grid column (vCounts) owns of U and V.
+func startFactors(g Grid, i, j, k int, seed uint64, order []int) (res *NMFResult, uCounts, vCounts []int) {
 	u0, u1 := g.URows(i, j)
 	v0, v1 := g.VRows(i, j)
-	ua, va := solver.RandomFactorRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
+	var ua, va []float64
+	if order != nil {
+		ua, va = solver.RandomFactorSelect(g.M, g.N, k, seed, 0, order[u0:u1], v0, v1)
+	} else {
+		ua, va = solver.RandomFactorRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
+	}
 	res = &NMFResult{U: blas64.General{Rows: u1 - u0, Cols: k, Stride: k, Data: ua}, V: blas64.General{Rows: v1 - v0, Cols: k, Stride: k, Data: va}, ULo: u0, VLo: v0}
 	uCounts, vCounts = make([]int, g.Cols), make([]int, g.Rows)
 	for t := range uCounts {

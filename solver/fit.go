@@ -464,8 +464,30 @@ func RandomFactors(rows, n, k int, seed, start uint64) (a, v []float64) {
 // would draw, in memory for its rows (the draws before them are made and
 // dropped).
 func RandomFactorRows(rows, n, k int, seed, start uint64, a0, a1, v0, v1 int) (a, v []float64) {
-	if a0 < 0 || a1 < a0 || a1 > rows || v0 < 0 || v1 < v0 || v1 > n {
-		panic(fmt.Sprintf("solver: RandomFactorRows: rows %d-%d of %d and %d-%d of %d", a0, a1, rows, v0, v1, n))
+	if a0 < 0 || a1 < a0 || a1 > rows {
+		panic(fmt.Sprintf("solver: RandomFactorRows: rows %d-%d of %d", a0, a1, rows))
+	}
+	sel := make([]int, a1-a0)
+	for q := range sel {
+		sel[q] = a0 + q
+	}
+	return RandomFactorSelect(rows, n, k, seed, start, sel, v0, v1)
+}
+
+// RandomFactorSelect is RandomFactorRows for the first factor's rows
+// listed in sel (any order, no repeats): row q of a is the start's row
+// sel[q]. A rank of package dist that holds features in another order
+// than the data's draws its rows this way.
+func RandomFactorSelect(rows, n, k int, seed, start uint64, sel []int, v0, v1 int) (a, v []float64) {
+	if v0 < 0 || v1 < v0 || v1 > n {
+		panic(fmt.Sprintf("solver: RandomFactorSelect: rows %d-%d of %d", v0, v1, n))
+	}
+	at := make(map[int]int, len(sel))
+	for q, r := range sel {
+		if _, dup := at[r]; dup || r < 0 || r >= rows {
+			panic(fmt.Sprintf("solver: RandomFactorSelect: row %d of %d repeated or out of range", r, rows))
+		}
+		at[r] = q
 	}
 	rng := rand.New(rand.NewPCG(seed, start))
 	skip := func(draws int) {
@@ -473,12 +495,18 @@ func RandomFactorRows(rows, n, k int, seed, start uint64, a0, a1, v0, v1 int) (a
 			rng.Uint64() // Float64 is one Uint64 draw
 		}
 	}
-	a, v = make([]float64, (a1-a0)*k), make([]float64, (v1-v0)*k)
-	skip(a0 * k)
-	for i := range a {
-		a[i] = rng.Float64()
+	a, v = make([]float64, len(sel)*k), make([]float64, (v1-v0)*k)
+	for r := 0; r < rows; r++ {
+		q, ok := at[r]
+		if !ok {
+			skip(k)
+			continue
+		}
+		for c := 0; c < k; c++ {
+			a[q*k+c] = rng.Float64()
+		}
 	}
-	skip((rows-a1)*k + v0*k)
+	skip(v0 * k)
 	for i := range v {
 		v[i] = rng.Float64()
 	}

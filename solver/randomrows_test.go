@@ -17,3 +17,20 @@ func TestRandomFactorRows(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomFactorSelect: rows picked in any order are the whole
+// start's rows.
+func TestRandomFactorSelect(t *testing.T) {
+	const rows, n, k = 9, 5, 2
+	a, v := RandomFactors(rows, n, k, 4, 0)
+	sel := []int{7, 0, 3, 8}
+	ga, gv := RandomFactorSelect(rows, n, k, 4, 0, sel, 1, 4)
+	for q, r := range sel {
+		if !slices.Equal(ga[q*k:(q+1)*k], a[r*k:(r+1)*k]) {
+			t.Fatalf("row %d differs", r)
+		}
+	}
+	if !slices.Equal(gv, v[1*k:4*k]) {
+		t.Fatal("V's rows differ")
+	}
+}

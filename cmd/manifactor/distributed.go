@@ -204,6 +204,21 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		}
 		no.Lambda, no.Formulation = opts.Lambda.Value(), opts.Formulation
 	}
+	// Feature blocks of about equal work (the graph above is built on
+	// the data's own order, as one process builds it).
+	voc := shard.Data.Vocabulary
+	if g.Rows > 1 {
+		if samples, no.FeatureOrder, err = dist.BalanceShard(cs.Row, g, samples); err != nil {
+			return fail(err)
+		}
+		if voc != nil {
+			byPos := make([]string, len(voc))
+			for p, f := range no.FeatureOrder {
+				byPos[p] = voc[f]
+			}
+			voc = byPos
+		}
+	}
 	begin := time.Now()
 	fit := dist.FitNMF
 	if mf.method == solver.NMFKL {
@@ -262,7 +277,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		{filepath.Join("U", dataset.PartsFile), uMan.Encode},
 		{filepath.Join("V", dataset.PartsFile), vMan.Encode},
 	}
-	if voc := shard.Data.Vocabulary; voc != nil {
+	if voc != nil {
 		outputs = append(outputs, struct {
 			name  string
 			write func(io.Writer) error
@@ -306,8 +321,10 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 }
 
 // distOutputs are the files fit --distributed writes: the parts
-// directories U and V (the rows of U, one per feature, and of V, one per
-// sample, as each rank wrote them; dataset.Load reads either whole), the
+// directories U and V (the rows of U, one per feature in the order of
+// vocabulary.txt, which is the data's unless the grid has several rows
+// and dist.BalanceShard reordered them; the rows of V, one per sample;
+// each rank wrote its own, and dataset.Load reads either whole), the
 // names of U's rows and the summary.
 var distOutputs = []string{"U", "V", "vocabulary.txt", "summary.json"}
 

@@ -121,9 +121,15 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 	}
 }
 
-// preparedDense returns the data at path prepared as fit prepares it, as
-// a dense samples x features matrix.
-func preparedDense(t *testing.T, path string) *mat.Dense {
+// preparedData is data prepared as fit prepares it: a dense samples x
+// features matrix and its features' names.
+type preparedData struct {
+	x     *mat.Dense
+	names []string
+}
+
+// preparedDense returns the data at path prepared as fit prepares it.
+func preparedDense(t *testing.T, path string) *preparedData {
 	t.Helper()
 	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{})
 	if err != nil {
@@ -140,15 +146,15 @@ func preparedDense(t *testing.T, path string) *mat.Dense {
 			x.Set(i, a.Ind[q], a.Val[q])
 		}
 	}
-	return x
+	return &preparedData{x: x, names: p.Data.Vocabulary}
 }
 
 // checkFactorParts: the ranks wrote U and V as parts directories that
 // read back whole, features x k and samples x k, non-negative, and the
-// objective ||X - U V^T||^2 recomputed from them and x (the prepared
-// samples x features data, when not nil: nmf's objective) is the
-// summary's.
-func checkFactorParts(t *testing.T, out string, sum distSummary, x *mat.Dense) {
+// objective ||X - U V^T||^2 recomputed from them and the prepared data
+// (when not nil: nmf's objective) is the summary's, U's rows read in the
+// order vocabulary.txt names them.
+func checkFactorParts(t *testing.T, out string, sum distSummary, data *preparedData) {
 	t.Helper()
 	var f [2]*mat.Dense
 	for q, c := range []struct {
@@ -167,12 +173,29 @@ func checkFactorParts(t *testing.T, out string, sum distSummary, x *mat.Dense) {
 		}
 		f[q] = ds.Dense
 	}
-	if x == nil {
+	if data == nil {
 		return
 	}
+	b, err := os.ReadFile(filepath.Join(out, "vocabulary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for c, name := range data.names {
+		col[name] = c
+	}
+	names := strings.Fields(string(b))
+	u := mat.NewDense(len(data.names), sum.K, nil)
+	for p, name := range names {
+		c, ok := col[name]
+		if !ok || len(names) != len(data.names) {
+			t.Fatalf("%d ranks: vocabulary.txt is not an order of the data's %d features (%q)", sum.Ranks, len(data.names), name)
+		}
+		u.SetRow(c, f[0].RawRowView(p))
+	}
 	var r mat.Dense
-	r.Mul(f[1], f[0].T())
-	r.Sub(x, &r)
+	r.Mul(f[1], u.T())
+	r.Sub(data.x, &r)
 	if obj := mat.Norm(&r, 2); math.Abs(obj*obj-sum.Objective) > 1e-9*sum.Objective {
 		t.Errorf("%d ranks: the objective of the factors written is %v, the summary says %v", sum.Ranks, obj*obj, sum.Objective)
 	}

@@ -1,0 +1,107 @@
+package dist
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// BalanceShard reorders the features of the ranks' shards so that the
+// grid's feature blocks hold about equal numbers of stored entries:
+// features sorted by their entries over the whole corpus (pooled over
+// row, the communicator of the ranks of one grid row, which hold every
+// sample block once) go, largest first, to the block with the fewest
+// entries that still has room (blocks keep Grid.FeatureBlock's sizes),
+// and each block keeps its features in the data's order. Contiguous
+// blocks of a term-document matrix are badly unbalanced otherwise:
+// vocabularies list frequent terms first (TDT2's first half of the terms
+// holds 96 % of its entries), and the rank holding them does nearly all
+// the work. It returns the shard with its columns renumbered to the new
+// positions and order, the data's feature at each position, for
+// NMFOptions.FeatureOrder. The result is the same on every rank.
+func BalanceShard(row Comm, g Grid, shard *sparse.CSR) (*sparse.CSR, []int, error) {
+	if shard.Cols != g.M {
+		panic(fmt.Sprintf("dist: BalanceShard: a shard of %d features on a grid of %d", shard.Cols, g.M))
+	}
+	counts := make([]float64, g.M)
+	for _, f := range shard.Ind {
+		counts[f]++
+	}
+	if err := row.AllreduceSum(counts); err != nil {
+		return nil, nil, err
+	}
+	order := balancedOrder(counts, g)
+	pos := make([]int, g.M)
+	for p, f := range order {
+		pos[f] = p
+	}
+	return renumberColumns(shard, pos), order, nil
+}
+
+// balancedOrder returns the features in block order: each block's
+// features in increasing order, the blocks filled greedily by falling
+// counts (ties by index), each feature to the block with the smallest
+// total that has room.
+func balancedOrder(counts []float64, g Grid) []int {
+	byCount := make([]int, len(counts))
+	for f := range byCount {
+		byCount[f] = f
+	}
+	slices.SortStableFunc(byCount, func(a, b int) int {
+		switch {
+		case counts[a] > counts[b]:
+			return -1
+		case counts[a] < counts[b]:
+			return 1
+		}
+		return 0
+	})
+	blocks := make([][]int, g.Rows)
+	room := make([]int, g.Rows)
+	total := make([]float64, g.Rows)
+	for i := range room {
+		lo, hi := g.FeatureBlock(i)
+		room[i] = hi - lo
+	}
+	for _, f := range byCount {
+		best := -1
+		for i := range blocks {
+			if room[i] > 0 && (best < 0 || total[i] < total[best]) {
+				best = i
+			}
+		}
+		blocks[best] = append(blocks[best], f)
+		room[best]--
+		total[best] += counts[f]
+	}
+	order := make([]int, 0, len(counts))
+	for _, b := range blocks {
+		slices.Sort(b)
+		order = append(order, b...)
+	}
+	return order
+}
+
+// renumberColumns returns a with column f moved to pos[f], each row's
+// entries in increasing column order.
+func renumberColumns(a *sparse.CSR, pos []int) *sparse.CSR {
+	b := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1), Ind: make([]int, 0, a.NNZ()), Val: make([]float64, 0, a.NNZ())}
+	type entry struct {
+		c int
+		x float64
+	}
+	var row []entry
+	for i := 0; i < a.Rows; i++ {
+		row = row[:0]
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			row = append(row, entry{pos[a.Ind[p]], a.Val[p]})
+		}
+		slices.SortFunc(row, func(x, y entry) int { return x.c - y.c })
+		for _, e := range row {
+			b.Ind, b.Val = append(b.Ind, e.c), append(b.Val, e.x)
+		}
+		b.Indptr[i+1] = len(b.Ind)
+	}
+	return b
+}
