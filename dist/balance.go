@@ -20,6 +20,12 @@ import (
 // the work. It returns the shard with its columns renumbered to the new
 // positions and order, the data's feature at each position, for
 // NMFOptions.FeatureOrder. The result is the same on every rank.
+//
+// On an aligned grid (Grid.Aligned, for the coordinate-descent
+// half-steps) the features are dealt in units of Align features of
+// falling frequency instead: solver.Fit orders U's rows by falling
+// frequency and updates them in blocks of solver.CDBlock, so each of its
+// blocks then lies whole in one grid row, in its order.
 func BalanceShard(row Comm, g Grid, shard *sparse.CSR) (*sparse.CSR, []int, error) {
 	if shard.Cols != g.M {
 		panic(fmt.Sprintf("dist: BalanceShard: a shard of %d features on a grid of %d", shard.Cols, g.M))
@@ -32,6 +38,9 @@ func BalanceShard(row Comm, g Grid, shard *sparse.CSR) (*sparse.CSR, []int, erro
 		return nil, nil, err
 	}
 	order := balancedOrder(counts, g)
+	if g.Align > 1 {
+		order = unitOrder(counts, g)
+	}
 	pos := make([]int, g.M)
 	for p, f := range order {
 		pos[f] = p
@@ -79,6 +88,76 @@ func balancedOrder(counts []float64, g Grid) []int {
 	for _, b := range blocks {
 		slices.Sort(b)
 		order = append(order, b...)
+	}
+	return order
+}
+
+// unitOrder is balancedOrder in units: the features by falling count
+// (ties by index, as sparse.CSR.TByFrequency orders them) cut into units
+// of g.Align, dealt to the blocks by falling units' counts with each
+// block's room in units; the last unit, which may be short, goes to the
+// last block, at its end, so every block but the last holds whole units
+// and every boundary stays a multiple of Align. Each block keeps its
+// units in frequency order.
+func unitOrder(counts []float64, g Grid) []int {
+	a := g.Align
+	freq := make([]int, len(counts))
+	for f := range freq {
+		freq[f] = f
+	}
+	slices.SortStableFunc(freq, func(x, y int) int {
+		switch {
+		case counts[x] > counts[y]:
+			return -1
+		case counts[x] < counts[y]:
+			return 1
+		}
+		return 0
+	})
+	units := (len(freq) + a - 1) / a
+	weight := make([]float64, units)
+	for r, f := range freq {
+		weight[r/a] += counts[f]
+	}
+	room := make([]int, g.Rows)
+	for i := range room {
+		lo, hi := g.FeatureBlock(i)
+		room[i] = (hi - lo + a - 1) / a
+	}
+	blocks := make([][]int, g.Rows)
+	total := make([]float64, g.Rows)
+	last := g.Rows - 1
+	blocks[last], room[last], total[last] = []int{units - 1}, room[last]-1, weight[units-1]
+	byWeight := make([]int, units-1)
+	for u := range byWeight {
+		byWeight[u] = u
+	}
+	slices.SortStableFunc(byWeight, func(x, y int) int {
+		switch {
+		case weight[x] > weight[y]:
+			return -1
+		case weight[x] < weight[y]:
+			return 1
+		}
+		return 0
+	})
+	for _, u := range byWeight {
+		best := -1
+		for i := range blocks {
+			if room[i] > 0 && (best < 0 || total[i] < total[best]) {
+				best = i
+			}
+		}
+		blocks[best] = append(blocks[best], u)
+		room[best]--
+		total[best] += weight[u]
+	}
+	order := make([]int, 0, len(counts))
+	for _, b := range blocks {
+		slices.Sort(b)
+		for _, u := range b {
+			order = append(order, freq[u*a:min((u+1)*a, len(freq))]...)
+		}
 	}
 	return order
 }

@@ -17,6 +17,11 @@ import (
 type Grid struct {
 	Rows, Cols int
 	M, N       int // features and samples
+	// Align, when above 1, puts every boundary of a block or part at a
+	// multiple of Align (but the ends), so that solver.CDStep's blocks of
+	// rows (solver.CDBlock) each lie on one rank: the coordinate-descent
+	// half-steps then take one process's steps. Set by Aligned.
+	Align int
 }
 
 // NewGrid returns the grid of p ranks for m features and n samples with
@@ -47,10 +52,26 @@ func NewGrid(p, m, n, rows int) (Grid, error) {
 }
 
 func newGrid(rows, cols, m, n int) (Grid, error) {
-	if rows > m || cols > n {
-		return Grid{}, fmt.Errorf("dist: a %d x %d grid on %d features and %d samples leaves a rank without data; use fewer ranks", rows, cols, m, n)
+	return Grid{Rows: rows, Cols: cols, M: m, N: n}.check()
+}
+
+// check reports a grid whose blocks would leave a rank without data.
+func (g Grid) check() (Grid, error) {
+	a := max(g.Align, 1)
+	if g.Rows > (g.M+a-1)/a || g.Cols > (g.N+a-1)/a {
+		if a > 1 {
+			return Grid{}, fmt.Errorf("dist: a %d x %d grid on %d features and %d samples, in blocks of multiples of %d, leaves a rank without data; use fewer ranks", g.Rows, g.Cols, g.M, g.N, a)
+		}
+		return Grid{}, fmt.Errorf("dist: a %d x %d grid on %d features and %d samples leaves a rank without data; use fewer ranks", g.Rows, g.Cols, g.M, g.N)
 	}
-	return Grid{Rows: rows, Cols: cols, M: m, N: n}, nil
+	return g, nil
+}
+
+// Aligned returns the grid of the same shape with every boundary at a
+// multiple of a (see Align).
+func (g Grid) Aligned(a int) (Grid, error) {
+	g.Align = a
+	return g.check()
 }
 
 // Size is the number of ranks.
@@ -60,20 +81,24 @@ func (g Grid) Size() int { return g.Rows * g.Cols }
 func (g Grid) Pos(rank int) (i, j int) { return rank / g.Cols, rank % g.Cols }
 
 // part returns the bounds of part t of [0, n) cut into parts as even as
-// integers allow.
-func part(n, parts, t int) (lo, hi int) { return t * n / parts, (t + 1) * n / parts }
+// integers allow, in units of the grid's Align.
+func (g Grid) part(n, parts, t int) (lo, hi int) {
+	a := max(g.Align, 1)
+	units := (n + a - 1) / a
+	return min(n, t*units/parts*a), min(n, (t+1)*units/parts*a)
+}
 
 // FeatureBlock returns the features of grid row i.
-func (g Grid) FeatureBlock(i int) (lo, hi int) { return part(g.M, g.Rows, i) }
+func (g Grid) FeatureBlock(i int) (lo, hi int) { return g.part(g.M, g.Rows, i) }
 
 // SampleBlock returns the samples of grid column j.
-func (g Grid) SampleBlock(j int) (lo, hi int) { return part(g.N, g.Cols, j) }
+func (g Grid) SampleBlock(j int) (lo, hi int) { return g.part(g.N, g.Cols, j) }
 
 // URows returns the rows of U that rank (i, j) owns: part j of feature
 // block i.
 func (g Grid) URows(i, j int) (lo, hi int) {
 	b0, b1 := g.FeatureBlock(i)
-	l, h := part(b1-b0, g.Cols, j)
+	l, h := g.part(b1-b0, g.Cols, j)
 	return b0 + l, b0 + h
 }
 
@@ -81,7 +106,7 @@ func (g Grid) URows(i, j int) (lo, hi int) {
 // block j.
 func (g Grid) VRows(i, j int) (lo, hi int) {
 	b0, b1 := g.SampleBlock(j)
-	l, h := part(b1-b0, g.Rows, i)
+	l, h := g.part(b1-b0, g.Rows, i)
 	return b0 + l, b0 + h
 }
 
@@ -152,4 +177,7 @@ func (g Grid) blockWords(rank, k int) int {
 // WithFeatures returns the grid of the same shape over m features: the
 // shape is chosen from the data as read, the blocks from the features
 // its preparation keeps.
-func (g Grid) WithFeatures(m int) (Grid, error) { return newGrid(g.Rows, g.Cols, m, g.N) }
+func (g Grid) WithFeatures(m int) (Grid, error) {
+	g.M = m
+	return g.check()
+}

@@ -31,6 +31,9 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	if opts.Lambda != 0 {
 		return nil, fmt.Errorf("dist: lambda = %v: the KL divergence's graph term (lpnmf) is not distributed", opts.Lambda)
 	}
+	if opts.CD {
+		return nil, fmt.Errorf("dist: the KL divergence's coordinate-descent steps are not distributed")
+	}
 	rs, err := begin(cs, g, block, opts)
 	if err != nil {
 		return nil, err

@@ -63,6 +63,13 @@ type NMFOptions struct {
 	// Threads bounds the goroutines of each rank's local products; 0
 	// means GOMAXPROCS.
 	Threads int
+	// CD runs the coordinate-descent half-steps of solver.Fit's CD
+	// algorithm (solver.CDStep) instead of the multiplicative ones, for
+	// NMF without a graph term. The grid must be aligned to
+	// solver.CDBlock (Grid.Aligned), and for the steps of one process the
+	// features must be in BalanceShard's order on that grid (solver.Fit's
+	// frequency order, in blocks).
+	CD bool
 	// FeatureOrder, when set, is the data's feature at each position of
 	// the grid's feature order (BalanceShard's): the blocks and U's rows
 	// follow it, and the start draws U's rows of those features, so the
@@ -130,6 +137,22 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
+	// The coordinate-descent steps, sized as solver.Fit sizes them: by
+	// the whole data's entries and each factor's rows.
+	var cdU, cdV *solver.CDStep
+	if opts.CD {
+		if opts.Lambda != 0 {
+			return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
+		}
+		if g.Align != solver.CDBlock {
+			return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
+		}
+		nnz := []float64{float64(block.NNZ())}
+		if err := world.AllreduceSum(nnz); err != nil {
+			return nil, err
+		}
+		cdU, cdV = solver.NewCDStep(int(nnz[0]), g.M, k), solver.NewCDStep(int(nnz[0]), g.N, k)
+	}
 	p, q := general(s1-s0, k), general(f1-f0, k) // the local products
 	perm := general(f1-f0, k)                    // U_i and X V in frequency order
 	ui, vj, pOwn, qOwn := exchangeBuffers(g, res, p, q)
@@ -236,7 +259,11 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if err := reduceScatter(cs.Row, q.Data, qOwn, uCounts); err != nil {
 			return nil, 0, err
 		}
-		dot = h.update(res.U, qOwn, s, nil, nil)
+		if cdU != nil && s != nil {
+			dot = cdU.Update(res.U, qOwn, s, opts.Threads)
+		} else {
+			dot = h.update(res.U, qOwn, s, nil, nil)
+		}
 		utu, err = h.gram(world, res.U, &dot)
 		return utu, dot, err
 	}
@@ -277,7 +304,11 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if hl != nil {
 			deg = hl.deg
 		}
-		h.update(res.V, pOwn, utu, wv.Data, deg)
+		if cdV != nil {
+			cdV.Update(res.V, pOwn, utu, opts.Threads)
+		} else {
+			h.update(res.V, pOwn, utu, wv.Data, deg)
+		}
 		if vtv, err = h.gram(world, res.V, nil); err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ type distFlags struct {
 }
 
 func (d *distFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf, nmf-kl, or gnmf with a given --lambda, by the multiplicative updates on a 2-D grid of the ranks, each reading its own samples from a split directory (manifactor split) or a .mtx file; needs a build with MPI (info says)")
+	fs.BoolVar(&d.on, "distributed", false, "run on the MPI ranks of the job (mpirun -np P manifactor fit --distributed ...): nmf (cd or mu), nmf-kl or gnmf with a given --lambda (mu) on a 2-D grid of the ranks, each reading its own samples from a split directory (manifactor split) or a .mtx file; needs a build with MPI (info says)")
 	fs.StringVar(&d.grid, "grid", "", "with --distributed: the grid of ranks as ROWSxCOLS (default: the shape that communicates least for the data's shape)")
 }
 
@@ -64,6 +64,7 @@ var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "h
 // distSummary is summary.json of a distributed fit.
 type distSummary struct {
 	Method     string    `json:"method"`
+	Solver     string    `json:"solver"`
 	K          int       `json:"k"`
 	Samples    int       `json:"samples"`
 	Features   int       `json:"features"`
@@ -108,8 +109,15 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if mf.method == solver.GNMF && !(mf.lambda.Value() > 0 && !mf.lambda.IsAuto() && !mf.lambda.IsDefault()) {
 		return fmt.Errorf("--lambda %v: --distributed gnmf needs a weight > 0 (lambda auto is not available there yet)", mf.lambda)
 	}
-	if mf.algorithm == solver.CD {
-		return errors.New("--solver cd: --distributed runs the multiplicative updates (mu) only so far")
+	// The solver: auto is one process's choice (cd for nmf, where the
+	// data have enough of its blocks of rows for the grid), but gnmf and
+	// nmf-kl have only the multiplicative updates distributed so far.
+	cd := mf.algorithm.Resolve(mf.method) == solver.CD
+	if cd && mf.method != solver.NMF {
+		if mf.algorithm == solver.CD {
+			return fmt.Errorf("--solver cd: --distributed runs coordinate descent for nmf only so far (%s: --solver mu)", mf.method)
+		}
+		cd = false
 	}
 	if out == "" {
 		return errors.New("--out is required")
@@ -156,10 +164,11 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		rt.quiet, df.stderr = true, nil
 	}
 	t0 := time.Now()
-	dd, err := readDistData(ctx, df, rt, size, rows)
+	dd, err := readDistData(ctx, df, rt, size, rows, cd, mf.algorithm == solver.CD)
 	if err != nil {
 		return fail(err)
 	}
+	cd = dd.cd
 	cs, err := job.comms(dd.grid)
 	if err != nil {
 		return fail(err)
@@ -205,9 +214,11 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		no.Lambda, no.Formulation = opts.Lambda.Value(), opts.Formulation
 	}
 	// Feature blocks of about equal work (the graph above is built on
-	// the data's own order, as one process builds it).
+	// the data's own order, as one process builds it); under coordinate
+	// descent also on one grid row, for one process's order of U's rows.
 	voc := shard.Data.Vocabulary
-	if g.Rows > 1 {
+	no.CD = cd
+	if g.Rows > 1 || cd {
 		if samples, no.FeatureOrder, err = dist.BalanceShard(cs.Row, g, samples); err != nil {
 			return fail(err)
 		}
@@ -260,7 +271,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	}
 	iters := len(res.Objective) - 1
 	sum := &distSummary{
-		Method: mf.method.String(), K: k, Samples: n, Features: m, NNZ: dd.nnz, Ranks: size,
+		Method: mf.method.String(), Solver: map[bool]string{true: "cd", false: "mu"}[cd], K: k, Samples: n, Features: m, NNZ: dd.nnz, Ranks: size,
 		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: res.Converged,
 		Objective: res.Objective[iters], Trace: res.Objective, Seconds: elapsed.Seconds(),
 		WordsPerIter: formula, WordsMeasured: measured,
@@ -309,7 +320,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if asJSON {
 		return writeJSON(stdout, sum)
 	}
-	fmt.Fprintf(stdout, "%s, k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", sum.Method, k, n, m, sum.NNZ, size, sum.Grid)
+	fmt.Fprintf(stdout, "%s (%s), k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", sum.Method, sum.Solver, k, n, m, sum.NNZ, size, sum.Grid)
 	status := "iteration limit"
 	if res.Converged {
 		status = "converged"
@@ -366,6 +377,7 @@ type distData struct {
 	nnz   int
 	mtx   *dataset.MTXParts
 	whole *dataset.Dataset
+	cd    bool // the coordinate-descent steps, on a grid aligned for them
 	df    *dataFlags
 	rt    *runtimeFlags
 }
@@ -373,7 +385,7 @@ type distData struct {
 // readDistData reads what every rank needs to know of --data: a parts
 // directory's manifest, a Matrix Market coordinate file's header, or else
 // the whole file (a format that cannot be read by parts).
-func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, rows int) (*distData, error) {
+func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, rows int, cd, cdAsked bool) (*distData, error) {
 	dd := &distData{path: df.path, df: df, rt: rt}
 	var n, m int
 	if dataset.IsParts(df.path) {
@@ -407,6 +419,19 @@ func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, ro
 	g, err := dist.NewGrid(size, m, n, rows)
 	if err != nil {
 		return nil, err
+	}
+	if cd {
+		// Coordinate descent updates blocks of solver.CDBlock rows
+		// together; each must lie on one rank. Data with too few blocks
+		// for the grid run the multiplicative updates, unless cd was
+		// asked for.
+		a, err := g.Aligned(solver.CDBlock)
+		switch {
+		case err == nil:
+			g, dd.cd = a, true
+		case cdAsked:
+			return nil, fmt.Errorf("--solver cd: %w", err)
+		}
 	}
 	dd.grid = g
 	return dd, nil

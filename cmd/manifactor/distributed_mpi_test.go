@@ -5,7 +5,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +90,7 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 	}{{1, "", "nmf"}, {2, "", "nmf"}, {2, "1x2", "nmf"}, {3, "", "nmf"}, {4, "2x2", "nmf"}, {4, "1x4", "nmf"},
 		{2, "", "gnmf"}, {3, "", "gnmf"}, {4, "2x2", "gnmf"}, {2, "", "nmf-kl"}, {4, "2x2", "nmf-kl"}} {
 		out := filepath.Join(dir, "d"+strconv.Itoa(c.np)+c.grid+c.method)
-		args := append(common, "--distributed", "--out", out)
+		args := append(append([]string(nil), common...), "--distributed", "--solver", "mu", "--out", out)
 		want := want
 		switch c.method {
 		case "gnmf":
@@ -261,7 +263,7 @@ func TestDistributedFitTDT2(t *testing.T) {
 		want := decode(t, ref)["objective"].(float64)
 		for _, np := range c.ranks {
 			out := filepath.Join(dir, c.method[1]+strconv.Itoa(np))
-			text, err := mpirunCLI(t, np, append(args, "--distributed", "--out", out)...)
+			text, err := mpirunCLI(t, np, append(args, "--distributed", "--solver", "mu", "--out", out)...)
 			if err != nil {
 				t.Fatalf("%s on %d ranks: %v\n%s", c.method[1], np, err, text)
 			}
@@ -324,7 +326,7 @@ func TestDistributedFitParts(t *testing.T) {
 		method string
 	}{{1, "", "nmf"}, {2, "", "nmf"}, {3, "", "nmf"}, {4, "2x2", "nmf"}, {4, "1x4", "nmf"}, {2, "", "gnmf"}, {3, "", "gnmf"}} {
 		out := filepath.Join(dir, "p"+strconv.Itoa(c.np)+c.grid+c.method)
-		args := append(append([]string(nil), common...), "--data", parts, "--distributed", "--out", out)
+		args := append(append([]string(nil), common...), "--data", parts, "--distributed", "--solver", "mu", "--out", out)
 		if c.method == "gnmf" {
 			args = append(args, gnmf...)
 		}
@@ -411,5 +413,75 @@ func TestDistributedFitMissingPart(t *testing.T) {
 	}
 	if want := "bad.mtx:" + strconv.Itoa(last) + ":"; !strings.Contains(string(text), want) {
 		t.Errorf("output lacks %q: %s", want, text)
+	}
+}
+
+// TestDistributedFitCD: nmf's default solver on the ranks is one
+// process's, coordinate descent: on a corpus large enough for several
+// blocks of solver.CDBlock rows per factor, 1 to 4 ranks (grids aligned
+// to those blocks, features in one process's frequency order) reach the
+// objective of `fit --solver cd` to 1e-9 relative, write factors of that
+// objective, and say so in the summary; too many ranks for the blocks is
+// an error naming them under --solver cd, and the multiplicative updates
+// under auto.
+func TestDistributedFitCD(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(8, 9))
+	const docs, terms = 700, 620
+	var lines []string
+	for d := 0; d < docs; d++ {
+		for w := 0; w < terms; w++ {
+			if rng.Float64() < 0.04 || w == d%terms {
+				lines = append(lines, fmt.Sprintf("%d %d %d", d+1, w+1, 1+rng.IntN(5)))
+			}
+		}
+	}
+	mtx := filepath.Join(dir, "big.mtx")
+	body := fmt.Sprintf("%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n%s\n", docs, terms, len(lines), strings.Join(lines, "\n"))
+	if err := os.WriteFile(mtx, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := preparedDense(t, mtx)
+	common := []string{"fit", "--data", mtx, "--k", "4", "--iters", "15", "--tol", "0", "--seed", "3", "--quiet", "--json"}
+	ref, _, err := runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "ref"), "--solver", "cd", "--pg-tol", "0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, ref)["objective"].(float64)
+	for _, c := range []struct {
+		np   int
+		grid string
+	}{{1, ""}, {2, "1x2"}, {2, "2x1"}, {3, ""}, {4, "2x2"}} {
+		out := filepath.Join(dir, "cd"+strconv.Itoa(c.np)+c.grid)
+		args := append(append([]string(nil), common...), "--distributed", "--out", out)
+		if c.grid != "" {
+			args = append(args, "--grid", c.grid)
+		}
+		text, err := mpirunCLI(t, c.np, args...)
+		if err != nil {
+			t.Fatalf("%d ranks, grid %q: %v\n%s", c.np, c.grid, err, text)
+		}
+		sum := distSummaryOf(t, out)
+		if sum.Solver != "cd" || math.Abs(sum.Objective-want) > 1e-9*want {
+			t.Errorf("%d ranks, grid %s: %s, objective %v, one process (cd) %v", c.np, sum.Grid, sum.Solver, sum.Objective, want)
+		}
+		if sum.WordsMeasured != sum.WordsPerIter {
+			t.Errorf("%d ranks, grid %s: %d values moved per iteration, the formula says %d", c.np, sum.Grid, sum.WordsMeasured, sum.WordsPerIter)
+		}
+		checkFactorParts(t, out, sum, x)
+	}
+	// A grid with more feature blocks than the data have blocks of
+	// rows: an error when cd was asked for, the multiplicative updates
+	// (said in the summary) under auto.
+	text, err := mpirunCLI(t, 4, append(append([]string(nil), common...), "--distributed", "--grid", "4x1", "--solver", "cd", "--out", filepath.Join(dir, "cd4x1"))...)
+	if err == nil || !strings.Contains(string(text), "--solver cd: dist: a 4 x 1 grid") {
+		t.Errorf("--solver cd on a 4x1 grid of 3 blocks of features: %v\n%s", err, text)
+	}
+	out := filepath.Join(dir, "auto4x1")
+	if text, err := mpirunCLI(t, 4, append(append([]string(nil), common...), "--distributed", "--grid", "4x1", "--out", out)...); err != nil {
+		t.Fatalf("auto on a 4x1 grid: %v\n%s", err, text)
+	}
+	if sum := distSummaryOf(t, out); sum.Solver != "mu" {
+		t.Errorf("auto on a 4x1 grid of 3 blocks of features ran %s, want mu", sum.Solver)
 	}
 }

@@ -24,7 +24,8 @@ func TestDistributedFlags(t *testing.T) {
 		{[]string{"--distributed", "--method", "lccf"}, "--method lccf: --distributed runs nmf, gnmf and nmf-kl only"},
 		{[]string{"--distributed", "--method", "gnmf"}, "--distributed gnmf needs a weight > 0"},
 		{[]string{"--distributed", "--method", "gnmf", "--lambda", "auto"}, "--distributed gnmf needs a weight > 0"},
-		{[]string{"--distributed", "--solver", "cd"}, "--solver cd: --distributed runs the multiplicative updates"},
+		{[]string{"--distributed", "--solver", "cd", "--method", "nmf-kl"}, "--solver cd: --distributed runs coordinate descent for nmf only"},
+		{[]string{"--distributed", "--solver", "cd", "--method", "gnmf", "--lambda", "10"}, "--solver cd: --distributed runs coordinate descent for nmf only"},
 		{[]string{"--grid", "2x2"}, "--grid 2x2: only with --distributed"},
 	} {
 		args := append([]string{"fit", "--data", mtx, "--k", "3", "--out", out}, c.args...)

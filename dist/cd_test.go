@@ -1,0 +1,82 @@
+package dist_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// TestFitNMFCDMatchesOneProcess: with the coordinate-descent steps, on an
+// aligned grid and BalanceShard's order, every grid of 1 to 6 ranks
+// whose blocks the data fill follows solver.Fit's NMF under CD (one
+// start, the same seed) to 1e-9 relative at every iteration, and the
+// objective never increases.
+func TestFitNMFCDMatchesOneProcess(t *testing.T) {
+	// Dense enough that a row takes many sweeps, so the inner loop's
+	// rule, taken over blocks of rows, decides: the blocks must be the
+	// one process's.
+	const m, n, k, iters = 3*solver.CDBlock + 41, 2*solver.CDBlock + 90, 3, 12
+	samples := randomSamples(17, n, m, 0.15)
+	data, err := solver.NewSparseData(samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := solver.Fit(context.Background(), data, solver.Options{
+		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grids := 0
+	eachGrid(t, 6, m, n, func(g0 dist.Grid) {
+		g, err := g0.Aligned(solver.CDBlock)
+		if err != nil {
+			return // more blocks than the data has aligned units
+		}
+		grids++
+		errs := onRanks(g, samples, func(r int, cs dist.GridComms, shard *sparse.CSR) error {
+			bal, order, err := dist.BalanceShard(cs.Row, g, shard)
+			if err != nil {
+				return err
+			}
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, FeatureOrder: order})
+			if err != nil {
+				return err
+			}
+			for it, want := range ref.Objective {
+				got := res.Objective[it]
+				if math.Abs(got-want) > 1e-9*math.Abs(want) {
+					t.Errorf("%d x %d grid, rank %d: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, r, it, got, want)
+					break
+				}
+				if it > 0 && got > res.Objective[it-1]*(1+1e-12) {
+					t.Errorf("%d x %d grid: the objective rose at iteration %d", g.Rows, g.Cols, it)
+				}
+			}
+			return nil
+		})
+		for r, err := range errs {
+			if err != nil {
+				t.Fatalf("%d x %d grid, rank %d: %v", g.Rows, g.Cols, r, err)
+			}
+		}
+	})
+	if grids < 6 {
+		t.Fatalf("only %d grids ran", grids)
+	}
+	// An unaligned grid is refused.
+	g, _ := dist.NewGrid(2, m, n, 1)
+	errs := onRanks(g, samples, func(r int, cs dist.GridComms, shard *sparse.CSR) error {
+		_, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(shard, r), dist.NMFOptions{K: k, Iters: 1, CD: true})
+		return err
+	})
+	for r, err := range errs {
+		if err == nil {
+			t.Errorf("rank %d: CD on an unaligned grid ran", r)
+		}
+	}
+}
