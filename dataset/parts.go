@@ -97,7 +97,7 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 		var write func(io.Writer) error
 		var nnz int
 		if a := d.Sparse; a != nil {
-			block := rowBlock(a, lo, hi)
+			block := a.RowSlice(lo, hi)
 			nnz = block.NNZ()
 			write = func(w io.Writer) error { return WriteMatrixMarket(w, block) }
 		} else {
@@ -164,17 +164,6 @@ func (p *Parts) Encode(w io.Writer) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// rowBlock returns rows lo..hi of a as a CSR of its own indexing, sharing
-// a's indices and values.
-func rowBlock(a *sparse.CSR, lo, hi int) *sparse.CSR {
-	ptr := make([]int, hi-lo+1)
-	for i := range ptr {
-		ptr[i] = a.Indptr[lo+i] - a.Indptr[lo]
-	}
-	p0, p1 := a.Indptr[lo], a.Indptr[hi]
-	return &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Ind: a.Ind[p0:p1], Val: a.Val[p0:p1]}
 }
 
 func writeLines(w io.Writer, n int, line func(i int) string) error {

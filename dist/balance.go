@@ -53,40 +53,13 @@ func BalanceShard(row Comm, g Grid, shard *sparse.CSR) (*sparse.CSR, []int, erro
 // counts (ties by index), each feature to the block with the smallest
 // total that has room.
 func balancedOrder(counts []float64, g Grid) []int {
-	byCount := make([]int, len(counts))
-	for f := range byCount {
-		byCount[f] = f
-	}
-	slices.SortStableFunc(byCount, func(a, b int) int {
-		switch {
-		case counts[a] > counts[b]:
-			return -1
-		case counts[a] < counts[b]:
-			return 1
-		}
-		return 0
-	})
-	blocks := make([][]int, g.Rows)
 	room := make([]int, g.Rows)
-	total := make([]float64, g.Rows)
 	for i := range room {
 		lo, hi := g.FeatureBlock(i)
 		room[i] = hi - lo
 	}
-	for _, f := range byCount {
-		best := -1
-		for i := range blocks {
-			if room[i] > 0 && (best < 0 || total[i] < total[best]) {
-				best = i
-			}
-		}
-		blocks[best] = append(blocks[best], f)
-		room[best]--
-		total[best] += counts[f]
-	}
 	order := make([]int, 0, len(counts))
-	for _, b := range blocks {
-		slices.Sort(b)
+	for _, b := range deal(counts, room, false) {
 		order = append(order, b...)
 	}
 	return order
@@ -94,26 +67,14 @@ func balancedOrder(counts []float64, g Grid) []int {
 
 // unitOrder is balancedOrder in units: the features by falling count
 // (ties by index, as sparse.CSR.TByFrequency orders them) cut into units
-// of g.Align, dealt to the blocks by falling units' counts with each
-// block's room in units; the last unit, which may be short, goes to the
-// last block, at its end, so every block but the last holds whole units
-// and every boundary stays a multiple of Align. Each block keeps its
-// units in frequency order.
+// of g.Align, dealt to the blocks by the units' counts with each block's
+// room in units; the last unit, which may be short, goes to the last
+// block, at its end, so every block but the last holds whole units and
+// every boundary stays a multiple of Align. Each block keeps its units in
+// frequency order.
 func unitOrder(counts []float64, g Grid) []int {
 	a := g.Align
-	freq := make([]int, len(counts))
-	for f := range freq {
-		freq[f] = f
-	}
-	slices.SortStableFunc(freq, func(x, y int) int {
-		switch {
-		case counts[x] > counts[y]:
-			return -1
-		case counts[x] < counts[y]:
-			return 1
-		}
-		return 0
-	})
+	freq := byFalling(counts)
 	units := (len(freq) + a - 1) / a
 	weight := make([]float64, units)
 	for r, f := range freq {
@@ -124,24 +85,30 @@ func unitOrder(counts []float64, g Grid) []int {
 		lo, hi := g.FeatureBlock(i)
 		room[i] = (hi - lo + a - 1) / a
 	}
-	blocks := make([][]int, g.Rows)
-	total := make([]float64, g.Rows)
-	last := g.Rows - 1
-	blocks[last], room[last], total[last] = []int{units - 1}, room[last]-1, weight[units-1]
-	byWeight := make([]int, units-1)
-	for u := range byWeight {
-		byWeight[u] = u
-	}
-	slices.SortStableFunc(byWeight, func(x, y int) int {
-		switch {
-		case weight[x] > weight[y]:
-			return -1
-		case weight[x] < weight[y]:
-			return 1
+	order := make([]int, 0, len(counts))
+	for _, b := range deal(weight, room, true) {
+		for _, u := range b {
+			order = append(order, freq[u*a:min((u+1)*a, len(freq))]...)
 		}
-		return 0
-	})
-	for _, u := range byWeight {
+	}
+	return order
+}
+
+// deal assigns items 0..len(weight)-1 to blocks of the given room:
+// largest weight first (ties by index), each to the block with the
+// smallest total that has room; with pinLast the last item goes to the
+// last block first. It returns each block's items in increasing order.
+func deal(weight []float64, room []int, pinLast bool) [][]int {
+	room = slices.Clone(room)
+	blocks := make([][]int, len(room))
+	total := make([]float64, len(room))
+	items := weight
+	if pinLast {
+		last, b := len(weight)-1, len(room)-1
+		blocks[b], room[b], total[b] = []int{last}, room[b]-1, weight[last]
+		items = weight[:last]
+	}
+	for _, u := range byFalling(items) {
 		best := -1
 		for i := range blocks {
 			if room[i] > 0 && (best < 0 || total[i] < total[best]) {
@@ -152,14 +119,29 @@ func unitOrder(counts []float64, g Grid) []int {
 		room[best]--
 		total[best] += weight[u]
 	}
-	order := make([]int, 0, len(counts))
 	for _, b := range blocks {
 		slices.Sort(b)
-		for _, u := range b {
-			order = append(order, freq[u*a:min((u+1)*a, len(freq))]...)
-		}
 	}
-	return order
+	return blocks
+}
+
+// byFalling returns the indices of x by falling value, ties in
+// increasing index (a stable sort, as sparse.CSR.TByFrequency's).
+func byFalling(x []float64) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case x[a] > x[b]:
+			return -1
+		case x[a] < x[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx
 }
 
 // renumberColumns returns a with column f moved to pos[f], each row's

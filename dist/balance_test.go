@@ -63,12 +63,7 @@ func TestBalanceShard(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for it, want := range ref.Objective {
-				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
-					t.Errorf("%d x %d grid, rank %d: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, r, it, got, want)
-					break
-				}
-			}
+			checkTrace(t, g, r, res.Objective, ref.Objective)
 			return nil
 		})
 		for r, err := range errs {

@@ -72,7 +72,7 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 	if shard.Rows != s1-s0 {
 		panic(fmt.Sprintf("dist: BuildGraph: a shard of %d samples for block %d-%d", shard.Rows, s0+1, s1))
 	}
-	own := rowRange(shard, v0-s0, v1-s0)
+	own := shard.RowSlice(v0-s0, v1-s0)
 	c, err := graph.NewCandidates(v0, v1-v0, g.N, opt)
 	if err := agree(world, err); err != nil {
 		return nil, err
@@ -168,16 +168,6 @@ func exchange(c Comm, out [][]float64) ([]float64, error) {
 	}
 	recv := make([]float64, n)
 	return recv, c.Alltoallv(send, sendCounts, recv, recvCounts)
-}
-
-// rowRange returns rows lo..hi of a as a CSR of its own indexing.
-func rowRange(a *sparse.CSR, lo, hi int) *sparse.CSR {
-	ptr := make([]int, hi-lo+1)
-	for q := range ptr {
-		ptr[q] = a.Indptr[lo+q] - a.Indptr[lo]
-	}
-	p0, p1 := a.Indptr[lo], a.Indptr[hi]
-	return &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Ind: a.Ind[p0:p1], Val: a.Val[p0:p1]}
 }
 
 // encodeRows writes a CSR's row pointers, indices and values as values,

@@ -3,7 +3,6 @@ package dist_test
 import (
 	"context"
 	"math"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -26,8 +25,7 @@ func onRanks(g dist.Grid, samples *sparse.CSR, fn func(r int, cs dist.GridComms,
 			defer wg.Done()
 			_, j := g.Pos(r)
 			s0, s1 := g.SampleBlock(j)
-			shard := &sparse.CSR{Rows: s1 - s0, Cols: samples.Cols, Indptr: samples.Indptr[s0 : s1+1], Ind: samples.Ind, Val: samples.Val}
-			errs[r] = fn(r, comms[r], shard)
+			errs[r] = fn(r, comms[r], samples.RowSlice(s0, s1))
 		}()
 	}
 	wg.Wait()
@@ -65,8 +63,8 @@ func TestBuildGraphMatchesSparse(t *testing.T) {
 				}
 				i, j := g.Pos(r)
 				v0, v1 := g.VRows(i, j)
-				wantRows := rowsCopy(want.W, v0, v1)
-				if rows.Lo != v0 || !reflect.DeepEqual(rows.W, wantRows) {
+				wantRows := want.W.RowSlice(v0, v1)
+				if rows.Lo != v0 || !rows.W.Equal(wantRows) {
 					t.Errorf("%+v, %d x %d grid, rank %d: rows %d-%d differ from graph.Sparse's", opt, g.Rows, g.Cols, r, v0, v1)
 				}
 				return nil
@@ -104,12 +102,7 @@ func TestBuildGraphMatchesSparse(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			for it, want := range ref.Objective {
-				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
-					t.Errorf("%d x %d grid, rank %d: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, r, it, got, want)
-					break
-				}
-			}
+			checkTrace(t, g, r, res.Objective, ref.Objective)
 			return nil
 		})
 		for r, err := range errs {
@@ -145,13 +138,18 @@ func copyRow(a *sparse.CSR, dst, src int) *sparse.CSR {
 	return b
 }
 
-// rowsCopy returns rows lo..hi of a as a CSR of its own.
-func rowsCopy(a *sparse.CSR, lo, hi int) *sparse.CSR {
-	b := &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: make([]int, hi-lo+1)}
-	for i := lo; i < hi; i++ {
-		b.Ind = append(b.Ind, a.Ind[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Val = append(b.Val, a.Val[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Indptr[i-lo+1] = len(b.Ind)
+// checkTrace reports where rank r's objectives on grid g leave one
+// process's by more than 1e-9 relative (from goroutines: no Fatal).
+func checkTrace(t *testing.T, g dist.Grid, r int, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d x %d grid, rank %d: %d objectives, one process %d", g.Rows, g.Cols, r, len(got), len(want))
+		return
 	}
-	return b
+	for it, w := range want {
+		if math.Abs(got[it]-w) > 1e-9*math.Abs(w) {
+			t.Errorf("%d x %d grid, rank %d: objective at iteration %d is %v, one process %v", g.Rows, g.Cols, r, it, got[it], w)
+			return
+		}
+	}
 }

@@ -116,13 +116,11 @@ func (g Grid) VRows(i, j int) (lo, hi int) {
 // indices local to the block.
 func (g Grid) Block(samples *sparse.CSR, rank int) *sparse.CSR {
 	_, j := g.Pos(rank)
-	s0, s1 := g.SampleBlock(j)
-	shard := &sparse.CSR{Rows: s1 - s0, Cols: samples.Cols, Indptr: samples.Indptr[s0 : s1+1], Ind: samples.Ind, Val: samples.Val}
-	return g.ShardBlock(shard, rank)
+	return g.ShardBlock(samples.RowSlice(g.SampleBlock(j)), rank)
 }
 
 // ShardBlock is Block for a rank that holds only its sample block's
-// samples (SampleBlock's rows, every feature; Indptr may start past 0):
+// samples (SampleBlock's rows, every feature):
 // the shard a rank reads and prepares on its own (model.PrepareShard).
 func (g Grid) ShardBlock(shard *sparse.CSR, rank int) *sparse.CSR {
 	i, j := g.Pos(rank)

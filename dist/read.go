@@ -67,28 +67,11 @@ func ReadMTXShard(ctx context.Context, world Comm, g Grid, p *dataset.MTXParts) 
 		return nil, err
 	}
 	// The entries to the ranks of their samples' grid columns.
-	sendCounts, recvCounts := make([]int, size), make([]float64, size)
-	flat := make([]float64, 0, 3*entries*g.Rows)
-	counts := make([]float64, size)
-	for d, b := range send {
-		sendCounts[d], counts[d] = len(b), float64(len(b))
-		flat = append(flat, b...)
-		send[d] = nil
-	}
-	if err := world.Alltoallv(counts, repeat(1, size), recvCounts, repeat(1, size)); err != nil {
+	recv, err := exchange(world, send)
+	if err != nil {
 		return nil, err
 	}
-	rc := make([]int, size)
-	n := 0
-	for r, c := range recvCounts {
-		rc[r] = int(c)
-		n += rc[r]
-	}
-	recv := make([]float64, n)
-	if err := world.Alltoallv(flat, sendCounts, recv, rc); err != nil {
-		return nil, err
-	}
-	flat = nil
+	n := len(recv)
 	ri, ci, v := make([]int, n/3), make([]int, n/3), make([]float64, n/3)
 	for q := range ri {
 		ri[q], ci[q], v[q] = int(recv[3*q]), int(recv[3*q+1]), recv[3*q+2]

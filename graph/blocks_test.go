@@ -3,23 +3,9 @@ package graph
 import (
 	"context"
 	"math/rand/v2"
-	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/manifactor/manifactor/sparse"
 )
-
-// rowBlock returns rows lo..hi of a as a CSR of their own.
-func rowBlock(a *sparse.CSR, lo, hi int) *sparse.CSR {
-	b := &sparse.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: make([]int, hi-lo+1)}
-	for i := lo; i < hi; i++ {
-		b.Ind = append(b.Ind, a.Ind[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Val = append(b.Val, a.Val[a.Indptr[i]:a.Indptr[i+1]]...)
-		b.Indptr[i-lo+1] = len(b.Ind)
-	}
-	return b
-}
 
 // TestCandidatesMatchSparse: the samples cut into query blocks, each
 // offered every base block in a shuffled order, and their choices routed
@@ -56,7 +42,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 				}
 				for _, v := range rng.Perm(blocks) {
 					blo, bhi := bounds(v)
-					if err := c.Offer(context.Background(), rowBlock(a, lo, hi), rowBlock(a, blo, bhi), blo, sq[blo:bhi], 1+b%3); err != nil {
+					if err := c.Offer(context.Background(), a.RowSlice(lo, hi), a.RowSlice(blo, bhi), blo, sq[blo:bhi], 1+b%3); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -70,7 +56,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(rows, rowBlock(want.W, lo, hi)) {
+				if !rows.Equal(want.W.RowSlice(lo, hi)) {
 					t.Fatalf("%+v, %d blocks: rows %d-%d differ from Sparse's", opt, blocks, lo, hi)
 				}
 				sums := rows.RowSums()

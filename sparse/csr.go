@@ -3,6 +3,7 @@ package sparse
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/manifactor/manifactor/internal/parallel"
@@ -400,6 +401,27 @@ func (a *CSR) SelectCols(keep []int) *CSR {
 		b.Indptr[i+1] = len(b.Ind)
 	}
 	return b
+}
+
+// Equal reports whether a and b store the same matrix the same way: the
+// same shape, row pointers, indices and values (an empty slice and nil
+// alike).
+func (a *CSR) Equal(b *CSR) bool {
+	return a.Rows == b.Rows && a.Cols == b.Cols && slices.Equal(a.Indptr, b.Indptr) && slices.Equal(a.Ind, b.Ind) && slices.Equal(a.Val, b.Val)
+}
+
+// RowSlice returns rows lo..hi-1 of a as a CSR of their own: new row
+// pointers from 0, the indices and values shared with a.
+func (a *CSR) RowSlice(lo, hi int) *CSR {
+	if lo < 0 || hi < lo || hi > a.Rows {
+		panic(fmt.Sprintf("sparse: RowSlice: rows %d..%d of %d", lo, hi, a.Rows))
+	}
+	ptr := make([]int, hi-lo+1)
+	for q := range ptr {
+		ptr[q] = a.Indptr[lo+q] - a.Indptr[lo]
+	}
+	p0, p1 := a.Indptr[lo], a.Indptr[hi]
+	return &CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Ind: a.Ind[p0:p1:p1], Val: a.Val[p0:p1:p1]}
 }
 
 // SelectRows returns a new CSR with only the rows in keep, in that order.

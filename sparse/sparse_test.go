@@ -470,3 +470,44 @@ func TestTByFrequency(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRowSliceAndEqual: a slice of rows holds those rows, shares their
+// storage, and compares equal to a copy of them; Equal sees a changed
+// value, index or shape, and takes nil and empty alike.
+func TestRowSliceAndEqual(t *testing.T) {
+	a, err := FromTriplets(4, 3, []int{0, 0, 2, 3}, []int{0, 2, 1, 2}, []float64{1, 2, 3, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo <= 4; lo++ {
+		for hi := lo; hi <= 4; hi++ {
+			keep := make([]int, hi-lo)
+			for q := range keep {
+				keep[q] = lo + q
+			}
+			s := a.RowSlice(lo, hi)
+			if err := s.Validate(); err != nil {
+				t.Fatalf("rows %d..%d: %v", lo, hi, err)
+			}
+			if !s.Equal(a.SelectRows(keep)) {
+				t.Fatalf("rows %d..%d differ from SelectRows'", lo, hi)
+			}
+		}
+	}
+	s := a.RowSlice(2, 4)
+	s.Val[0] = 9
+	if a.Val[2] != 9 {
+		t.Fatal("RowSlice copied the values")
+	}
+	b := a.Clone()
+	if !a.Equal(b) {
+		t.Fatal("a clone is not equal")
+	}
+	b.Ind[1] = 1
+	if a.Equal(b) {
+		t.Fatal("a changed index went unseen")
+	}
+	if !(&CSR{Rows: 1, Cols: 2, Indptr: []int{0, 0}}).Equal(&CSR{Rows: 1, Cols: 2, Indptr: []int{0, 0}, Ind: []int{}, Val: []float64{}}) {
+		t.Fatal("nil and empty differ")
+	}
+}

@@ -21,7 +21,6 @@ import (
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
-	"github.com/manifactor/manifactor/sparse"
 )
 
 // distFlags are fit's options for a run over MPI ranks.
@@ -483,7 +482,7 @@ func (dd *distData) prepare(ctx context.Context, cs dist.GridComms, rank int) (*
 	shard := *p
 	data := *p.Data
 	if a := data.Sparse; a != nil {
-		data.Sparse = &sparse.CSR{Rows: s1 - s0, Cols: a.Cols, Indptr: a.Indptr[s0 : s1+1], Ind: a.Ind, Val: a.Val}
+		data.Sparse = a.RowSlice(s0, s1)
 	}
 	shard.Data = &data
 	return &shard, nil

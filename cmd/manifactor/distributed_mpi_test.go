@@ -220,24 +220,6 @@ func TestDistributedFitFailure(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed job left its output directory")
 	}
-	// A bad line of a Matrix Market file read by byte ranges: the rank
-	// that reads it names the file's line.
-	b, err := os.ReadFile(mtx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	last := len(lines)
-	lines[last-1] = strings.Fields(lines[last-1])[0] + " 1 -x"
-	bad := filepath.Join(dir, "bad.mtx")
-	os.WriteFile(bad, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	text, err = mpirunCLI(t, 3, "fit", "--data", bad, "--k", "3", "--distributed", "--out", out)
-	if err == nil {
-		t.Fatalf("exit 0: %s", text)
-	}
-	if want := "bad.mtx:" + strconv.Itoa(last) + ":"; !strings.Contains(string(text), want) {
-		t.Errorf("output lacks %q: %s", want, text)
-	}
 }
 
 // TestDistributedFitTDT2: on TDT2 (prepared as fit prepares it), nmf on
