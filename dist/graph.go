@@ -55,13 +55,16 @@ func (r *GraphRows) check(g Grid, rank int) ([]float64, error) {
 // see graph.NewCandidates for the options a search by blocks takes): the
 // rows of the V rows it owns. shard holds the rank's sample block
 // (Grid.SampleBlock of its grid column, every feature, prepared). Each
-// rank offers its own rows as candidates to itself, then passes the rows
-// it holds to the next rank of a ring over all ranks and receives the
-// previous rank's, P - 1 times, so every rank meets every sample; each
-// rank then sends every choice of its samples to the owner of the sample
-// chosen, for the symmetrization. The search costs N^2 / P pairs per
-// rank at most (fewer: only samples sharing a feature are compared); a
-// rank holds its rows, the block passing through and N squared lengths.
+// rank offers its own rows to themselves, then passes the rows it holds,
+// with their candidate lists, to the next rank of a ring over all ranks
+// and receives the previous rank's, P / 2 times, offering each pair of
+// its rows and the visitors' to both (graph.Candidates.OfferPairs): every
+// pair of samples is met once, as in the one-process search; the lists
+// then return to their rows' owners, and each rank sends every choice of
+// its samples to the owner of the sample chosen, for the symmetrization.
+// The search costs about N^2 / (2P) pairs per rank (fewer: only samples
+// sharing a feature are compared); a rank holds its rows, the block and
+// lists passing through and N squared lengths.
 // The rows equal graph.Sparse's bit for bit (tested); every rank returns
 // an error when any rank fails.
 func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt graph.Options) (*GraphRows, error) {
@@ -100,27 +103,61 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 		off += rowCounts[r]
 	}
 	byRank = nil
-	// The ring: at step s the rank holds rank (rank - s)'s rows.
-	block, b0 := own, v0
+	// Its own rows against themselves, then a half ring: at step s the
+	// rank holds the rows of rank (rank - s) with their candidate lists,
+	// meets each pair of its rows and those once, for both sides, and
+	// passes both on; so every pair of ranks' rows is met once (with an
+	// even count, the last step's pairs are shared by the two ranks that
+	// hold each other's rows). The lists then go back to the rows' owner.
+	ownSq := sq[v0:v1]
+	if err := agree(world, c.OfferPairs(ctx, own, ownSq, 0, own.Rows, c, own, ownSq, 0, own.Rows, opt.Threads)); err != nil {
+		return nil, err
+	}
 	next, prev := (rank+1)%size, (rank-1+size)%size
-	for step := 0; ; step++ {
-		err := c.Offer(ctx, own, block, b0, sq[b0:b0+block.Rows], opt.Threads)
-		if err := agree(world, err); err != nil {
-			return nil, err
-		}
-		if step == size-1 {
-			break
-		}
-		from := ((rank-step-1)%size + size) % size
+	block, b0 := own, v0
+	trav, _ := graph.NewCandidates(v0, v1-v0, g.N, opt) // own rows' lists, travelling
+	steps := size / 2
+	for step := 1; step <= steps; step++ {
+		from := ((rank-step)%size + size) % size
 		rows, nnz := int(sizes[3*from+1]), int(sizes[3*from+2])
-		send := encodeRows(block)
+		send := append(encodeRows(block), trav.Encode()...)
 		sendCounts, recvCounts := make([]int, size), make([]int, size)
-		sendCounts[next], recvCounts[prev] = len(send), rows+1+2*nnz
+		sendCounts[next], recvCounts[prev] = len(send), rows+1+2*nnz+trav.EncodedLen(rows)
 		recv := make([]float64, recvCounts[prev])
 		if err := world.Alltoallv(send, sendCounts, recv, recvCounts); err != nil {
 			return nil, err
 		}
-		block, b0 = decodeRows(recv, rows, nnz, own.Cols), int(sizes[3*from])
+		b0 = int(sizes[3*from])
+		block = decodeRows(recv, rows, nnz, own.Cols)
+		trav = c.Decode(recv[rows+1+2*nnz:], b0, rows)
+		// The visitors' rows against all of this rank's; at the last step
+		// of an even count two ranks hold each other's rows, and each
+		// takes half: the first its first half of its rows against all
+		// of the other's, the second all its rows against the other's
+		// second half.
+		qhi, blo := own.Rows, 0
+		if 2*step == size {
+			if rank < step {
+				qhi = own.Rows / 2
+			} else {
+				blo = rows / 2
+			}
+		}
+		err := c.OfferPairs(ctx, own, ownSq, 0, qhi, trav, block, sq[b0:b0+rows], blo, rows, opt.Threads)
+		if err := agree(world, err); err != nil {
+			return nil, err
+		}
+	}
+	if steps > 0 {
+		// The lists held here are rank (rank - steps)'s; this rank's are
+		// at rank (rank + steps).
+		back := make([][]float64, size)
+		back[((rank-steps)%size+size)%size] = trav.Encode()
+		in, err := exchange(world, back)
+		if err != nil {
+			return nil, err
+		}
+		c.Merge(c.Decode(in, v0, v1-v0))
 	}
 	// Each choice to the owner of the sample chosen.
 	var local []graph.Edge

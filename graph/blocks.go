@@ -11,10 +11,10 @@ import (
 )
 
 // Candidates is Sparse's exact neighbour search cut by blocks: the p best
-// candidates of a block of query samples, offered the base samples one
-// block at a time (Offer), then turned into the queries' rows of the
-// graph (Rows) once the choices of the other samples towards them are
-// known. Processes that each hold some of the samples (package dist's
+// candidates of a block of query samples, offered the samples of other
+// blocks (OfferPairs, which offers each pair to both of its samples),
+// then turned into the queries' rows of the graph (Rows) once the
+// choices of the other samples towards them are known. Processes that each hold some of the samples (package dist's
 // ring) build the graph Sparse would build, row for row: the inner
 // products are summed in the same order, and the candidate lists keep
 // the best p under the same total order whatever order the blocks come
@@ -55,52 +55,6 @@ func NewCandidates(q0, nq, n int, opt Options) (*Candidates, error) {
 		return nil, fmt.Errorf("graph: queries %d..%d of %d samples", q0, q0+nq-1, n)
 	}
 	return &Candidates{q0: q0, n: n, p: p, opt: opt, l: newLists(nq, p)}, nil
-}
-
-// Offer offers the base samples, the rows of base (indices b0, b0+1,
-// ...), as candidates of every query, the rows of query (indices q0, ...),
-// each ranked by cosine similarity as Sparse ranks them (a query is not
-// its own candidate). baseSq holds the base rows' squared lengths, as
-// SquaredNorms gives them. Both matrices have every feature. ctx is
-// checked between chunks of queries.
-func (c *Candidates) Offer(ctx context.Context, query, base *sparse.CSR, b0 int, baseSq []float64, threads int) error {
-	if query.Rows != len(c.l.cnt) || query.Cols != base.Cols || len(baseSq) != base.Rows || b0 < 0 || b0+base.Rows > c.n {
-		panic(fmt.Sprintf("graph: Offer: %d x %d queries for %d lists, %d x %d base from %d of %d", query.Rows, query.Cols, len(c.l.cnt), base.Rows, base.Cols, b0, c.n))
-	}
-	if base.Rows == 0 || query.Rows == 0 {
-		return nil
-	}
-	inv := make([]float64, base.Rows)
-	for j, s := range baseSq {
-		if s > 0 {
-			inv[j] = 1 / math.Sqrt(s)
-		}
-	}
-	ix := newPostings(base)
-	accs := make([][]float64, parallel.Workers(query.Rows, threads, queryGrain))
-	parallel.ForWorker(query.Rows, threads, queryGrain, func(worker, lo, hi int) {
-		if ctx.Err() != nil {
-			return
-		}
-		if accs[worker] == nil {
-			accs[worker] = make([]float64, base.Rows)
-		}
-		acc := accs[worker]
-		for q := lo; q < hi; q++ {
-			ix.scatterAll(acc, query, q)
-			self := c.q0 + q - b0
-			for j, s := range acc {
-				if s == 0 || j == self {
-					continue
-				}
-				if k := s * inv[j]; k > 0 && c.l.beats(q, k, b0+j) {
-					c.l.insert(q, k, b0+j, s)
-				}
-			}
-			clear(acc)
-		}
-	})
-	return ctx.Err()
 }
 
 // scatterAll adds the products of row q of query with every indexed row
@@ -189,3 +143,142 @@ func (c *Candidates) Rows(incoming []Edge, sq []float64) (*sparse.CSR, error) {
 // SquaredNorms returns the squared length of each row of a, as Sparse
 // computes them.
 func SquaredNorms(a *sparse.CSR) []float64 { return sparseSquaredNorms(a) }
+
+// OfferPairs offers every pair of a query and a base sample once, to
+// both: base samples as candidates of the queries (c's lists, rows qlo to
+// qhi-1 of query) and the queries as candidates of the base samples (b's
+// lists, rows blo to bhi-1 of base, b's queries being base's rows), each
+// pair's inner product summed once, as Sparse sums it. Ranks that each
+// hold some samples meet every pair once this way (package dist's half
+// ring), where Offer meets it from both sides. When b is c (and base is
+// query), only the pairs of distinct rows are met, each once, as Sparse
+// does within its data. querySq and baseSq are all of query's and base's
+// squared lengths. The base samples' candidates from different
+// goroutines are kept apart and merged in a fixed order, so the lists do
+// not depend on threads.
+func (c *Candidates) OfferPairs(ctx context.Context, query *sparse.CSR, querySq []float64, qlo, qhi int, b *Candidates, base *sparse.CSR, baseSq []float64, blo, bhi int, threads int) error {
+	if query.Rows != len(c.l.cnt) || base.Rows != len(b.l.cnt) || query.Cols != base.Cols || len(querySq) != query.Rows || len(baseSq) != base.Rows || b.p != c.p ||
+		qlo < 0 || qhi < qlo || qhi > query.Rows || blo < 0 || bhi < blo || bhi > base.Rows {
+		panic(fmt.Sprintf("graph: OfferPairs: rows %d..%d of %d x %d queries for %d lists, %d..%d of %d x %d base for %d lists", qlo, qhi, query.Rows, query.Cols, len(c.l.cnt), blo, bhi, base.Rows, base.Cols, len(b.l.cnt)))
+	}
+	self := b == c
+	if self && (query != base || blo != 0 || bhi != base.Rows) {
+		panic("graph: OfferPairs: a block with itself takes all its rows as base")
+	}
+	if qhi == qlo || bhi == blo {
+		return nil
+	}
+	inv, invQ := inverses(baseSq), inverses(querySq)
+	ix := newPostings(base.RowSlice(blo, bhi))
+	n := bhi - blo
+	workers := parallel.Workers(qhi-qlo, threads, queryGrain)
+	accs := make([][]float64, workers)
+	back := make([]*lists, workers)
+	parallel.ForWorker(qhi-qlo, threads, queryGrain, func(worker, lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
+		if accs[worker] == nil {
+			accs[worker], back[worker] = make([]float64, n), newLists(base.Rows, b.p)
+		}
+		acc, bk := accs[worker], back[worker]
+		for q := qlo + lo; q < qlo+hi; q++ {
+			first := 0
+			if self {
+				// The pairs after q only: its products with the later
+				// rows, from the postings after its own.
+				ix.scatterAfter(acc, query, q)
+				first = q + 1
+			} else {
+				ix.scatterAll(acc, query, q)
+			}
+			iq := invQ[q]
+			for r := first; r < n; r++ {
+				s := acc[r]
+				if s == 0 {
+					continue
+				}
+				j := blo + r
+				if k := s * inv[j]; k > 0 && c.l.beats(q, k, b.q0+j) {
+					c.l.insert(q, k, b.q0+j, s)
+				}
+				if k := s * iq; k > 0 && bk.beats(j, k, c.q0+q) {
+					bk.insert(j, k, c.q0+q, s)
+				}
+			}
+			clear(acc)
+		}
+	})
+	for _, bk := range back {
+		if bk == nil {
+			continue
+		}
+		for j := blo; j < bhi; j++ {
+			b.l.merge(j, bk)
+		}
+	}
+	return ctx.Err()
+}
+
+// Merge offers o's candidates of the same queries to c's lists: the lists
+// of one block of queries gathered elsewhere (Encode, Decode).
+func (c *Candidates) Merge(o *Candidates) {
+	if o.q0 != c.q0 || len(o.l.cnt) != len(c.l.cnt) || o.p != c.p {
+		panic(fmt.Sprintf("graph: Merge: lists of %d queries from %d into %d from %d", len(o.l.cnt), o.q0, len(c.l.cnt), c.q0))
+	}
+	for i := range c.l.cnt {
+		c.l.merge(i, o.l)
+	}
+}
+
+// Encode returns the lists as values (counts, then keys, indices and
+// inner products), for a collective; Decode reads them back into empty
+// lists of the same queries. Indices are below 2^53, so the round trip is
+// exact.
+func (c *Candidates) Encode() []float64 {
+	l := c.l
+	out := make([]float64, 0, len(l.cnt)*(1+3*l.p))
+	for _, n := range l.cnt {
+		out = append(out, float64(n))
+	}
+	out = append(out, l.key...)
+	for _, j := range l.idx {
+		out = append(out, float64(j))
+	}
+	return append(out, l.dot...)
+}
+
+// EncodedLen is the length of Encode's result for nq queries.
+func (c *Candidates) EncodedLen(nq int) int { return nq * (1 + 3*c.p) }
+
+// Decode returns the lists Encode wrote for the nq queries q0, ..., with
+// the options of c.
+func (c *Candidates) Decode(v []float64, q0, nq int) *Candidates {
+	d := &Candidates{q0: q0, n: c.n, p: c.p, opt: c.opt, l: newLists(nq, c.p)}
+	l, p := d.l, c.p
+	for i := range l.cnt {
+		l.cnt[i] = int(v[i])
+	}
+	copy(l.key, v[nq:nq+nq*p])
+	for r := range l.idx {
+		l.idx[r] = int(v[nq+nq*p+r])
+	}
+	copy(l.dot, v[nq+2*nq*p:nq+3*nq*p])
+	for i, n := range l.cnt {
+		if n == p {
+			l.thr[i] = l.key[i*p+p-1]
+		}
+	}
+	return d
+}
+
+// inverses returns 1 / sqrt(s) for each positive s, 0 for the others.
+func inverses(sq []float64) []float64 {
+	inv := make([]float64, len(sq))
+	for j, s := range sq {
+		if s > 0 {
+			inv[j] = 1 / math.Sqrt(s)
+		}
+	}
+	return inv
+}
