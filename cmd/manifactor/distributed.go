@@ -92,7 +92,7 @@ type distSummary struct {
 func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt *runtimeFlags, mf *methodFlags, d *distFlags, out string, asJSON bool, stdout, stderr io.Writer) error {
 	for _, name := range distUnsupported {
 		if set(fs, name) {
-			return fmt.Errorf("--%s: not available with --distributed yet (it runs nmf, random start, relative-decrease stopping rule)", name)
+			return fmt.Errorf("--%s: not available with --distributed yet (it runs nmf, gnmf and nmf-kl from the random start and stops by --tol's relative decrease)", name)
 		}
 	}
 	if mf.method != solver.NMF && mf.method != solver.GNMF && mf.method != solver.NMFKL {
