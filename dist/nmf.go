@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/graph"
-	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -106,9 +105,10 @@ type NMFResult struct {
 	ULo, VLo int
 }
 
-// FitNMF runs Frobenius NMF with the multiplicative updates of package
-// solver (paper 004's, V first, denominators floored at solver.Eps) on
-// the grid g; every rank calls it with its communicators and its block of
+// FitNMF runs Frobenius NMF (with GNMF's graph term when opts.Lambda is
+// positive) on the grid g, by solver.Fit's half-steps: the multiplicative
+// updates (solver.MUUpdate, V first) or, with opts.CD, coordinate descent
+// (solver.CDStep); every rank calls it with its communicators and its block of
 // the data, Grid.Block's X_ij^T (samples as rows, local indices). Per
 // iteration each half gathers the other factor's block along the grid
 // row or column (Allgatherv), multiplies it by the local block, and
@@ -117,13 +117,22 @@ type NMFResult struct {
 // A rank communicates k (m / Rows + n / Cols) words per half at most.
 //
 // The start and the arithmetic of each row are those of solver.Fit with
-// Method NMF, Algorithm MU, one start and the same Seed, so the
-// objectives agree with one process's to rounding (the sums over ranks
-// add in another order).
+// Method NMF (or GNMF), Algorithm MU (or CD), one start and the same
+// Seed, so the objectives agree with one process's to rounding (the sums
+// over ranks add in another order).
 func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts NMFOptions) (*NMFResult, error) {
 	rs, err := begin(cs, g, block, opts)
 	if err != nil {
 		return nil, err
+	}
+	// The options only this method has, before any work.
+	switch {
+	case opts.Lambda < 0 || math.IsNaN(opts.Lambda) || math.IsInf(opts.Lambda, 0):
+		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
+	case opts.CD && opts.Lambda != 0:
+		return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
+	case opts.CD && g.Align != solver.CDBlock:
+		return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
 	}
 	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
 	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
@@ -136,17 +145,10 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	xb := solver.BlockedProduct(x, k)
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
-	h := &nmfHalves{k: k, threads: opts.Threads, idx: identity(k)}
 	// The coordinate-descent steps, sized as solver.Fit sizes them: by
 	// the whole data's entries and each factor's rows.
 	var cdU, cdV *solver.CDStep
 	if opts.CD {
-		if opts.Lambda != 0 {
-			return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
-		}
-		if g.Align != solver.CDBlock {
-			return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
-		}
 		nnz := []float64{float64(block.NNZ())}
 		if err := world.AllreduceSum(nnz); err != nil {
 			return nil, err
@@ -162,10 +164,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	var hl *halo
 	var wv blas64.General
 	invariant := false
-	switch {
-	case opts.Lambda < 0 || math.IsNaN(opts.Lambda) || math.IsInf(opts.Lambda, 0):
-		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
-	case opts.Lambda > 0:
+	if opts.Lambda > 0 {
 		rows := opts.GraphRows
 		switch {
 		case opts.Graph != nil && rows != nil:
@@ -240,7 +239,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	}
 	sqNorm := sums[0]
 	// The start's objective: V^T V, then X V to U's owners, U^T U.
-	vtv, err := h.gram(world, res.V, nil)
+	vtv, err := gram(world, res.V, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -262,9 +261,9 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if cdU != nil && s != nil {
 			dot = cdU.Update(res.U, qOwn, s, opts.Threads)
 		} else {
-			dot = h.update(res.U, qOwn, s, nil, nil)
+			dot = solver.MUUpdate(res.U, qOwn, s, nil, nil, opts.Threads)
 		}
-		utu, err = h.gram(world, res.U, &dot)
+		utu, err = gram(world, res.U, &dot)
 		return utu, dot, err
 	}
 	if err := graphProduct(); err != nil {
@@ -307,9 +306,9 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if cdV != nil {
 			cdV.Update(res.V, pOwn, utu, opts.Threads)
 		} else {
-			h.update(res.V, pOwn, utu, wv.Data, deg)
+			solver.MUUpdate(res.V, pOwn, utu, wv.Data, deg, opts.Threads)
 		}
-		if vtv, err = h.gram(world, res.V, nil); err != nil {
+		if vtv, err = gram(world, res.V, nil); err != nil {
 			return nil, err
 		}
 		if err := graphProduct(); err != nil {
@@ -520,51 +519,6 @@ func startFactors(g Grid, i, j, k int, seed uint64, order []int) (res *NMFResult
 	return res, uCounts, vCounts
 }
 
-// nmfHalves is the per-rank arithmetic of the multiplicative halves.
-type nmfHalves struct {
-	k, threads int
-	idx        []int
-}
-
-// update applies f <- f .* (num + add) ./ max(f s + deg .* f, Eps) row by
-// row when s is not nil (add and deg optional: GNMF's lambda W V and
-// lambda D), as solver's passes do, and returns sum_r f_r . num_r (after
-// the update). Rows go in parallel in fixed chunks whose dots add in
-// chunk order, so the result does not depend on threads.
-func (h *nmfHalves) update(f blas64.General, num, s, add, deg []float64) float64 {
-	k := h.k
-	chunks := (f.Rows + updateChunk - 1) / updateChunk
-	dots := make([]float64, chunks)
-	parallel.For(chunks, h.threads, 1, func(c, _ int) {
-		den, sum := make([]float64, k), make([]float64, k)
-		var dot float64
-		for r := c * updateChunk; r < min((c+1)*updateChunk, f.Rows); r++ {
-			fr, nr := f.Data[r*k:(r+1)*k], num[r*k:(r+1)*k]
-			if s != nil {
-				clear(den)
-				kernels.AxpyGather(den, fr, h.idx, s, k)
-				n := nr
-				if add != nil {
-					copy(sum, nr)
-					kernels.Axpy(1, add[r*k:(r+1)*k], sum)
-					n = sum
-				}
-				if deg != nil {
-					kernels.Axpy(deg[r], fr, den)
-				}
-				kernels.MulUpdate(fr, n, den, solver.Eps)
-			}
-			dot += kernels.Dot(fr, nr)
-		}
-		dots[c] = dot
-	})
-	var dot float64
-	for _, d := range dots {
-		dot += d
-	}
-	return dot
-}
-
 // rescale sets U's columns to unit length by the Gram matrix utu and
 // scales V's columns, wv's and the Gram matrices to match, as solver's
 // scale-invariant GNMF does after each iteration: U V^T and the objective
@@ -597,14 +551,11 @@ func rescale(k int, utu, vtv []float64, u, v, wv blas64.General) {
 	}
 }
 
-// updateChunk is the rows of one chunk of update.
-const updateChunk = 1024
-
 // gram returns f^T f summed over the ranks (a BLAS rank-k update of the
 // owned rows); with extra, *extra is summed over the ranks in the same
 // call.
-func (h *nmfHalves) gram(world Comm, f blas64.General, extra *float64) ([]float64, error) {
-	k := h.k
+func gram(world Comm, f blas64.General, extra *float64) ([]float64, error) {
+	k := f.Cols
 	buf := make([]float64, k*k, k*k+1)
 	if extra != nil {
 		buf = buf[:k*k+1]
@@ -683,12 +634,4 @@ func (r *NMFResult) Gather(world Comm, g Grid) (u, v []float64, err error) {
 
 func general(r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
-}
-
-func identity(k int) []int {
-	idx := make([]int, k)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
 }

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // TestCDStepMatchesPass: CDStep.Update on a factor's rows takes the
@@ -53,5 +55,69 @@ func TestCDStepMatchesPass(t *testing.T) {
 				t.Fatalf("pieces %v: dot %v, the pass's %v", cut, dot, wantDot)
 			}
 		}
+	}
+}
+
+// TestMUUpdateMatchesPlain: MUUpdate is the multiplicative step written
+// out row by row (with the graph's added numerator and degree, and
+// without), at 1 and 3 threads alike, and leaves f alone without s.
+func TestMUUpdateMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const rows, k = 2*rowChunk + 13, 4
+	rnd := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64()
+		}
+		return x
+	}
+	f0, num, s, add, deg := rnd(rows*k), rnd(rows*k), rnd(k*k), rnd(rows*k), rnd(rows)
+	for _, graph := range []bool{false, true} {
+		a, d := add, deg
+		if !graph {
+			a, d = nil, nil
+		}
+		want := slices.Clone(f0)
+		var wantDot float64
+		for i := 0; i < rows; i++ {
+			fi := want[i*k : (i+1)*k]
+			den, nu := make([]float64, k), make([]float64, k)
+			for l := 0; l < k; l++ {
+				for c := 0; c < k; c++ {
+					den[l] += fi[c] * s[c*k+l]
+				}
+				nu[l] = num[i*k+l]
+				if a != nil {
+					nu[l] += a[i*k+l]
+					den[l] += d[i] * fi[l]
+				}
+			}
+			for l := range fi {
+				fi[l] *= nu[l] / max(den[l], Eps)
+				wantDot += fi[l] * nu[l]
+			}
+		}
+		var first []float64
+		for _, threads := range []int{1, 3} {
+			got := slices.Clone(f0)
+			dot := MUUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: got}, num, s, a, d, threads)
+			for i := range got {
+				if math.Abs(got[i]-want[i]) > 1e-13*math.Abs(want[i]) {
+					t.Fatalf("graph %v: entry %d is %v, plain %v", graph, i, got[i], want[i])
+				}
+			}
+			if math.Abs(dot-wantDot) > 1e-12*math.Abs(wantDot) {
+				t.Fatalf("graph %v: dot %v, plain %v", graph, dot, wantDot)
+			}
+			if first != nil && !slices.Equal(first, got) {
+				t.Fatal("3 threads differ from 1")
+			}
+			first = got
+		}
+	}
+	f := slices.Clone(f0)
+	MUUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: f}, num, nil, nil, nil, 2)
+	if !slices.Equal(f, f0) {
+		t.Fatal("without s, f changed")
 	}
 }

@@ -280,25 +280,12 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		sum.PerIter = 1000 * elapsed.Seconds() / float64(iters)
 	}
 	uMan, vMan := factorParts(g, k)
-	outputs := []struct {
-		name  string
-		write func(io.Writer) error
-	}{
+	outputs := []output{
 		{filepath.Join("U", dataset.PartsFile), uMan.Encode},
 		{filepath.Join("V", dataset.PartsFile), vMan.Encode},
 	}
 	if voc != nil {
-		outputs = append(outputs, struct {
-			name  string
-			write func(io.Writer) error
-		}{"vocabulary.txt", func(w io.Writer) error {
-			for _, v := range voc {
-				if _, err := fmt.Fprintln(w, v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}})
+		outputs = append(outputs, vocabularyOutput(voc))
 	}
 	for _, o := range outputs {
 		if err := outdir.WriteFile(od.Path(o.name), o.write); err != nil {

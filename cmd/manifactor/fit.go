@@ -144,21 +144,10 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 			sum.Files = append(sum.Files, od.FinalPath(f))
 		}
 	}
-	type output struct {
-		name  string
-		write func(io.Writer) error
-	}
 	var outputs []output
 	if voc := p.Data.Vocabulary; voc != nil {
 		// The names of U's rows, so its columns read as words.
-		outputs = append(outputs, output{"vocabulary.txt", func(w io.Writer) error {
-			for _, v := range voc {
-				if _, err := fmt.Fprintln(w, v); err != nil {
-					return err
-				}
-			}
-			return nil
-		}})
+		outputs = append(outputs, vocabularyOutput(voc))
 	}
 	// Everything again in one file for MATLAB users (labels 1-based there,
 	// 0 for an unassigned sample).
@@ -294,3 +283,22 @@ func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(m
 // then the vocabulary, the factors for MATLAB and the summary).
 var fitOutputs = []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "W.mtx", "labels.txt", "centers.mtx", "train.mtx", "reach.txt",
 	"vocabulary.txt", "factors.mat", "summary.json"}
+
+// output is a file a command writes into its output directory.
+type output struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// vocabularyOutput is vocabulary.txt: the names of U's rows, one per
+// line, so that U's columns read as words.
+func vocabularyOutput(voc []string) output {
+	return output{"vocabulary.txt", func(w io.Writer) error {
+		for _, v := range voc {
+			if _, err := fmt.Fprintln(w, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
