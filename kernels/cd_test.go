@@ -8,66 +8,8 @@ import (
 	"testing"
 )
 
-func TestCDColumn(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		rnd := rand.New(rand.NewPCG(7, 8))
-		for _, n := range lengths(streamWidth) {
-			for off := range 4 {
-				ih := 0.5 + rnd.Float64()
-				// A third of u at zero and gradients of both signs: some
-				// entries clamp, some move, some stay.
-				u, ub := guarded(n, off, func(int) float64 { return max(0, 1.5*rnd.Float64()-0.5) })
-				g, gb := guarded(n+1, 3-off, uniform(rnd))
-				delta, db := guarded(n, (off+2)%4, func(int) float64 { return 0 })
-				u0, g0 := slices.Clone(u), slices.Clone(g)
-				wantU, wantD := slices.Clone(u), make([]float64, n)
-				want := cdColumnGeneric(wantU, g0, wantD, ih)
-
-				got := CDColumn(u, g, delta, ih)
-
-				name := fmt.Sprintf("n=%d off=%d", n, off)
-				checkSame(t, name+" g", g, g0)
-				checkGuards(t, name+" u", u, ub, off)
-				checkGuards(t, name+" g", g, gb, 3-off)
-				checkGuards(t, name+" delta", delta, db, (off+2)%4)
-				var scale float64
-				for i := range n {
-					s := math.Abs(u0[i]) + math.Abs(g0[i]*ih)
-					if !near(u[i], wantU[i], s) || !near(delta[i], wantD[i], s) {
-						t.Errorf("%s: [%d] u %v delta %v, want %v %v", name, i, u[i], delta[i], wantU[i], wantD[i])
-					}
-					scale += s * s
-				}
-				if !near(got, want, 4*scale) {
-					t.Errorf("%s: sum of squares %v, want %v", name, got, want)
-				}
-			}
-		}
-	})
-}
-
-func TestCDColumnNaN(t *testing.T) {
-	forEachPath(t, func(t *testing.T) {
-		for _, n := range []int{1, 4, 5} {
-			u := make([]float64, n)
-			g := make([]float64, n)
-			for i := range u {
-				u[i], g[i] = 1, math.NaN()
-			}
-			d := make([]float64, n)
-			CDColumn(u, g, d, 1)
-			for i, x := range u {
-				if x != 0 || d[i] != -1 {
-					t.Errorf("n=%d: NaN gradient gave u[%d] = %v, delta %v; want 0 and -1 as the reference", n, i, x, d[i])
-				}
-			}
-		}
-	})
-}
-
 func TestCDLengthPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"CDColumn": func() { CDColumn(make([]float64, 3), make([]float64, 2), make([]float64, 3), 1) },
 		"KLStep y": func() { KLStep(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), 1, 0) },
 		"KLStep h": func() { KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), 1, 0) },
 	} {
@@ -146,4 +88,137 @@ func TestKLStepNaN(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCDGather runs every path against the reference on blocks of every
+// row count to 2*16+1 and beyond, for column counts that exercise the
+// pairs of columns and the odd one, each column of the block in turn, with
+// rows whose curvature is zero (left alone), rows without a diagonal
+// term, and a stride larger than the row count (the values between rows
+// and columns must not be touched).
+func TestCDGather(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(13, 14))
+		for _, k := range []int{1, 2, 3, 8, 17, 30} {
+			for _, r := range lengths(streamWidth) {
+				ld := r + 3
+				for _, c := range []int{0, k / 2, k - 1} {
+					off := (r + c) % 4
+					u, ub := guarded((k-1)*ld+r, off, func(int) float64 { return max(0, 1.5*rnd.Float64()-0.5) })
+					s, sb := guarded(k, 3-off, func(int) float64 { return rnd.Float64() })
+					p, pb := guarded(r, (off+1)%4, uniform(rnd))
+					d, db := guarded(r, (off+2)%4, func(i int) float64 {
+						if i%3 == 0 {
+							return 0
+						}
+						return rnd.Float64()
+					})
+					ih, ib := guarded(r, (off+3)%4, func(i int) float64 {
+						if i%5 == 2 {
+							return 0
+						}
+						return 0.5 + rnd.Float64()
+					})
+					den, nb := guarded(r, off, func(int) float64 { return -7 })
+					u0, s0, p0, d0, ih0 := slices.Clone(u), slices.Clone(s), slices.Clone(p), slices.Clone(d), slices.Clone(ih)
+					wantU, wantDen := slices.Clone(u), make([]float64, r)
+					wsq, wsqd := cdGatherGeneric(wantU, ld, c, s0, p0, d0, ih0, wantDen)
+
+					sq, sqd := CDGather(u, ld, c, s, p, d, ih, den)
+
+					name := fmt.Sprintf("k=%d r=%d c=%d", k, r, c)
+					checkSame(t, name+" s", s, s0)
+					checkSame(t, name+" p", p, p0)
+					checkSame(t, name+" d", d, d0)
+					checkSame(t, name+" ih", ih, ih0)
+					checkGuards(t, name+" u", u, ub, off)
+					checkGuards(t, name+" s", s, sb, 3-off)
+					checkGuards(t, name+" p", p, pb, (off+1)%4)
+					checkGuards(t, name+" d", d, db, (off+2)%4)
+					checkGuards(t, name+" ih", ih, ib, (off+3)%4)
+					checkGuards(t, name+" den", den, nb, off)
+					var sumSq, sumSqd float64
+					for i := range u {
+						col, row := i/ld, i%ld
+						if col != c || row >= r {
+							if math.Float64bits(u[i]) != math.Float64bits(u0[i]) {
+								t.Fatalf("%s: u[%d] (row %d of column %d) changed from %v to %v", name, i, row, col, u0[i], u[i])
+							}
+							continue
+						}
+						// The scale of the terms that make up the step.
+						var a float64
+						for l := range k {
+							a += s0[l] * u0[l*ld+row]
+						}
+						a += d0[row]*u0[i] + math.Abs(p0[row])
+						if !near(den[row], wantDen[row], a) {
+							t.Errorf("%s: den[%d] = %v, want %v", name, row, den[row], wantDen[row])
+						}
+						step := u0[i] + a*ih0[row]
+						if !near(u[i], wantU[i], step) {
+							t.Errorf("%s: row %d: u %v, want %v", name, row, u[i], wantU[i])
+						}
+						if ih0[row] == 0 && u[i] != u0[i] {
+							t.Errorf("%s: row %d with ih = 0 moved from %v to %v", name, row, u0[i], u[i])
+						}
+						sumSq += step * step
+						sumSqd += step * step * d0[row]
+					}
+					if !near(sq, wsq, 4*sumSq) || !near(sqd, wsqd, 4*sumSqd) {
+						t.Errorf("%s: sums %v %v, want %v %v", name, sq, sqd, wsq, wsqd)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestCDGatherNaN: a NaN gradient clamps the coordinate to zero, as the
+// reference's !(y > 0) does, except on rows with ih = 0, which no value
+// moves.
+func TestCDGatherNaN(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		for _, r := range []int{1, 4, 5, 16, 21} {
+			u := make([]float64, 2*r)
+			p, d, ih, den := make([]float64, r), make([]float64, r), make([]float64, r), make([]float64, r)
+			for i := range p {
+				u[i], u[r+i], p[i], ih[i] = 1, 1, math.NaN(), 1
+				if i%2 == 1 {
+					ih[i] = 0
+				}
+			}
+			CDGather(u, r, 1, []float64{1, 1}, p, d, ih, den)
+			for i := range p {
+				want := 0.0
+				if ih[i] == 0 {
+					want = 1
+				}
+				if u[r+i] != want || u[i] != 1 {
+					t.Errorf("r=%d: NaN gradient gave row %d = %v, %v; want 1, %v", r, i, u[i], u[r+i], want)
+				}
+			}
+		}
+	})
+}
+
+func TestCDGatherPanics(t *testing.T) {
+	five := make([]float64, 5)
+	for name, f := range map[string]func(){
+		"short d":   func() { CDGather(make([]float64, 10), 5, 0, five[:2], five, five[:4], five, five) },
+		"short ih":  func() { CDGather(make([]float64, 10), 5, 0, five[:2], five, five, five[:4], five) },
+		"short den": func() { CDGather(make([]float64, 10), 5, 0, five[:2], five, five, five, five[:4]) },
+		"column":    func() { CDGather(make([]float64, 10), 5, 2, five[:2], five, five, five, five) },
+		"stride":    func() { CDGather(make([]float64, 10), 4, 0, five[:2], five, five, five, five) },
+		"short u":   func() { CDGather(make([]float64, 9), 5, 0, five[:2], five, five, five, five) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
 }

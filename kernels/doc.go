@@ -34,6 +34,17 @@
 // entries per iteration, which reload ind and val and recompute the row
 // address once per block (10-25% slower at k = 30..100 with b in cache).
 //
+// CDGather, the column step of the solver's coordinate-descent sweeps,
+// forms each row's gradient from the block's current values (k loads and
+// multiply-adds a row, 16 rows in eight accumulators split by even and odd
+// columns) instead of keeping a stored gradient up to date, which cost k
+// stores a row after every step and limited the sweeps to one store a
+// cycle: about 24 GFLOP/s on one core of the machine of bench/RESULTS.md
+// (go test -bench CDGather), and GNMF's cd iteration on TDT2 a quarter
+// faster (bench/RESULTS.md, 2026-11-25). Rows with
+// a zero curvature are blended back to their value, so that no gradient,
+// NaN included, moves them.
+//
 // Headline, AMD EPYC (Zen 3, 2 vCPU, Go 1.26), one row of 130 entries
 // times a 36771 x 30 b (TDT2 size), go test -bench AxpyGather: generic about
 // 4.3 us, avx2 about 0.6 us (13 GFLOP/s) when the rows of b are in cache,

@@ -68,18 +68,29 @@ func dotGatherGeneric(dst, x []float64, ind []int, b []float64, ldb int) {
 	}
 }
 
-func cdColumnGeneric(u, g, delta []float64, ih float64) (sq float64) {
-	g, delta = g[:len(u)], delta[:len(u)]
-	for i, x := range u {
-		y := x - g[i]*ih
+func cdGatherGeneric(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float64) {
+	d, ih, den = d[:len(p)], ih[:len(p)], den[:len(p)]
+	for i, pi := range p {
+		var a float64
+		for l, sl := range s {
+			a += sl * u[l*ld+i]
+		}
+		x := u[c*ld+i]
+		a += d[i] * x
+		den[i] = a
+		if ih[i] == 0 {
+			continue
+		}
+		y := x - (a-pi)*ih[i]
 		if !(y > 0) {
 			y = 0
 		}
-		d := y - x
-		u[i], delta[i] = y, d
-		sq += d * d
+		u[c*ld+i] = y
+		dl := y - x
+		sq += dl * dl
+		sqd += dl * dl * d[i]
 	}
-	return sq
+	return sq, sqd
 }
 
 func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {

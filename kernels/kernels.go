@@ -13,7 +13,7 @@ var (
 	mulUpdateImpl  = mulUpdateGeneric
 	axpyGatherImpl = axpyGatherGeneric
 	dotGatherImpl  = dotGatherGeneric
-	cdColumnImpl   = cdColumnGeneric
+	cdGatherImpl   = cdGatherGeneric
 	klStepImpl     = klStepGeneric
 	projGradImpl   = projGradGeneric
 	path           = "generic"
@@ -61,8 +61,8 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl, cdColumnImpl, klStepImpl = dotGatherGeneric, cdColumnGeneric, klStepGeneric
-		projGradImpl = projGradGeneric
+		dotGatherImpl, klStepImpl = dotGatherGeneric, klStepGeneric
+		projGradImpl, cdGatherImpl = projGradGeneric, cdGatherGeneric
 		path = "generic"
 		return nil
 	}
@@ -183,27 +183,51 @@ func DotGather(dst, x []float64, ind []int, b []float64, ldb int) {
 	dotGatherImpl(dst, x, ind, b, ldb)
 }
 
-// CDColumn is the coordinate-descent step of one factor column over a
-// block of rows: each u[i] moves to max(0, u[i] - g[i]*ih), delta[i]
-// receives the change, and the sum of the squared changes is returned. It
-// panics if g or delta is shorter than u.
+// CDGather is the coordinate-descent step of one factor column c over a
+// block of rows, with the gradient formed from the block's current values
+// rather than kept up to date by the other columns' steps. u holds the
+// block column-major with stride ld: row i's coordinate l is u[l*ld+i],
+// for i < len(p) and l < len(s); s is row c of the k x k curvature matrix
+// S (k = len(s)). For each row i, with x = u[c*ld+i],
+//
+//	a = sum_l s[l] u[l*ld+i] + d[i] x,  den[i] = a,
+//	u[c*ld+i] = max(0, x - (a - p[i]) ih[i]),
+//
+// where a - p[i] is the gradient of x^T S x / 2 + d x^2 / 2 - p x along
+// coordinate c; a row with ih[i] = 0 is left as it is. It returns the sums
+// of the squared changes and of the squared changes times d[i]. Forming
+// the gradient reads the k columns once and writes one, where updating a
+// stored gradient after every step writes all k (the stores were what
+// limited the sweeps). It panics if d, ih or den is shorter than p, if c
+// is not below len(s), if ld < len(p), or if u is too short.
 //
 // Reference:
 //
-//	for i, x := range u {
-//		y := x - g[i]*ih
+//	for i := range p {
+//		var a float64
+//		for l := range s { a += s[l] * u[l*ld+i] }
+//		x := u[c*ld+i]
+//		a += d[i] * x
+//		den[i] = a
+//		if ih[i] == 0 { continue }
+//		y := x - (a-p[i])*ih[i]
 //		if !(y > 0) { y = 0 }
-//		u[i], delta[i] = y, y-x
+//		u[c*ld+i] = y
 //		sq += (y - x) * (y - x)
+//		sqd += (y - x) * (y - x) * d[i]
 //	}
-func CDColumn(u, g, delta []float64, ih float64) float64 {
-	if len(g) < len(u) || len(delta) < len(u) {
-		panic("kernels: CDColumn length mismatch")
+func CDGather(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float64) {
+	r := len(p)
+	if len(d) < r || len(ih) < r || len(den) < r || c < 0 || c >= len(s) || ld < r {
+		panic(fmt.Sprintf("kernels: CDGather: %d rows, stride %d, column %d of %d, %d diagonal terms, %d curvatures, %d outputs", r, ld, c, len(s), len(d), len(ih), len(den)))
 	}
-	if len(u) == 0 {
-		return 0
+	if r == 0 {
+		return 0, 0
 	}
-	return cdColumnImpl(u, g, delta, ih)
+	if len(u) < (len(s)-1)*ld+r {
+		panic(fmt.Sprintf("kernels: CDGather: %d values for %d columns of stride %d and %d rows", len(u), len(s), ld, r))
+	}
+	return cdGatherImpl(u, ld, c, s, p, d, ih, den)
 }
 
 // KLStep is the inner step of coordinate descent under the KL divergence,

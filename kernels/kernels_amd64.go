@@ -19,8 +19,8 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl, cdColumnImpl, klStepImpl = dotGatherAVX2, cdColumnAVX2, klStepAVX2
-		projGradImpl = projGradAVX2
+		dotGatherImpl, klStepImpl = dotGatherAVX2, klStepAVX2
+		projGradImpl, cdGatherImpl = projGradAVX2, cdGatherAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -127,12 +127,14 @@ func eachBlock(k, maxCols int, fn func(blk, col, w int)) {
 	}
 }
 
-// cdColumnAVX2 is cdColumnGeneric four rows at a time, with an FMA for
-// u - g*ih and the squares summed in four lanes (its rounding and the
-// order of the sum differ from the reference's).
+// cdGatherAVX2 is cdGatherGeneric sixteen rows at a time (then four, then
+// one), each row's sum over the k columns split into the even and the odd
+// columns' FMA chains (so that two chains hide the FMA's latency), with
+// an FMA for x - g*ih and the squares summed in four lanes: its rounding
+// and the order of its sums differ from the reference's.
 //
 //go:noescape
-func cdColumnAVX2(u, g, delta []float64, ih float64) float64
+func cdGatherAVX2(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float64)
 
 // klStepAVX2 is klStepGeneric four entries at a time, the move of y by an
 // FMA and the three sums in four lanes each (its rounding and the order of

@@ -129,3 +129,31 @@ func BenchmarkAxpyGather(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCDGather runs one column step per call over a block of 256
+// rows held column-major with stride 260 and k = 30 columns (60 KiB, the
+// solver's block at TDT2's k), cycling through the columns as a sweep
+// does. Each row's gradient is k multiply-adds.
+func BenchmarkCDGather(b *testing.B) {
+	const r, ld, k = 256, 260, 30
+	benchPaths(b, func(b *testing.B) {
+		rnd := rand.New(rand.NewPCG(5, 6))
+		u, s := randSlice(rnd, k*ld), randSlice(rnd, k)
+		p, d, den := randSlice(rnd, r), make([]float64, r), make([]float64, r)
+		ih := make([]float64, r)
+		for i := range s {
+			// A small curvature row keeps the steps from running away.
+			s[i] *= 0.01
+		}
+		for i := range ih {
+			ih[i] = 1
+		}
+		c := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			CDGather(u, ld, c, s, p, d, ih, den)
+			c = (c + 1) % k
+		}
+		reportFlops(b, 2*r*k)
+	})
+}

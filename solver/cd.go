@@ -198,6 +198,30 @@ func colorGraph(w *sparse.CSR) *coloring {
 //	v_j^T S v_j - 2 (X^T U)_j . v_j + deg_j |v_j|^2 - 2 v_j . sum_s w_js v_s
 //
 // (S = U^T U, plus the graph weights folded in w and deg), a quadratic that
+// put sets row i of the block to the factor row f and its data product b.
+func (w *cdWork) put(i int, f, b []float64) {
+	b = b[:len(f)]
+	for c, x := range f {
+		w.u[c*cdStride+i], w.p[c*cdStride+i] = x, b[c]
+	}
+}
+
+// get copies row i of the block's factor values to f.
+func (w *cdWork) get(i int, f []float64) {
+	for c := range f {
+		f[c] = w.u[c*cdStride+i]
+	}
+}
+
+// dot returns sum_i u_i . p_i over the block's first r rows, column by
+// column.
+func (w *cdWork) dot(k, r int) (dot float64) {
+	for c := 0; c < k; c++ {
+		dot += kernels.Dot(w.u[c*cdStride:c*cdStride+r], w.p[c*cdStride:c*cdStride+r])
+	}
+	return dot
+}
+
 // cdRows minimizes. Rows of one color share no edge, so they are updated
 // together, colour after colour (block Gauss-Seidel): in fixed blocks of
 // cdBlock rows of the colour, swept column by column (cdRows with the
@@ -248,47 +272,16 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 				num.row(j, b)
 				p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
 				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
-				for c, x := range v.Data[j*k : (j+1)*k] {
-					cw.p[c*cdBlock+i], cw.u[c*cdBlock+i] = b[c], x
-				}
+				cw.put(i, v.Data[j*k:(j+1)*k], b)
 				cw.d[i] = reg.deg[j]
 			}
 			cdRows(cw, s, nil, k, len(blk), it.cdV, pg, ref, cw.d)
 			for i, j := range blk {
-				vj := v.Data[j*k : (j+1)*k]
-				for c := range vj {
-					vj[c] = cw.u[c*cdBlock+i]
-				}
+				cw.get(i, v.Data[j*k:(j+1)*k])
 			}
 		})
 		first += (len(rows) + cdBlock - 1) / cdBlock
 	}
-}
-
-// cdColumnDiag is CDColumn with a curvature per row: each u[i] with
-// ih[i] > 0 moves to max(0, u[i] - g[i] ih[i]), delta[i] receives the
-// change (0 where ih[i] = 0), g[i] the diagonal term's part of the
-// gradient's change, d[i] delta[i], and the objective's decrease, the sum
-// of delta[i]^2 (scc + d[i]), is returned.
-func cdColumnDiag(u, g, delta, ih, d []float64, scc float64) (gain float64) {
-	g, delta, ih, d = g[:len(u)], delta[:len(u)], ih[:len(u)], d[:len(u)]
-	for i, x := range u {
-		if ih[i] == 0 {
-			delta[i] = 0
-			continue
-		}
-		y := x - g[i]*ih[i]
-		if !(y > 0) {
-			y = 0
-		}
-		dl := y - x
-		u[i], delta[i] = y, dl
-		// The diagonal term's share of the gradient's change; the
-		// caller adds S's.
-		g[i] += d[i] * dl
-		gain += dl * dl * (scc + d[i])
-	}
-	return gain
 }
 
 // cdBlock is the number of rows whose sweeps run together, column by
@@ -296,19 +289,27 @@ func cdColumnDiag(u, g, delta, ih, d []float64, scc float64) (gain float64) {
 // columns each, stay in a core's L2 cache (180 KiB at k = 30).
 const cdBlock = 256
 
+// cdStride is the distance between the columns of a block in cdWork: not
+// cdBlock, whose 2 KiB columns put the same row of every column in the
+// same few sets of the L1 cache (a sweep reads a row's k columns
+// together; at 2 KiB the kernel ran at 0.47 ns a vector multiply-add
+// against 0.28 at this stride, on the machine of bench/RESULTS.md), and a
+// multiple of 4 so that the columns stay 32-byte aligned.
+const cdStride = cdBlock + 4
+
 // cdWork is one worker's space for cdRows: u, g and p hold a block of
-// rows column-major (entry (i, c) at c*cdBlock + i); delta, sq and sr
-// one column each, ones a column of ones; d the rows' diagonal terms and
-// ih their reciprocal curvatures, column-major, where the rows have a
-// diagonal term (GNMF's V half).
+// rows column-major (entry (i, c) at c*cdStride + i); sq and sr one column
+// each, ones a column of ones and zeros one of zeros; d the rows' diagonal
+// terms where the rows have one (GNMF's V half), and ih the rows'
+// reciprocal curvatures, column-major.
 type cdWork struct {
-	u, g, p, delta, sq, sr, ones, d, ih []float64
+	u, g, p, sq, sr, ones, zeros, d, ih []float64
 }
 
 func newCDWork(k int) *cdWork {
-	w := &cdWork{u: make([]float64, k*cdBlock), g: make([]float64, k*cdBlock), p: make([]float64, k*cdBlock),
-		delta: make([]float64, cdBlock), sq: make([]float64, cdBlock), sr: make([]float64, cdBlock), ones: make([]float64, cdBlock),
-		d: make([]float64, cdBlock), ih: make([]float64, k*cdBlock)}
+	w := &cdWork{u: make([]float64, k*cdStride), g: make([]float64, k*cdStride), p: make([]float64, k*cdStride),
+		sq: make([]float64, cdBlock), sr: make([]float64, cdBlock), ones: make([]float64, cdBlock), zeros: make([]float64, cdBlock),
+		d: make([]float64, cdBlock), ih: make([]float64, k*cdStride)}
 	for i := range w.ones {
 		w.ones[i] = 1
 	}
@@ -327,84 +328,71 @@ func newCDWork(k int) *cdWork {
 // coordinate with h_c = 0 (an all-zero factor column) is left as it is.
 //
 // The rows go all at once, column by column: the step of column c is one
-// CDColumn over the block, and the gradient follows by k axpys of the
-// column's changes, so the work is long vector operations with no branch
-// per coordinate. Each row sees the same sequence of coordinate steps as
-// a sweep of its own would (the test's row-by-row reference); only the
-// inner loop's stopping rule (rule) is taken over the block (the block's
-// gain against its first sweep's), which keeps the result the same for
-// any thread count since blocks are fixed. pg and ref receive the measure
-// of the rows at their starting values (addProjGrad), which the starting
-// gradient gives for free.
+// kernels.CDGather over the block, which forms grad_c from the rows'
+// current values (k multiply-adds a row, as many as keeping a gradient up
+// to date costs, but with one store instead of k). Each row sees the same
+// sequence of coordinate steps as a sweep of its own would (the test's
+// row-by-row reference); only the inner loop's stopping rule (rule) is
+// taken over the block (the block's gain against its first sweep's), which
+// keeps the result the same for any thread count since blocks are fixed.
+// pg and ref, when not nil, receive the measure of the rows at their
+// starting values (addProjGrad), from the gradient at those values (one
+// pass of CDGather that moves nothing).
 //
 // d, when nil, means d = 0 for every row, with invH the reciprocals
 // 1 / S_cc from cdInverse; otherwise d holds each row's diagonal term
 // (GNMF's weighted degree; the rows must not be coupled otherwise), and
 // each row has its own curvature S_cc + d_i.
 func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []float64) {
+	dr := w.zeros[:r]
 	if d != nil {
-		for c := 0; c < k; c++ {
-			ih, scc := w.ih[c*cdBlock:c*cdBlock+r], s[c*k+c]
-			for i, di := range d[:r] {
-				ih[i] = 0
-				if h := scc + di; h > 0 {
-					ih[i] = 1 / h
-				}
+		dr = d[:r]
+	}
+	for c := 0; c < k; c++ {
+		ih := w.ih[c*cdStride : c*cdStride+r]
+		if d == nil {
+			for i := range ih {
+				ih[i] = invH[c]
+			}
+			continue
+		}
+		scc := s[c*k+c]
+		for i, di := range dr {
+			ih[i] = 0
+			if h := scc + di; h > 0 {
+				ih[i] = 1 / h
 			}
 		}
 	}
-	// g = S u + d u - p, column by column: S u + d u first, which with p
-	// is what the measure takes.
-	for l := 0; l < k; l++ {
-		gl, pl := w.g[l*cdBlock:l*cdBlock+r], w.p[l*cdBlock:l*cdBlock+r]
-		clear(gl)
-		for c := 0; c < k; c++ {
-			if slc := s[l*k+c]; slc != 0 {
-				kernels.Axpy(slc, w.u[c*cdBlock:c*cdBlock+r], gl)
-			}
-		}
-		if d != nil {
-			for i, ul := range w.u[l*cdBlock : l*cdBlock+r] {
-				gl[i] += d[i] * ul
-			}
-		}
-		if pg != nil {
-			sq, sr := w.sq[:r], w.sr[:r]
+	if pg != nil {
+		// The gradient at the starting values, S u + d u in g (zero
+		// curvatures: nothing moves), then the measure against p.
+		sq, sr := w.sq[:r], w.sr[:r]
+		for l := 0; l < k; l++ {
+			gl, pl, ul := w.g[l*cdStride:l*cdStride+r], w.p[l*cdStride:l*cdStride+r], w.u[l*cdStride:l*cdStride+r]
+			kernels.CDGather(w.u, cdStride, l, s[l*k:(l+1)*k], pl, dr, w.zeros[:r], gl)
 			clear(sq)
 			clear(sr)
-			kernels.ProjGrad(sq, sr, w.u[l*cdBlock:l*cdBlock+r], gl, pl)
+			kernels.ProjGrad(sq, sr, ul, gl, pl)
 			pg[l] += kernels.Dot(sq, w.ones)
 			ref[l] += kernels.Dot(sr, w.ones)
 		}
-		kernels.Axpy(-1, pl, gl)
 	}
 	var first float64
-	delta := w.delta[:r]
 	for sweep := 1; ; sweep++ {
 		var gain float64
 		for c := 0; c < k; c++ {
-			uc, gc := w.u[c*cdBlock:c*cdBlock+r], w.g[c*cdBlock:c*cdBlock+r]
-			if d == nil {
-				ih := invH[c]
-				if ih == 0 {
-					continue
-				}
-				sq := kernels.CDColumn(uc, gc, delta, ih)
-				if sq == 0 {
-					continue
-				}
-				gain += sq / ih
-			} else {
-				g := cdColumnDiag(uc, gc, delta, w.ih[c*cdBlock:c*cdBlock+r], d[:r], s[c*k+c])
-				if g == 0 {
-					continue
-				}
-				gain += g
+			if d == nil && invH[c] == 0 {
+				continue
 			}
-			for l := 0; l < k; l++ {
-				if scl := s[c*k+l]; scl != 0 {
-					kernels.Axpy(scl, delta, w.g[l*cdBlock:l*cdBlock+r])
-				}
+			// The gradients are not needed: den goes to scratch.
+			sq, sqd := kernels.CDGather(w.u, cdStride, c, s[c*k:(c+1)*k], w.p[c*cdStride:c*cdStride+r], dr,
+				w.ih[c*cdStride:c*cdStride+r], w.sq[:r])
+			// The decrease of q: h delta^2 summed over the rows.
+			if d == nil {
+				gain += sq / invH[c]
+			} else {
+				gain += sq*s[c*k+c] + sqd
 			}
 		}
 		if sweep == 1 {

@@ -303,7 +303,7 @@ func TestCDRowsMatchRow(t *testing.T) {
 					for c := range k {
 						rows[i][c] = max(0, rng.Float64()-0.3)
 						bs[i][c] = 2*rng.Float64() - 0.5
-						w.u[c*cdBlock+i], w.p[c*cdBlock+i] = rows[i][c], bs[i][c]
+						w.u[c*cdStride+i], w.p[c*cdStride+i] = rows[i][c], bs[i][c]
 					}
 				}
 				var d []float64
@@ -326,7 +326,7 @@ func TestCDRowsMatchRow(t *testing.T) {
 					cdStart(grad, rows[i], bs[i], s, di)
 					cdRow(rows[i], grad, s, di, rule, invH)
 					for c := range k {
-						if got := w.u[c*cdBlock+i]; math.Abs(got-rows[i][c]) > 1e-12*(1+math.Abs(got)) {
+						if got := w.u[c*cdStride+i]; math.Abs(got-rows[i][c]) > 1e-12*(1+math.Abs(got)) {
 							t.Fatalf("diagonal %v, k=%d r=%d: row %d col %d: blocked %v, reference %v", diag, k, r, i, c, got, rows[i][c])
 						}
 					}

@@ -6,7 +6,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // CDBlock is the number of rows Fit's coordinate-descent half-steps
@@ -60,24 +59,13 @@ func (c *CDStep) Update(f blas64.General, num, s []float64, threads int) float64
 			r0 := b * cdBlock
 			r := min(cdBlock, f.Rows-r0)
 			for i := 0; i < r; i++ {
-				fi, ni := f.Data[(r0+i)*k:(r0+i+1)*k], num[(r0+i)*k:(r0+i+1)*k]
-				for col := 0; col < k; col++ {
-					cw.p[col*cdBlock+i] = ni[col]
-					cw.u[col*cdBlock+i] = fi[col]
-				}
+				cw.put(i, f.Data[(r0+i)*k:(r0+i+1)*k], num[(r0+i)*k:(r0+i+1)*k])
 			}
 			cdRows(cw, s, invH, k, r, c.rule, nil, nil, nil)
-			var dot float64
 			for i := 0; i < r; i++ {
-				fi := f.Data[(r0+i)*k : (r0+i+1)*k]
-				for col := 0; col < k; col++ {
-					fi[col] = cw.u[col*cdBlock+i]
-				}
+				cw.get(i, f.Data[(r0+i)*k:(r0+i+1)*k])
 			}
-			for col := 0; col < k; col++ {
-				dot += kernels.Dot(cw.u[col*cdBlock:col*cdBlock+r], cw.p[col*cdBlock:col*cdBlock+r])
-			}
-			dots[b] = dot
+			dots[b] = cw.dot(k, r)
 		}
 	})
 	var dot float64

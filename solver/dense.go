@@ -275,22 +275,13 @@ func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, 
 		r := min(cdBlock, hi-b)
 		for i := 0; i < r; i++ {
 			h.num.row(b+i, num)
-			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
-			for c := 0; c < k; c++ {
-				cw.p[c*cdBlock+i] = num[c]
-				cw.u[c*cdBlock+i] = fi[c]
-			}
+			cw.put(i, h.f.Data[(b+i)*k:(b+i+1)*k], num)
 		}
 		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref, nil)
 		for i := 0; i < r; i++ {
-			fi := h.f.Data[(b+i)*k : (b+i+1)*k]
-			for c := 0; c < k; c++ {
-				fi[c] = cw.u[c*cdBlock+i]
-			}
+			cw.get(i, h.f.Data[(b+i)*k:(b+i+1)*k])
 		}
-		for c := 0; c < k; c++ {
-			dot += kernels.Dot(cw.u[c*cdBlock:c*cdBlock+r], cw.p[c*cdBlock:c*cdBlock+r])
-		}
+		dot += cw.dot(k, r)
 	}
 	return dot
 }
