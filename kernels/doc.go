@@ -50,8 +50,11 @@
 // 4.3 us, avx2 about 0.6 us (13 GFLOP/s) when the rows of b are in cache,
 // and 10.7 us against 1.6 us when every row comes from L3.
 //
-// AVX-512 is not implemented: the machine this was written on has no
-// avx512f, so a path could be neither measured nor tested. The gather would
+// AVX-512 is not implemented: the machine this was written on had no
+// avx512f, so a path could be neither measured nor tested. (The 2-core
+// machine of bench/RESULTS.md reports avx512f on 2026-11-25, and is
+// a Zen 4 by its flags, which executes 512-bit operations as two 256-bit
+// halves; no path has been written or measured for it yet.) The gather would
 // gain most from it (twice the columns per register, mask registers for
 // the tail); it would be a new path name, "avx512", after "avx2" in
 // Available.

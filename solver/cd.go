@@ -198,30 +198,6 @@ func colorGraph(w *sparse.CSR) *coloring {
 //	v_j^T S v_j - 2 (X^T U)_j . v_j + deg_j |v_j|^2 - 2 v_j . sum_s w_js v_s
 //
 // (S = U^T U, plus the graph weights folded in w and deg), a quadratic that
-// put sets row i of the block to the factor row f and its data product b.
-func (w *cdWork) put(i int, f, b []float64) {
-	b = b[:len(f)]
-	for c, x := range f {
-		w.u[c*cdStride+i], w.p[c*cdStride+i] = x, b[c]
-	}
-}
-
-// get copies row i of the block's factor values to f.
-func (w *cdWork) get(i int, f []float64) {
-	for c := range f {
-		f[c] = w.u[c*cdStride+i]
-	}
-}
-
-// dot returns sum_i u_i . p_i over the block's first r rows, column by
-// column.
-func (w *cdWork) dot(k, r int) (dot float64) {
-	for c := 0; c < k; c++ {
-		dot += kernels.Dot(w.u[c*cdStride:c*cdStride+r], w.p[c*cdStride:c*cdStride+r])
-	}
-	return dot
-}
-
 // cdRows minimizes. Rows of one color share no edge, so they are updated
 // together, colour after colour (block Gauss-Seidel): in fixed blocks of
 // cdBlock rows of the colour, swept column by column (cdRows with the
@@ -314,6 +290,30 @@ func newCDWork(k int) *cdWork {
 		w.ones[i] = 1
 	}
 	return w
+}
+
+// put sets row i of the block to the factor row f and its data product b.
+func (w *cdWork) put(i int, f, b []float64) {
+	b = b[:len(f)]
+	for c, x := range f {
+		w.u[c*cdStride+i], w.p[c*cdStride+i] = x, b[c]
+	}
+}
+
+// get copies row i of the block's factor values to f.
+func (w *cdWork) get(i int, f []float64) {
+	for c := range f {
+		f[c] = w.u[c*cdStride+i]
+	}
+}
+
+// dot returns sum_i u_i . p_i over the block's first r rows, column by
+// column.
+func (w *cdWork) dot(k, r int) (dot float64) {
+	for c := 0; c < k; c++ {
+		dot += kernels.Dot(w.u[c*cdStride:c*cdStride+r], w.p[c*cdStride:c*cdStride+r])
+	}
+	return dot
 }
 
 // cdRows minimizes, for each of the r <= cdBlock rows f held in w.u (its
