@@ -294,3 +294,113 @@ func TestNewAndValidate(t *testing.T) {
 		t.Error("nil matrix accepted")
 	}
 }
+
+// TestFirstParallel: the parallel search for the first bad entry finds
+// the one a plain scan in row order finds, on a corpus of many blocks of
+// rows with empty rows, bad entries placed at block edges and inside, and
+// none.
+func TestFirstParallel(t *testing.T) {
+	const rows, cols = 5*prepareRows + 77, 50
+	var ri, ci []int
+	var v []float64
+	for i := range rows {
+		if i%13 == 5 {
+			continue // an empty row
+		}
+		for j := i % 7; j < cols; j += 9 {
+			ri, ci, v = append(ri, i), append(ci, j), append(v, float64(1+(i+j)%4))
+		}
+	}
+	a, err := sparse.FromTriplets(rows, cols, ri, ci, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dataset{Sparse: a, Source: "gen"}
+	plain := func() (int, int, float64, bool) {
+		for i := 0; i < a.Rows; i++ {
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				if a.Val[p] < 0 {
+					return i, a.Ind[p], a.Val[p], true
+				}
+			}
+		}
+		return 0, 0, 0, false
+	}
+	nnz := len(a.Val)
+	for _, bad := range [][]int{nil, {0}, {nnz - 1}, {nnz / 2, nnz - 1}, {a.Indptr[prepareRows], a.Indptr[3*prepareRows] - 1, 17}, {a.Indptr[4*prepareRows+3]}} {
+		for _, p := range bad {
+			a.Val[p] = -float64(p + 1)
+		}
+		i, j, x, found := d.firstNegative()
+		wi, wj, wx, wfound := plain()
+		if i != wi || j != wj || x != wx || found != wfound {
+			t.Errorf("bad entries %v: first (%d, %d, %v, %v), plain scan (%d, %d, %v, %v)", bad, i, j, x, found, wi, wj, wx, wfound)
+		}
+		for _, p := range bad {
+			a.Val[p] = 1
+		}
+	}
+}
+
+// TestSublinearTable: log tf-idf's weights of whole counts from the table
+// equal the logarithm's bit for bit, across the table's edge, and other
+// values still go to the logarithm.
+func TestSublinearTable(t *testing.T) {
+	var tfs []float64
+	for n := 0; n <= len(sublinearTF)+3; n++ {
+		tfs = append(tfs, float64(n))
+	}
+	tfs = append(tfs, 1.5, 2.25, 1e6, 1e300)
+	ri := make([]int, len(tfs))
+	ci := make([]int, len(tfs))
+	for i := range tfs {
+		ri[i], ci[i] = i, 0
+	}
+	a, err := sparse.FromTriplets(len(tfs), 1, ri, ci, tfs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dataset{Sparse: a, Source: "gen"}
+	d.WeighTerms([]float64{1}, true)
+	for i, tf := range tfs {
+		want := 0.0
+		if tf != 0 {
+			want = 1 + math.Log(tf)
+		}
+		if g := a.At(i, 0); math.Float64bits(g) != math.Float64bits(want) {
+			t.Errorf("tf %v: weight %v, want 1 + ln tf = %v", tf, g, want)
+		}
+	}
+}
+
+// TestCheckLogCounts: log tf-idf's check names the first negative value
+// when there is one anywhere (even after a fraction), else the first value
+// that is neither 0 nor at least 1.
+func TestCheckLogCounts(t *testing.T) {
+	for _, c := range []struct {
+		vals []float64
+		want string // "" for no error
+	}{
+		{[]float64{1, 2, 3, 7, 1}, ""},
+		{[]float64{1, 2, 0.5, 7, 1}, "value 0.5 at sample 3, feature 3: log tf-idf needs term counts"},
+		{[]float64{1, 0.5, 3, -2, 1}, "tf-idf needs term counts: gen: negative value -2 at sample 4, feature 4"},
+		{[]float64{-1, 2, 3, 4, 5}, "negative value -1 at sample 1, feature 1"},
+	} {
+		n := len(c.vals)
+		ri, ci := make([]int, n), make([]int, n)
+		for i := range ri {
+			ri[i], ci[i] = i, i
+		}
+		a, err := sparse.FromTriplets(n, n, ri, ci, c.vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = (&Dataset{Sparse: a, Source: "gen"}).CheckLogCounts()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.vals, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%v: error %v, want one containing %q", c.vals, err, c.want)
+		}
+	}
+}

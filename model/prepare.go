@@ -198,12 +198,8 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	_, m0 := ds.Dims()
 	fitted := &Preparation{Weighting: w, Normalize: norm, SourceFeatures: m0, Named: ds.Vocabulary != nil, weighed: ds.Weighted}
 	// The weighting is TFIDF's and LogTFIDF's, with the idf kept.
-	switch w {
-	case TFIDF:
-		if err := ds.CheckNonNegative(); err != nil {
-			return nil, fmt.Errorf("tf-idf needs term counts: %w", err)
-		}
-	case LogTFIDF:
+	// (Negative values were refused above, whatever the weighting.)
+	if w == LogTFIDF {
 		if err := agree(pool, ds.CheckLogCounts()); err != nil {
 			return nil, err
 		}
