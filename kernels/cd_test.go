@@ -208,3 +208,83 @@ func TestCDGatherNaN(t *testing.T) {
 		}
 	})
 }
+
+// TestCDGather2 runs every path of CDGather2 against two CDGather steps,
+// column c then column c+1 (the reference's meaning), on the same blocks
+// as TestCDGather: rows 0..33 and beyond, column pairs at both ends, rows
+// with zero curvature, rows without a diagonal term, a stride larger than
+// the rows; the values outside the two columns must not change.
+func TestCDGather2(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(15, 16))
+		for _, k := range []int{2, 3, 8, 17, 30} {
+			for _, r := range lengths(streamWidth) {
+				ld := r + 3
+				for _, c := range []int{0, k - 2} {
+					off := (r + c) % 4
+					n := (k-1)*ld + r
+					u, ub := guarded(n, off, func(int) float64 { return max(0, 1.5*rnd.Float64()-0.5) })
+					s, sb := guarded(2*k, 3-off, func(int) float64 { return rnd.Float64() })
+					p, pb := guarded(n, (off+1)%4, uniform(rnd))
+					ih, ib := guarded(n, (off+3)%4, func(i int) float64 {
+						if i%5 == 2 {
+							return 0
+						}
+						return 0.5 + rnd.Float64()
+					})
+					d, db := guarded(r, (off+2)%4, func(i int) float64 {
+						if i%3 == 0 {
+							return 0
+						}
+						return rnd.Float64()
+					})
+					u0, s0, p0, ih0, d0 := slices.Clone(u), slices.Clone(s), slices.Clone(p), slices.Clone(ih), slices.Clone(d)
+					// The meaning: column c's step, then column c+1's, each
+					// by the reference with its own row of S.
+					want, den := slices.Clone(u), make([]float64, r)
+					w0, wd0 := cdGatherGeneric(want, ld, c, s0[:k], p0[c*ld:c*ld+r], d0, ih0[c*ld:c*ld+r], den)
+					w1, wd1 := cdGatherGeneric(want, ld, c+1, s0[k:], p0[(c+1)*ld:(c+1)*ld+r], d0, ih0[(c+1)*ld:(c+1)*ld+r], den)
+
+					sq0, sq1, sqd := CDGather2(u, ld, c, s, p, ih, d)
+
+					name := fmt.Sprintf("k=%d r=%d c=%d", k, r, c)
+					checkSame(t, name+" s", s, s0)
+					checkSame(t, name+" p", p, p0)
+					checkSame(t, name+" ih", ih, ih0)
+					checkSame(t, name+" d", d, d0)
+					checkGuards(t, name+" u", u, ub, off)
+					checkGuards(t, name+" s", s, sb, 3-off)
+					checkGuards(t, name+" p", p, pb, (off+1)%4)
+					checkGuards(t, name+" ih", ih, ib, (off+3)%4)
+					checkGuards(t, name+" d", d, db, (off+2)%4)
+					var scale float64
+					for i := range u {
+						col, row := i/ld, i%ld
+						if (col != c && col != c+1) || row >= r {
+							if math.Float64bits(u[i]) != math.Float64bits(u0[i]) {
+								t.Fatalf("%s: u[%d] (row %d of column %d) changed from %v to %v", name, i, row, col, u0[i], u[i])
+							}
+							continue
+						}
+						// The scale of the terms that make up the steps.
+						var a float64
+						for l := range k {
+							a += (s0[l] + s0[k+l]) * (u0[l*ld+row] + want[l*ld+row])
+						}
+						sc := (a + 2*d0[row]*u0[i] + math.Abs(p0[c*ld+row]) + math.Abs(p0[(c+1)*ld+row])) * (1 + ih0[i]) * (1 + s0[k+c])
+						if !near(u[i], want[i], sc) {
+							t.Errorf("%s: row %d of column %d: %v, want %v", name, row, col, u[i], want[i])
+						}
+						if ih0[i] == 0 && u[i] != u0[i] {
+							t.Errorf("%s: row %d of column %d with ih = 0 moved from %v to %v", name, row, col, u0[i], u[i])
+						}
+						scale += sc * sc * (1 + d0[row])
+					}
+					if !near(sq0, w0, 4*scale) || !near(sq1, w1, 4*scale) || !near(sqd, wd0+wd1, 4*scale) {
+						t.Errorf("%s: sums %v %v %v, want %v %v %v", name, sq0, sq1, sqd, w0, w1, wd0+wd1)
+					}
+				}
+			}
+		}
+	})
+}

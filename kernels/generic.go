@@ -93,6 +93,34 @@ func cdGatherGeneric(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sq
 	return sq, sqd
 }
 
+func cdGather2Generic(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64) {
+	step := func(col, i int, a float64) float64 {
+		x := u[col*ld+i]
+		if ih[col*ld+i] == 0 {
+			return 0
+		}
+		y := x - (a+d[i]*x-p[col*ld+i])*ih[col*ld+i]
+		if !(y > 0) {
+			y = 0
+		}
+		u[col*ld+i] = y
+		return y - x
+	}
+	for i, di := range d {
+		var a0, a1 float64
+		for l := 0; l < k; l++ {
+			a0 += s[l] * u[l*ld+i]
+			a1 += s[k+l] * u[l*ld+i]
+		}
+		d0 := step(c, i, a0)
+		d1 := step(c+1, i, a1+s1c*d0)
+		sq0 += d0 * d0
+		sq1 += d1 * d1
+		sqd += (d0*d0 + d1*d1) * di
+	}
+	return sq0, sq1, sqd
+}
+
 func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {
 	y, hOld, hNew = y[:len(x)], hOld[:len(x)], hNew[:len(x)]
 	for q, xq := range x {

@@ -14,6 +14,7 @@ var (
 	axpyGatherImpl = axpyGatherGeneric
 	dotGatherImpl  = dotGatherGeneric
 	cdGatherImpl   = cdGatherGeneric
+	cdGather2Impl  = cdGather2Generic
 	klStepImpl     = klStepGeneric
 	projGradImpl   = projGradGeneric
 	path           = "generic"
@@ -62,7 +63,7 @@ func Use(name string) error {
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
 		dotGatherImpl, klStepImpl = dotGatherGeneric, klStepGeneric
-		projGradImpl, cdGatherImpl = projGradGeneric, cdGatherGeneric
+		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
 		path = "generic"
 		return nil
 	}
@@ -228,6 +229,45 @@ func CDGather(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float
 		panic(fmt.Sprintf("kernels: CDGather: %d values for %d columns of stride %d and %d rows", len(u), len(s), ld, r))
 	}
 	return cdGatherImpl(u, ld, c, s, p, d, ih, den)
+}
+
+// CDGather2 is CDGather for the two columns c and c+1 in turn, with both
+// gradients' sums over the columns formed in one pass (each value of the
+// block read once for both): column c's step as CDGather's, then column
+// c+1's with its sum corrected by S_{c+1,c} times column c's change, so
+// that it sees the new value as a sweep does. s holds rows c and c+1 of S
+// (2k values, k = len(s)/2); p and ih are column-major with stride ld like
+// u (column c at p[c*ld:], ih[c*ld:]); d has one diagonal term per row,
+// and its length is the number of rows. No den is written. It returns the
+// sums of the squared changes of column c and of column c+1, and of the
+// squared changes of both times d[i]. It panics if c+1 is not a column,
+// if ld < len(d), or if u, p or ih is too short.
+//
+// Reference:
+//
+//	for i := range d {
+//		var a0, a1 float64
+//		for l := 0; l < k; l++ {
+//			a0 += s[l] * u[l*ld+i]
+//			a1 += s[k+l] * u[l*ld+i]
+//		}
+//		d0 := step(c, a0)    // CDGather's step of column c: its change
+//		a1 += s[k+c] * d0
+//		d1 := step(c+1, a1)
+//		sq0 += d0 * d0; sq1 += d1 * d1; sqd += (d0*d0 + d1*d1) * d[i]
+//	}
+func CDGather2(u []float64, ld, c int, s, p, ih, d []float64) (sq0, sq1, sqd float64) {
+	r, k := len(d), len(s)/2
+	if len(s)%2 != 0 || c < 0 || c+1 >= k || ld < r {
+		panic(fmt.Sprintf("kernels: CDGather2: %d rows, stride %d, columns %d and %d of %d values of S", r, ld, c, c+1, len(s)))
+	}
+	if r == 0 {
+		return 0, 0, 0
+	}
+	if need := (k-1)*ld + r; len(u) < need || len(p) < need || len(ih) < need {
+		panic(fmt.Sprintf("kernels: CDGather2: %d values, %d products, %d curvatures for %d columns of stride %d and %d rows", len(u), len(p), len(ih), k, ld, r))
+	}
+	return cdGather2Impl(u, ld, c, k, s, p, ih, d, s[k+c])
 }
 
 // KLStep is the inner step of coordinate descent under the KL divergence,

@@ -20,7 +20,7 @@ func useAsm(name string) {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
 		dotGatherImpl, klStepImpl = dotGatherAVX2, klStepAVX2
-		projGradImpl, cdGatherImpl = projGradAVX2, cdGatherAVX2
+		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -135,6 +135,14 @@ func eachBlock(k, maxCols int, fn func(blk, col, w int)) {
 //
 //go:noescape
 func cdGatherAVX2(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float64)
+
+// cdGather2AVX2 is cdGather2Generic sixteen rows at a time (then four,
+// then one), each value of the block loaded once into both columns' sums:
+// eight FMA chains, two vector multiply-adds per load. Its rounding and
+// the order of its sums differ from the reference's.
+//
+//go:noescape
+func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64)
 
 // klStepAVX2 is klStepGeneric four entries at a time, the move of y by an
 // FMA and the three sums in four lanes each (its rounding and the order of

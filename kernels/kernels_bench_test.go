@@ -157,3 +157,27 @@ func BenchmarkCDGather(b *testing.B) {
 		reportFlops(b, 2*r*k)
 	})
 }
+
+// BenchmarkCDGather2 is BenchmarkCDGather two columns a call: the same
+// flops per column, each value of the block loaded once for both.
+func BenchmarkCDGather2(b *testing.B) {
+	const r, ld, k = 256, 260, 30
+	benchPaths(b, func(b *testing.B) {
+		rnd := rand.New(rand.NewPCG(5, 6))
+		u, s := randSlice(rnd, k*ld), randSlice(rnd, 2*k)
+		p, ih, d := randSlice(rnd, k*ld), make([]float64, k*ld), make([]float64, r)
+		for i := range s {
+			s[i] *= 0.01
+		}
+		for i := range ih {
+			ih[i] = 1
+		}
+		c := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			CDGather2(u, ld, c, s, p, ih, d)
+			c = (c + 2) % (k - 1)
+		}
+		reportFlops(b, 2*2*r*k)
+	})
+}

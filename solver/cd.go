@@ -330,7 +330,9 @@ func (w *cdWork) dot(k, r int) (dot float64) {
 // The rows go all at once, column by column: the step of column c is one
 // kernels.CDGather over the block, which forms grad_c from the rows'
 // current values (k multiply-adds a row, as many as keeping a gradient up
-// to date costs, but with one store instead of k). Each row sees the same
+// to date costs, but with one store instead of k), or, for columns c and
+// c+1, one kernels.CDGather2, which forms both sums in one pass over the
+// block and corrects column c+1's by column c's change. Each row sees the same
 // sequence of coordinate steps as a sweep of its own would (the test's
 // row-by-row reference); only the inner loop's stopping rule (rule) is
 // taken over the block (the block's gain against its first sweep's), which
@@ -381,19 +383,19 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []f
 	var first float64
 	for sweep := 1; ; sweep++ {
 		var gain float64
-		for c := 0; c < k; c++ {
-			if d == nil && invH[c] == 0 {
-				continue
-			}
+		// The decrease of q: (S_cc + d_i) delta^2 summed over the rows
+		// and columns. Columns go two at a time (a column with a zero
+		// curvature has ih 0 throughout and stays as it is).
+		c := 0
+		for ; c+1 < k; c += 2 {
+			sq0, sq1, sqd := kernels.CDGather2(w.u, cdStride, c, s[c*k:(c+2)*k], w.p, w.ih, dr)
+			gain += sq0*s[c*k+c] + sq1*s[(c+1)*k+c+1] + sqd
+		}
+		if c < k {
 			// The gradients are not needed: den goes to scratch.
 			sq, sqd := kernels.CDGather(w.u, cdStride, c, s[c*k:(c+1)*k], w.p[c*cdStride:c*cdStride+r], dr,
 				w.ih[c*cdStride:c*cdStride+r], w.sq[:r])
-			// The decrease of q: h delta^2 summed over the rows.
-			if d == nil {
-				gain += sq / invH[c]
-			} else {
-				gain += sq*s[c*k+c] + sqd
-			}
+			gain += sq*s[c*k+c] + sqd
 		}
 		if sweep == 1 {
 			first = gain
