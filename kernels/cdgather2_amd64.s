@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "cdstep_amd64.h"
 
 // func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64)
 //
@@ -17,14 +18,7 @@
 	VMOVUPD      off(R11), Y8; \
 	VFMADD231PD  off(R9), Y8, acc; \
 	VSUBPD       off(R8), acc, acc; \
-	VMOVUPD      off(R10), Y9; \
-	VMOVAPD      Y8, Y10; \
-	VFNMADD231PD Y9, acc, Y10; \
-	VMAXPD       Y15, Y10, Y10; \
-	VCMPPD       $0, Y15, Y9, Y11; \
-	VBLENDVPD    Y11, Y8, Y10, Y10; \
-	VMOVUPD      Y10, off(R11); \
-	VSUBPD       Y8, Y10, Y10; \
+	CDMOVE(acc, off(R11), off(R10)); \
 	VBROADCASTSD s1c+144(FP), acc; \
 	VFMADD231PD  acc, Y10, acc1; \
 	VMULPD       Y10, Y10, Y10; \
@@ -33,20 +27,13 @@
 
 // STEP1 finishes column c+1 for four rows (sum in acc).
 #define STEP1(acc, off) \
-	VMOVUPD      off(R11)(DX*1), Y8; \
-	VFMADD231PD  off(R9), Y8, acc; \
-	VSUBPD       off(R8)(DX*1), acc, acc; \
-	VMOVUPD      off(R10)(DX*1), Y9; \
-	VMOVAPD      Y8, Y10; \
-	VFNMADD231PD Y9, acc, Y10; \
-	VMAXPD       Y15, Y10, Y10; \
-	VCMPPD       $0, Y15, Y9, Y11; \
-	VBLENDVPD    Y11, Y8, Y10, Y10; \
-	VMOVUPD      Y10, off(R11)(DX*1); \
-	VSUBPD       Y8, Y10, Y10; \
-	VMULPD       Y10, Y10, Y10; \
-	VADDPD       Y10, Y13, Y13; \
-	VFMADD231PD  off(R9), Y10, Y14
+	VMOVUPD     off(R11)(DX*1), Y8; \
+	VFMADD231PD off(R9), Y8, acc; \
+	VSUBPD      off(R8)(DX*1), acc, acc; \
+	CDMOVE(acc, off(R11)(DX*1), off(R10)(DX*1)); \
+	VMULPD      Y10, Y10, Y10; \
+	VADDPD      Y10, Y13, Y13; \
+	VFMADD231PD off(R9), Y10, Y14
 
 #define ADVANCE2(bytes) \
 	ADDQ $bytes, SI; \
@@ -186,38 +173,24 @@ col1:
 	JNZ         col1
 
 	// Column c.
-	VMOVSD       (R11), X8
-	VFMADD231SD  (R9), X8, X0
-	VSUBSD       (R8), X0, X0
-	VMOVSD       (R10), X9
-	VMOVAPD      X8, X10
-	VFNMADD231SD X9, X0, X10
-	VMAXSD       X15, X10, X10
-	VCMPSD       $0, X15, X9, X11
-	VBLENDVPD    X11, X8, X10, X10
-	VMOVSD       X10, (R11)
-	VSUBSD       X8, X10, X10
-	VMOVSD       s1c+144(FP), X0
-	VFMADD231SD  X0, X10, X4
-	VMULSD       X10, X10, X10
-	VADDSD       X10, X12, X12
-	VFMADD231SD  (R9), X10, X14
+	VMOVSD      (R11), X8
+	VFMADD231SD (R9), X8, X0
+	VSUBSD      (R8), X0, X0
+	CDMOVE1(X0, (R11), (R10))
+	VMOVSD      s1c+144(FP), X0
+	VFMADD231SD X0, X10, X4
+	VMULSD      X10, X10, X10
+	VADDSD      X10, X12, X12
+	VFMADD231SD (R9), X10, X14
 
 	// Column c+1.
-	VMOVSD       (R11)(DX*1), X8
-	VFMADD231SD  (R9), X8, X4
-	VSUBSD       (R8)(DX*1), X4, X4
-	VMOVSD       (R10)(DX*1), X9
-	VMOVAPD      X8, X10
-	VFNMADD231SD X9, X4, X10
-	VMAXSD       X15, X10, X10
-	VCMPSD       $0, X15, X9, X11
-	VBLENDVPD    X11, X8, X10, X10
-	VMOVSD       X10, (R11)(DX*1)
-	VSUBSD       X8, X10, X10
-	VMULSD       X10, X10, X10
-	VADDSD       X10, X13, X13
-	VFMADD231SD  (R9), X10, X14
+	VMOVSD      (R11)(DX*1), X8
+	VFMADD231SD (R9), X8, X4
+	VSUBSD      (R8)(DX*1), X4, X4
+	CDMOVE1(X4, (R11)(DX*1), (R10)(DX*1))
+	VMULSD      X10, X10, X10
+	VADDSD      X10, X13, X13
+	VFMADD231SD (R9), X10, X14
 	ADVANCE2(8)
 	DECQ         AX
 	JNZ          row1

@@ -1,35 +1,27 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "cdstep_amd64.h"
 
 // func cdGatherAVX2(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float64)
 //
 // Registers: SI row i of u's column 0, R11 row i of column c, R8 p, R9 d,
 // R10 ih, R12 den (all at row i), AX the rows left, DX the column stride
 // in bytes, BX s; in the sum over the columns R13 walks down u's columns,
-// DI along s, CX counts pairs of columns. Y15 zero, Y14 and Y10 the two
+// DI along s, CX counts pairs of columns. Y15 zero, Y12 and Y14 the two
 // sums of squares.
 
 // CDSTEP finishes four rows whose sum over the columns is in acc: the
-// diagonal term, den, the step, the blend that leaves rows with ih = 0,
-// and the sums. VMAXPD with zero as its second source gives zero for
-// NaN, as the reference's !(y > 0) does.
+// diagonal term, den, the step (CDMOVE) and the sums.
 #define CDSTEP(acc, off) \
-	VMOVUPD      off(R11), Y9; \
-	VFMADD231PD  off(R9), Y9, acc; \
-	VMOVUPD      acc, off(R12); \
-	VSUBPD       off(R8), acc, acc; \
-	VMOVUPD      off(R10), Y11; \
-	VMOVAPD      Y9, Y12; \
-	VFNMADD231PD Y11, acc, Y12; \
-	VMAXPD       Y15, Y12, Y12; \
-	VCMPPD       $0, Y15, Y11, Y13; \
-	VBLENDVPD    Y13, Y9, Y12, Y12; \
-	VMOVUPD      Y12, off(R11); \
-	VSUBPD       Y9, Y12, Y12; \
-	VMULPD       Y12, Y12, Y12; \
-	VADDPD       Y12, Y14, Y14; \
-	VFMADD231PD  off(R9), Y12, Y10
+	VMOVUPD     off(R11), Y8; \
+	VFMADD231PD off(R9), Y8, acc; \
+	VMOVUPD     acc, off(R12); \
+	VSUBPD      off(R8), acc, acc; \
+	CDMOVE(acc, off(R11), off(R10)); \
+	VMULPD      Y10, Y10, Y10; \
+	VADDPD      Y10, Y12, Y12; \
+	VFMADD231PD off(R9), Y10, Y14
 
 #define ADVANCE(bytes) \
 	ADDQ $bytes, SI; \
@@ -53,8 +45,8 @@ TEXT ·cdGatherAVX2(SB), NOSPLIT, $0-176
 	MOVQ   ih_base+112(FP), R10
 	MOVQ   den_base+136(FP), R12
 	VXORPD Y15, Y15, Y15
+	VXORPD Y12, Y12, Y12
 	VXORPD Y14, Y14, Y14
-	VXORPD Y10, Y10, Y10
 	CMPQ   AX, $16
 	JB     quad
 
@@ -154,12 +146,12 @@ step4:
 	JAE    rows4
 
 hsum:
+	VEXTRACTF128 $1, Y12, X6
+	VADDPD       X6, X12, X12
+	VHADDPD      X12, X12, X12
 	VEXTRACTF128 $1, Y14, X6
 	VADDPD       X6, X14, X14
 	VHADDPD      X14, X14, X14
-	VEXTRACTF128 $1, Y10, X6
-	VADDPD       X6, X10, X10
-	VHADDPD      X10, X10, X10
 	TESTQ        AX, AX
 	JZ           done
 
@@ -191,28 +183,21 @@ odd1:
 	VFMADD231SD (R13), X8, X0
 
 step1:
-	VADDSD       X4, X0, X0
-	VMOVSD       (R11), X9
-	VFMADD231SD  (R9), X9, X0
-	VMOVSD       X0, (R12)
-	VSUBSD       (R8), X0, X0
-	VMOVSD       (R10), X11
-	VMOVAPD      X9, X12
-	VFNMADD231SD X11, X0, X12
-	VMAXSD       X15, X12, X12
-	VCMPSD       $0, X15, X11, X13
-	VBLENDVPD    X13, X9, X12, X12
-	VMOVSD       X12, (R11)
-	VSUBSD       X9, X12, X12
-	VMULSD       X12, X12, X12
-	VADDSD       X12, X14, X14
-	VFMADD231SD  (R9), X12, X10
+	VADDSD      X4, X0, X0
+	VMOVSD      (R11), X8
+	VFMADD231SD (R9), X8, X0
+	VMOVSD      X0, (R12)
+	VSUBSD      (R8), X0, X0
+	CDMOVE1(X0, (R11), (R10))
+	VMULSD      X10, X10, X10
+	VADDSD      X10, X12, X12
+	VFMADD231SD (R9), X10, X14
 	ADVANCE(8)
 	DECQ         AX
 	JNZ          row1
 
 done:
-	VMOVSD X14, sq+160(FP)
-	VMOVSD X10, sqd+168(FP)
+	VMOVSD X12, sq+160(FP)
+	VMOVSD X14, sqd+168(FP)
 	VZEROUPPER
 	RET

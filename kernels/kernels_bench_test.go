@@ -130,17 +130,18 @@ func BenchmarkAxpyGather(b *testing.B) {
 	})
 }
 
-// BenchmarkCDGather runs one column step per call over a block of 256
-// rows held column-major with stride 260 and k = 30 columns (60 KiB, the
-// solver's block at TDT2's k), cycling through the columns as a sweep
-// does. Each row's gradient is k multiply-adds.
+// BenchmarkCDGather runs a block of 256 rows held column-major with
+// stride 260 and k = 30 columns (60 KiB, the solver's block at TDT2's k),
+// cycling through the columns as a sweep does: "1" one column a call
+// (CDGather), "2" two (CDGather2, each value loaded once for both). Each
+// row's gradient is k multiply-adds a column.
 func BenchmarkCDGather(b *testing.B) {
 	const r, ld, k = 256, 260, 30
 	benchPaths(b, func(b *testing.B) {
 		rnd := rand.New(rand.NewPCG(5, 6))
-		u, s := randSlice(rnd, k*ld), randSlice(rnd, k)
-		p, d, den := randSlice(rnd, r), make([]float64, r), make([]float64, r)
-		ih := make([]float64, r)
+		u, s := randSlice(rnd, k*ld), randSlice(rnd, 2*k)
+		p, d, den := randSlice(rnd, k*ld), make([]float64, r), make([]float64, r)
+		ih := make([]float64, k*ld)
 		for i := range s {
 			// A small curvature row keeps the steps from running away.
 			s[i] *= 0.01
@@ -148,36 +149,23 @@ func BenchmarkCDGather(b *testing.B) {
 		for i := range ih {
 			ih[i] = 1
 		}
-		c := 0
-		b.ReportAllocs()
-		for b.Loop() {
-			CDGather(u, ld, c, s, p, d, ih, den)
-			c = (c + 1) % k
-		}
-		reportFlops(b, 2*r*k)
-	})
-}
-
-// BenchmarkCDGather2 is BenchmarkCDGather two columns a call: the same
-// flops per column, each value of the block loaded once for both.
-func BenchmarkCDGather2(b *testing.B) {
-	const r, ld, k = 256, 260, 30
-	benchPaths(b, func(b *testing.B) {
-		rnd := rand.New(rand.NewPCG(5, 6))
-		u, s := randSlice(rnd, k*ld), randSlice(rnd, 2*k)
-		p, ih, d := randSlice(rnd, k*ld), make([]float64, k*ld), make([]float64, r)
-		for i := range s {
-			s[i] *= 0.01
-		}
-		for i := range ih {
-			ih[i] = 1
-		}
-		c := 0
-		b.ReportAllocs()
-		for b.Loop() {
-			CDGather2(u, ld, c, s, p, ih, d)
-			c = (c + 2) % (k - 1)
-		}
-		reportFlops(b, 2*2*r*k)
+		b.Run("1", func(b *testing.B) {
+			c := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				CDGather(u, ld, c, s[:k], p[c*ld:c*ld+r], d, ih[:r], den)
+				c = (c + 1) % k
+			}
+			reportFlops(b, 2*r*k)
+		})
+		b.Run("2", func(b *testing.B) {
+			c := 0
+			b.ReportAllocs()
+			for b.Loop() {
+				CDGather2(u, ld, c, s, p, ih, d)
+				c = (c + 2) % (k - 1)
+			}
+			reportFlops(b, 2*2*r*k)
+		})
 	})
 }
