@@ -35,13 +35,6 @@
 	VADDPD      Y10, Y13, Y13; \
 	VFMADD231PD off(R9), Y10, Y14
 
-#define ADVANCE2(bytes) \
-	ADDQ $bytes, SI; \
-	ADDQ $bytes, R11; \
-	ADDQ $bytes, R8; \
-	ADDQ $bytes, R9; \
-	ADDQ $bytes, R10
-
 TEXT ·cdGather2AVX2(SB), NOSPLIT, $0-176
 	MOVQ   u_base+0(FP), SI
 	MOVQ   ld+24(FP), DX
@@ -107,7 +100,7 @@ col16:
 	STEP1(Y5, 32)
 	STEP1(Y6, 64)
 	STEP1(Y7, 96)
-	ADVANCE2(128)
+	CDADVANCE(128)
 	SUBQ   $16, AX
 	CMPQ   AX, $16
 	JAE    rows16
@@ -136,7 +129,7 @@ col4:
 
 	STEP0(Y0, Y4, 0)
 	STEP1(Y4, 0)
-	ADVANCE2(32)
+	CDADVANCE(32)
 	SUBQ   $4, AX
 	CMPQ   AX, $4
 	JAE    rows4
@@ -191,7 +184,7 @@ col1:
 	VMULSD      X10, X10, X10
 	VADDSD      X10, X13, X13
 	VFMADD231SD (R9), X10, X14
-	ADVANCE2(8)
+	CDADVANCE(8)
 	DECQ         AX
 	JNZ          row1
 

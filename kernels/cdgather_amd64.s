@@ -23,12 +23,9 @@
 	VADDPD      Y10, Y12, Y12; \
 	VFMADD231PD off(R9), Y10, Y14
 
+// ADVANCE moves the row pointers, den's too, bytes further.
 #define ADVANCE(bytes) \
-	ADDQ $bytes, SI; \
-	ADDQ $bytes, R11; \
-	ADDQ $bytes, R8; \
-	ADDQ $bytes, R9; \
-	ADDQ $bytes, R10; \
+	CDADVANCE(bytes); \
 	ADDQ $bytes, R12
 
 TEXT ·cdGatherAVX2(SB), NOSPLIT, $0-176

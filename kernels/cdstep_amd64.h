@@ -26,3 +26,12 @@
 	VBLENDVPD    X11, X8, X10, X10; \
 	VMOVSD       X10, xm; \
 	VSUBSD       X8, X10, X10
+
+// CDADVANCE moves the row pointers both kernels keep (u's column 0 and
+// column c, p, d and ih at row i) bytes further.
+#define CDADVANCE(bytes) \
+	ADDQ $bytes, SI; \
+	ADDQ $bytes, R11; \
+	ADDQ $bytes, R8; \
+	ADDQ $bytes, R9; \
+	ADDQ $bytes, R10

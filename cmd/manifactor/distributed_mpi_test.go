@@ -37,6 +37,21 @@ func distSummaryOf(t *testing.T, dir string) distSummary {
 	return sum
 }
 
+// fitOnGrid runs fit with args on np ranks (on grid when not "", else
+// the default grid), which must succeed, and returns the summary it
+// wrote in out (one of args' --out).
+func fitOnGrid(t *testing.T, np int, grid, out string, args []string) distSummary {
+	t.Helper()
+	if grid != "" {
+		args = append(args, "--grid", grid)
+	}
+	text, err := mpirunCLI(t, np, args...)
+	if err != nil {
+		t.Fatalf("%d ranks, grid %q: %v\n%s", np, grid, err, text)
+	}
+	return distSummaryOf(t, out)
+}
+
 // mpirunCLI runs this test binary as manifactor on np ranks.
 func mpirunCLI(t *testing.T, np int, args ...string) ([]byte, error) {
 	t.Helper()
@@ -98,14 +113,7 @@ func TestDistributedFitMatchesOneProcess(t *testing.T) {
 		case "nmf-kl":
 			args, want = append(args, kl...), wantK
 		}
-		if c.grid != "" {
-			args = append(args, "--grid", c.grid)
-		}
-		text, err := mpirunCLI(t, c.np, args...)
-		if err != nil {
-			t.Fatalf("%d ranks, grid %q: %v\n%s", c.np, c.grid, err, text)
-		}
-		sum := distSummaryOf(t, out)
+		sum := fitOnGrid(t, c.np, c.grid, out, args)
 		if sum.Ranks != c.np || (c.grid != "" && sum.Grid != c.grid) {
 			t.Errorf("%d ranks, grid %q: summary says %d ranks, grid %s", c.np, c.grid, sum.Ranks, sum.Grid)
 		}
@@ -436,14 +444,7 @@ func TestDistributedFitCD(t *testing.T) {
 	}{{1, ""}, {2, "1x2"}, {2, "2x1"}, {3, ""}, {4, "2x2"}} {
 		out := filepath.Join(dir, "cd"+strconv.Itoa(c.np)+c.grid)
 		args := append(append([]string(nil), common...), "--distributed", "--out", out)
-		if c.grid != "" {
-			args = append(args, "--grid", c.grid)
-		}
-		text, err := mpirunCLI(t, c.np, args...)
-		if err != nil {
-			t.Fatalf("%d ranks, grid %q: %v\n%s", c.np, c.grid, err, text)
-		}
-		sum := distSummaryOf(t, out)
+		sum := fitOnGrid(t, c.np, c.grid, out, args)
 		if sum.Solver != "cd" || math.Abs(sum.Objective-want) > 1e-9*want {
 			t.Errorf("%d ranks, grid %s: %s, objective %v, one process (cd) %v", c.np, sum.Grid, sum.Solver, sum.Objective, want)
 		}
