@@ -48,3 +48,32 @@ func dotGatherAVX2(dst, x []float64, ind []int, b []float64, ldb int) {
 		}
 	})
 }
+
+// dotGatherTBlockAVX2 is DotGatherT for the entries p < n4 (a multiple of
+// 4, at least 4), four rows at a time: a 4 x 4 block of the rows is
+// loaded, transposed in registers, stored as four columns of ht and
+// multiplied into four accumulators of the rows' sums, one per coordinate
+// c mod 4 (the last k - k4 coordinates, one column at a time, into the
+// first). ldb8 is the row stride in bytes and last the offset of a row's
+// last element, for the prefetch of the rows eight entries ahead. It
+// returns false, having written part of dst and ht, if some ind[p] with
+// p < n4 is negative or greater than maxRow.
+//
+//go:noescape
+func dotGatherTBlockAVX2(dst, ht, x []float64, ind []int, b []float64, n4, ldb8, maxRow, k4, last int) bool
+
+// dotGatherTAVX2 is DotGatherT's avx2 path: the assembly for the entries
+// in whole groups of four, the reference (the same arithmetic) for the
+// rest.
+func dotGatherTAVX2(dst, ht, x []float64, ind []int, b []float64, ldb int) {
+	n, k := len(ind), len(x)
+	n4 := n &^ 3
+	if n4 == 0 || k == 0 || ldb <= 0 || len(b) < k {
+		dotGatherTGeneric(dst, ht, x, ind, b, ldb)
+		return
+	}
+	if !dotGatherTBlockAVX2(dst, ht, x, ind, b, n4, ldb*8, (len(b)-k)/ldb, k&^3, (k-1)*8) {
+		panic("kernels: DotGatherT row index out of range")
+	}
+	dotGatherTRows(dst, ht, x, ind, b, ldb, n4)
+}

@@ -1,5 +1,7 @@
 package kernels
 
+import "math"
+
 // axpyGeneric computes y[i] += a*x[i] for i < len(x).
 func axpyGeneric(a float64, x, y []float64) {
 	y = y[:len(x)]
@@ -65,6 +67,36 @@ func dotGatherGeneric(dst, x []float64, ind []int, b []float64, ldb int) {
 			s += v * row[t]
 		}
 		dst[p] = s
+	}
+}
+
+func dotGatherTGeneric(dst, ht, x []float64, ind []int, b []float64, ldb int) {
+	dotGatherTRows(dst, ht, x, ind, b, ldb, 0)
+}
+
+// dotGatherTRows is DotGatherT's reference for the entries from p0 on.
+func dotGatherTRows(dst, ht, x []float64, ind []int, b []float64, ldb, p0 int) {
+	n, k := len(ind), len(x)
+	k4 := k &^ 3
+	b = b[:len(b):len(b)]
+	ht = ht[:n*k]
+	for p := p0; p < n; p++ {
+		row := b[ind[p]*ldb : ind[p]*ldb+k]
+		var s0, s1, s2, s3 float64
+		c := 0
+		for ; c < k4; c += 4 {
+			r := row[c : c+4]
+			s0 = math.FMA(x[c], r[0], s0)
+			s1 = math.FMA(x[c+1], r[1], s1)
+			s2 = math.FMA(x[c+2], r[2], s2)
+			s3 = math.FMA(x[c+3], r[3], s3)
+			ht[c*n+p], ht[(c+1)*n+p], ht[(c+2)*n+p], ht[(c+3)*n+p] = r[0], r[1], r[2], r[3]
+		}
+		for ; c < k; c++ {
+			s0 = math.FMA(x[c], row[c], s0)
+			ht[c*n+p] = row[c]
+		}
+		dst[p] = (s0 + s1) + (s2 + s3)
 	}
 }
 

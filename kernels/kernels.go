@@ -13,6 +13,7 @@ var (
 	mulUpdateImpl  = mulUpdateGeneric
 	axpyGatherImpl = axpyGatherGeneric
 	dotGatherImpl  = dotGatherGeneric
+	dotGatherTImpl = dotGatherTGeneric
 	cdGatherImpl   = cdGatherGeneric
 	cdGather2Impl  = cdGather2Generic
 	klStepImpl     = klStepGeneric
@@ -62,7 +63,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl, klStepImpl = dotGatherGeneric, klStepGeneric
+		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
 		path = "generic"
 		return nil
@@ -182,6 +183,32 @@ func DotGather(dst, x []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	dotGatherImpl(dst, x, ind, b, ldb)
+}
+
+// DotGatherT is DotGather that also copies the rows it reads, transposed:
+// with n = len(ind) and k = len(x), for each stored entry p
+//
+//	dst[p] = x . b[ind[p]*ldb : ind[p]*ldb+k],
+//	ht[c*n+p] = b[ind[p]*ldb+c] for c < k,
+//
+// so that column c of the gathered rows is contiguous, as one-variable
+// steps along c over a sparse row want them (the KL coordinate descent).
+// One pass over the rows does both, where DotGather and a separate
+// transposing copy read every row twice. The sums run in a fixed order on
+// every path, so all give the same bits: coordinate c goes to partial sum
+// c mod 4 for c below k rounded down to a multiple of 4 and to the first
+// after that, each by a fused multiply-add, and dst[p] = (s0 + s1) + (s2 +
+// s3). It leaves dst past n and ht past n k alone, and panics if dst or ht
+// is too short or a row ind[p] reaches past len(b).
+func DotGatherT(dst, ht, x []float64, ind []int, b []float64, ldb int) {
+	n := len(ind)
+	if len(dst) < n || len(ht) < n*len(x) {
+		panic("kernels: DotGatherT length mismatch")
+	}
+	if n == 0 {
+		return
+	}
+	dotGatherTImpl(dst, ht, x, ind, b, ldb)
 }
 
 // CDGather is the coordinate-descent step of one factor column c over a

@@ -19,7 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl, klStepImpl = dotGatherAVX2, klStepAVX2
+		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
 	default:
 		panic("kernels: unknown assembly path " + name)

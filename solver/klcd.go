@@ -169,30 +169,6 @@ func (g *klGraphRow) derivative(c int, v float64) float64 {
 	return d1
 }
 
-// gatherT sets ht[c*nq+q] = h[ind[q]*k+c] for nq = len(ind): the rows of
-// h at ind, transposed. Four rows at a time, so that each column's four
-// entries go to one cache line rather than four (a row of a common term
-// has thousands of entries, and its columns lie far apart).
-func gatherT(ht []float64, ind []int, h []float64, k int) {
-	nq := len(ind)
-	q := 0
-	for ; q+4 <= nq; q += 4 {
-		h0 := h[ind[q]*k : ind[q]*k+k]
-		h1 := h[ind[q+1]*k : ind[q+1]*k+k]
-		h2 := h[ind[q+2]*k : ind[q+2]*k+k]
-		h3 := h[ind[q+3]*k : ind[q+3]*k+k]
-		for c := range h0 {
-			d := ht[c*nq+q : c*nq+q+4]
-			d[0], d[1], d[2], d[3] = h0[c], h1[c], h2[c], h3[c]
-		}
-	}
-	for ; q < nq; q++ {
-		for c, x := range h[ind[q]*k : ind[q]*k+k] {
-			ht[c*nq+q] = x
-		}
-	}
-}
-
 // klCDWork is one worker's space: the other factor's rows at a row's
 // stored entries (transposed), the row's model values, and LPNMF's graph
 // term for the row.
@@ -267,10 +243,8 @@ func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin [
 		w.ht, w.y = make([]float64, 2*nq*k), make([]float64, 2*nq)
 	}
 	ht, y := w.ht[:nq*k], w.y[:nq]
-	// The model values first: DotGather prefetches the rows of h it
-	// reads, which the transposing gather then finds in cache.
-	kernels.DotGather(y, fr, a.Ind[p0:p1], h.Data, k)
-	gatherT(ht, a.Ind[p0:p1], h.Data, k)
+	// The model values and the transposed rows in one pass.
+	kernels.DotGatherT(y, ht, fr, a.Ind[p0:p1], h.Data, k)
 	x := vals[p0:p1]
 	klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, w2, gr)
 	if !wantLog {
