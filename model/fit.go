@@ -63,7 +63,13 @@ type Candidate struct {
 	RelativeCut float64 `json:"relative_cut"`
 	Iterations  int     `json:"iterations"`
 	Objective   float64 `json:"objective"`
-	Kept        bool    `json:"kept"`
+	// Screened is set when this fit ran out of Auto's screening budget
+	// (Options.ScreenIter) before its stopping rule held: Iterations,
+	// Objective, the scores and Labels are those of the shortened fit.
+	// When Auto keeps such a candidate, Result is its fit refitted with
+	// the full budget, the fit a fixed lambda gives.
+	Screened bool `json:"screened"`
+	Kept     bool `json:"kept"`
 	// Labels is this fit's assignment, one cluster per sample: what the
 	// graph method at this fixed weight (or the plain method) gives with
 	// the same seed, so that a caller with labels can score every
@@ -174,16 +180,30 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	case NNDSVDStart:
 		so.Start = solver.NNDSVDStart
 	}
+	// Under Auto with a screening budget, every candidate first runs at
+	// most ScreenIter iterations; the kept one, if that cut it short, is
+	// refitted below.
+	full := so.MaxIter
+	if full == 0 {
+		full = solver.DefaultMaxIter
+	}
+	screen := so
+	if auto && opts.ScreenIter > 0 && opts.ScreenIter < full {
+		screen.MaxIter = opts.ScreenIter
+		screen.MinIter = min(screen.MinIter, screen.MaxIter)
+		screen.RestartIters = min(screen.RestartIters, screen.MaxIter)
+	}
 	var cands []Candidate
 	// The fits Auto may keep (see autoChoice), so that the others' factors
 	// can go as soon as they are scored.
 	var byCut, byCohesion *fitted
 	for c, lambda := range lambdas {
-		so.Lambda = solver.Fixed(lambda)
+		so.Lambda, screen.Lambda = solver.Fixed(lambda), solver.Fixed(lambda)
 		so.Progress = func(start, iter int, obj float64) {
 			report(Progress{Stage: FitStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
 		}
-		f, err := fitOne(ctx, ds, d, so, opts)
+		screen.Progress = so.Progress
+		f, err := fitOne(ctx, ds, d, screen, opts)
 		if err != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("%s: %w", ds.Source, err)
@@ -203,7 +223,8 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
-		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels}
+		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
+			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit}
 		if res.Graph != nil {
 			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
 		}
@@ -225,6 +246,26 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	}
 	if f.cand != kept {
 		panic("model: Auto's kept candidate is not one of the fits it kept")
+	}
+	if cands[kept].Screened {
+		// The same start and weight with the full budget: the fit that
+		// --lambda with this weight gives.
+		lambda := cands[kept].Lambda
+		so.Lambda = solver.Fixed(lambda)
+		so.Progress = func(start, iter int, obj float64) {
+			report(Progress{Stage: FitStage, Candidate: kept + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
+		}
+		if f, err = fitOne(ctx, ds, d, so, opts); err != nil {
+			if ctx.Err() == nil {
+				err = fmt.Errorf("%s: %w", ds.Source, err)
+			}
+			if f == nil {
+				return nil, err
+			}
+			res.Result, res.Lambda, res.Candidates, res.Trusted = f.res, lambda, cands, trusted
+			res.Runtime = time.Since(begin)
+			return res, err
+		}
 	}
 	res.Result, res.Lambda, res.Candidates, res.Trusted, res.Centers = f.res, cands[kept].Lambda, cands, trusted, f.centers
 	res.Runtime = time.Since(begin)

@@ -252,6 +252,57 @@ func TestAutoRule(t *testing.T) {
 	}
 }
 
+// TestAutoScreen: under a screening budget Auto chooses among the
+// shortened fits (the rule applied to them), marks the ones the budget cut
+// short, and returns the kept weight's fit with the full budget, bit for
+// bit the fit of that weight fixed; a budget at the full one screens
+// nothing.
+func TestAutoScreen(t *testing.T) {
+	ds := planted(t, 3, 240, 120, 4, 0.8)
+	ctx := context.Background()
+	g := randomGraph(t, ds.Labels, 0.95, 1)
+	// No stopping rule: every fit runs its budget, so every candidate is
+	// cut short and the kept one must be refitted.
+	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1}}
+	res, err := Fit(ctx, ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Candidates {
+		if !c.Screened || c.Iterations != 4 {
+			t.Errorf("candidate %d (lambda %v): screened %v after %d iterations, want the budget of 4", i, c.Lambda, c.Screened, c.Iterations)
+		}
+	}
+	if want, trusted := autoChoice(res.Candidates); res.Lambda != res.Candidates[want].Lambda || trusted != res.Trusted || !res.Candidates[want].Kept {
+		t.Errorf("kept lambda %v (trusted %v); the rule on the screened fits says %v (%v)", res.Lambda, res.Trusted, res.Candidates[want].Lambda, trusted)
+	}
+	fixed := o
+	fixed.Lambda = solver.Fixed(res.Lambda)
+	one, err := Fit(ctx, ds, fixed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Iterations != 25 || !mat.Equal(res.V, one.V) || !mat.Equal(res.U, one.U) || !slices.Equal(res.Labels, one.Labels) || !mat.Equal(res.Centers, one.Centers) {
+		t.Errorf("Auto's result (lambda %v, %d iterations) is not the fixed weight's fit (%d iterations)", res.Lambda, res.Iterations, one.Iterations)
+	}
+	// A budget at the full one: every candidate is its weight's whole fit.
+	o.ScreenIter = 25
+	whole, err := Fit(ctx, ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range whole.Candidates {
+		fixed.Lambda = solver.Fixed(c.Lambda)
+		one, err := Fit(ctx, ds, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Screened || c.Iterations != 25 || c.Objective != one.Final() || !slices.Equal(c.Labels, one.Labels) {
+			t.Errorf("unscreened candidate %d (lambda %v): screened %v, %d iterations, objective %v; the fixed fit %v", i, c.Lambda, c.Screened, c.Iterations, c.Objective, one.Final())
+		}
+	}
+}
+
 // TestAutoChoice: Auto's rule on hand-made candidates (the plain method
 // first).
 func TestAutoChoice(t *testing.T) {
@@ -338,6 +389,7 @@ func TestFitBadOptions(t *testing.T) {
 		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(math.Inf(1))}, "lambda = +Inf"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{1, 0}}, "candidate lambda 0"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{}}, "empty list"},
+		{Options{K: 2, Method: solver.GNMF, ScreenIter: -1}, "screening budget -1"},
 		{Options{K: 2, Solver: solver.Options{K: 3}}, "the pipeline owns"},
 		{Options{K: 2, Solver: solver.Options{Seed: 3}}, "the pipeline owns"},
 		{Options{K: 2, Method: solver.LPNMF, Start: NormalizedStart, Formulation: solver.Papers}, "normalized start"},

@@ -118,6 +118,19 @@ type Options struct {
 	// DefaultLambdas. Each must be finite and positive, and a non-nil
 	// slice must not be empty.
 	Lambdas []float64
+	// ScreenIter, when positive, is a screening budget for Auto: each
+	// candidate runs at most this many iterations (fewer where its
+	// stopping rule holds first) for Auto's choice, and the kept one, if
+	// the budget cut it short, is refitted with the full budget
+	// (Solver.MaxIter), so that the result is the fit its weight gives
+	// when fixed. It bounds Auto's cost at about the candidates' count
+	// times the budget plus one fit, where the large weights, which
+	// converge slowly, otherwise run to MaxIter on large corpora. The
+	// price is Auto's choice on shortened fits, which understates the
+	// weights that need many iterations to show their clustering:
+	// measured in docs/REPRODUCTION.md ("Screening"). 0, the default,
+	// screens nothing; a budget at or above MaxIter is the same.
+	ScreenIter int
 	// Graph says how the p-nearest-neighbour graph of the samples is
 	// built (its Seed and Threads are set from the fields below).
 	Graph graph.Options
@@ -218,6 +231,9 @@ func (o Options) Check() error {
 	}
 	if v := o.Lambda.Value(); !(v >= 0) || math.IsInf(v, 0) {
 		return fmt.Errorf("model: lambda = %v: must be finite and not negative", v)
+	}
+	if o.ScreenIter < 0 {
+		return fmt.Errorf("model: screening budget %d: must be at least 1 iteration (0: no screening)", o.ScreenIter)
 	}
 	if o.Lambdas != nil && len(o.Lambdas) == 0 {
 		return fmt.Errorf("model: an empty list of candidate lambdas (nil means the default candidates)")

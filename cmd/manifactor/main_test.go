@@ -446,6 +446,23 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	if m := decode(t, out); m["samples"] != 40.0 {
 		t.Errorf("--classes 1,3 kept %v samples, want 40", m["samples"])
 	}
+	// --screen-iters reaches Auto: with a budget of 1 iteration (and no
+	// stopping rule) every candidate is cut short, and the result is the
+	// kept weight's fit with all of --iters.
+	out, _, err = runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--screen-iters", "1", "--iters", "7", "--tol", "0", "--pg-tol", "0", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := decode(t, out)
+	cands, _ := m["lambda_candidates"].([]any)
+	if len(cands) != 8 || m["iterations"] != 7.0 {
+		t.Errorf("--screen-iters 1: %d candidates, %v iterations; want 8 and 7", len(cands), m["iterations"])
+	}
+	for _, c := range cands {
+		if c := c.(map[string]any); c["screened"] != true || c["iterations"] != 1.0 {
+			t.Errorf("--screen-iters 1: candidate %v", c)
+		}
+	}
 	// graph writes a symmetric 0/1 matrix with each sample's 5 neighbours.
 	gfile := filepath.Join(dir, "g.mtx")
 	out, _, err = runCLI(t, "graph", "--data", mtx, "--neighbors", "5", "--weight", "binary", "--out", gfile, "--json")
@@ -503,6 +520,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "lpnmf", "--cg-tol", "0"}, []string{"--cg-tol 0"}},
 		{[]string{"--method", "lpnmf", "--cg-tol", "Inf"}, []string{"--cg-tol +Inf"}},
 		{[]string{"--method", "lpnmf", "--cg-iters", "0"}, []string{"--cg-iters 0"}},
+		{[]string{"--method", "gnmf", "--screen-iters", "-5"}, []string{"--screen-iters -5"}},
 		{[]string{"--method", "nmf", "--max-df", "2"}, []string{"--max-df 2"}},
 		{[]string{"--method", "nmf", "--threads", "-3"}, []string{"--threads -3"}},
 		{[]string{"--method", "gnmf", "--neighbors", "60"}, []string{"60"}},

@@ -27,6 +27,7 @@ type methodFlags struct {
 	k            int
 	lambda       solver.Lambda
 	lambdas      string
+	screenIters  int
 	formulation  solver.Formulation
 	papers       bool
 	start        model.Start
@@ -108,6 +109,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	f.fs = fs
 	fs.TextVar(&f.lambda, "lambda", solver.Lambda{}, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method); default: auto, or the papers' value under --formulation papers")
 	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
+	fs.IntVar(&f.screenIters, "screen-iters", 0, "with N > 0, each of --lambda auto's candidates runs at most N iterations for the choice and the kept one, if cut short, is refitted with --iters: auto's time bounded at about 8 N iterations plus one fit, its choice made on the shortened fits (0: every candidate runs to its stopping rule)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
 	fs.TextVar(&f.start, "start", model.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
@@ -200,6 +202,8 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 		return o, fmt.Errorf("--degree %d: must be at least 1", f.degree)
 	case f.cgIters < 1:
 		return o, fmt.Errorf("--cg-iters %d: must be at least 1", f.cgIters)
+	case f.screenIters < 0:
+		return o, fmt.Errorf("--screen-iters %d: must be at least 1, or 0 for no screening", f.screenIters)
 	}
 	for _, c := range []struct {
 		name   string
@@ -219,6 +223,7 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	if f.lambdas != "" && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
 		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but --lambda is %v", f.lambdas, f.lambda)
 	}
+	o.ScreenIter = f.screenIters
 	if f.lambdas != "" {
 		for _, s := range strings.Split(f.lambdas, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
