@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -19,18 +18,7 @@ import (
 func BenchmarkDotGather(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		for _, k := range []int{10, 30, 50, 100} {
-			rnd := rand.New(rand.NewPCG(5, 5))
-			bm := randSlice(rnd, gatherTerms*k)
-			const rows = 4096
-			xs := make([][]float64, rows)
-			inds := make([][]int, rows)
-			for r := range rows {
-				xs[r] = randSlice(rnd, k)
-				inds[r] = make([]int, gatherNNZ)
-				for p := range inds[r] {
-					inds[r][p] = rnd.IntN(gatherTerms)
-				}
-			}
+			bm, xs, inds := gatherRows(5, k, k)
 			dst := make([]float64, gatherNNZ)
 			for _, kernel := range []string{"gather", "dot"} {
 				for _, mode := range []string{"hot", "sweep"} {
@@ -47,7 +35,7 @@ func BenchmarkDotGather(b *testing.B) {
 								}
 							}
 							if mode == "sweep" {
-								r = (r + 1) % rows
+								r = (r + 1) % gatherRowCount
 							}
 						}
 						b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gatherNNZ, "ns/entry")
@@ -72,18 +60,7 @@ func BenchmarkDotGather(b *testing.B) {
 func BenchmarkDotGatherT(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		for _, k := range []int{10, 30, 100} {
-			rnd := rand.New(rand.NewPCG(5, 5))
-			bm := randSlice(rnd, gatherTerms*k)
-			const rows = 4096
-			xs := make([][]float64, rows)
-			inds := make([][]int, rows)
-			for r := range rows {
-				xs[r] = randSlice(rnd, k)
-				inds[r] = make([]int, gatherNNZ)
-				for p := range inds[r] {
-					inds[r][p] = rnd.IntN(gatherTerms)
-				}
-			}
+			bm, xs, inds := gatherRows(5, k, k)
 			dst, ht := make([]float64, gatherNNZ), make([]float64, gatherNNZ*k)
 			for _, kernel := range []string{"fused", "separate"} {
 				b.Run(fmt.Sprintf("k=%d/nnz=%d/%s", k, gatherNNZ, kernel), func(b *testing.B) {
@@ -95,7 +72,7 @@ func BenchmarkDotGatherT(b *testing.B) {
 							DotGather(dst, xs[r], inds[r], bm, k)
 							transposeRows(ht, inds[r], bm, k)
 						}
-						r = (r + 1) % rows
+						r = (r + 1) % gatherRowCount
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*gatherNNZ), "ns/entry")
 				})

@@ -93,6 +93,27 @@ const (
 	gatherNNZ   = 130
 )
 
+// gatherRowCount is the number of sparse rows a gather benchmark cycles
+// through.
+const gatherRowCount = 4096
+
+// gatherRows returns, drawn with seed, a gatherTerms x k matrix and
+// gatherRowCount sparse rows over its rows: each a random vector of
+// length per and gatherNNZ random row indices.
+func gatherRows(seed uint64, k, per int) (bm []float64, vecs [][]float64, inds [][]int) {
+	rnd := rand.New(rand.NewPCG(seed, seed))
+	bm = randSlice(rnd, gatherTerms*k)
+	vecs, inds = make([][]float64, gatherRowCount), make([][]int, gatherRowCount)
+	for r := range gatherRowCount {
+		vecs[r] = randSlice(rnd, per)
+		inds[r] = make([]int, gatherNNZ)
+		for p := range inds[r] {
+			inds[r][p] = rnd.IntN(gatherTerms)
+		}
+	}
+	return bm, vecs, inds
+}
+
 // BenchmarkAxpyGather runs one sparse row per iteration. "hot" repeats the
 // same row, so its rows of b stay in L1 and the kernel's own speed shows;
 // "sweep" cycles through 4096 different rows, as a CSR x dense product does,
@@ -100,18 +121,7 @@ const (
 func BenchmarkAxpyGather(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		for _, k := range []int{10, 30, 50, 100} {
-			rnd := rand.New(rand.NewPCG(4, 4))
-			bm := randSlice(rnd, gatherTerms*k)
-			const rows = 4096
-			vals := make([][]float64, rows)
-			inds := make([][]int, rows)
-			for r := range rows {
-				vals[r] = randSlice(rnd, gatherNNZ)
-				inds[r] = make([]int, gatherNNZ)
-				for p := range inds[r] {
-					inds[r][p] = rnd.IntN(gatherTerms)
-				}
-			}
+			bm, vals, inds := gatherRows(4, k, gatherNNZ)
 			dst := make([]float64, k)
 			for _, mode := range []string{"hot", "sweep"} {
 				b.Run(fmt.Sprintf("k=%d/nnz=%d/%s", k, gatherNNZ, mode), func(b *testing.B) {
@@ -120,7 +130,7 @@ func BenchmarkAxpyGather(b *testing.B) {
 					for b.Loop() {
 						AxpyGather(dst, vals[r], inds[r], bm, k)
 						if mode == "sweep" {
-							r = (r + 1) % rows
+							r = (r + 1) % gatherRowCount
 						}
 					}
 					reportFlops(b, 2*k*gatherNNZ)
