@@ -197,25 +197,34 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	// The fits Auto may keep (see autoChoice), so that the others' factors
 	// can go as soon as they are scored.
 	var byCut, byCohesion *fitted
-	for c, lambda := range lambdas {
-		so.Lambda, screen.Lambda = solver.Fixed(lambda), solver.Fixed(lambda)
-		so.Progress = func(start, iter int, obj float64) {
+	// fit runs candidate c, of weight lambda, under o, reporting its
+	// iterations; its errors name the source.
+	fit := func(o solver.Options, c int, lambda float64) (*fitted, error) {
+		o.Lambda = solver.Fixed(lambda)
+		o.Progress = func(start, iter int, obj float64) {
 			report(Progress{Stage: FitStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
 		}
-		screen.Progress = so.Progress
-		f, err := fitOne(ctx, ds, d, screen, opts)
+		f, err := fitOne(ctx, ds, d, o, opts)
+		if err != nil && ctx.Err() == nil {
+			err = fmt.Errorf("%s: %w", ds.Source, err)
+		}
+		return f, err
+	}
+	// stopped returns the factorization so far (cancelled, or a linear
+	// solve that did not converge), if any, with the candidates done
+	// before it.
+	stopped := func(f *fitted, lambda float64, err error) (*Result, error) {
+		if f == nil {
+			return nil, err
+		}
+		res.Result, res.Lambda, res.Candidates = f.res, lambda, cands
+		res.Runtime = time.Since(begin)
+		return res, err
+	}
+	for c, lambda := range lambdas {
+		f, err := fit(screen, c, lambda)
 		if err != nil {
-			if ctx.Err() == nil {
-				err = fmt.Errorf("%s: %w", ds.Source, err)
-			}
-			if f == nil {
-				return nil, err
-			}
-			// The factorization so far (cancelled, or a linear solve that
-			// did not converge), with the candidates done before it.
-			res.Result, res.Lambda, res.Candidates = f.res, lambda, cands
-			res.Runtime = time.Since(begin)
-			return res, err
+			return stopped(f, lambda, err)
 		}
 		if !auto {
 			res.Result, res.Lambda, res.Centers = f.res, lambda, f.centers
@@ -250,21 +259,9 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	if cands[kept].Screened {
 		// The same start and weight with the full budget: the fit that
 		// --lambda with this weight gives.
-		lambda := cands[kept].Lambda
-		so.Lambda = solver.Fixed(lambda)
-		so.Progress = func(start, iter int, obj float64) {
-			report(Progress{Stage: FitStage, Candidate: kept + 1, Candidates: len(lambdas), Lambda: lambda, Start: start, Iter: iter, Objective: obj})
-		}
-		if f, err = fitOne(ctx, ds, d, so, opts); err != nil {
-			if ctx.Err() == nil {
-				err = fmt.Errorf("%s: %w", ds.Source, err)
-			}
-			if f == nil {
-				return nil, err
-			}
-			res.Result, res.Lambda, res.Candidates, res.Trusted = f.res, lambda, cands, trusted
-			res.Runtime = time.Since(begin)
-			return res, err
+		if f, err = fit(so, kept, cands[kept].Lambda); err != nil {
+			res.Trusted = trusted
+			return stopped(f, cands[kept].Lambda, err)
 		}
 	}
 	res.Result, res.Lambda, res.Candidates, res.Trusted, res.Centers = f.res, cands[kept].Lambda, cands, trusted, f.centers
