@@ -44,6 +44,9 @@ func NewCandidates(q0, nq, n int, opt Options) (*Candidates, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.checkSparseMetric(); err != nil {
+		return nil, err
+	}
 	switch {
 	case opt.Search == ApproxSearch:
 		return nil, fmt.Errorf("graph: the approximate search is not cut by blocks; use the exact search")

@@ -1,7 +1,8 @@
 // Package graph builds the nearest-neighbour graphs that regularize the
-// manifold factorizations: exact p-nearest-neighbour graphs on sparse
-// documents (cosine similarity, Sparse) and dense images (Euclidean
-// distance, Dense), weighted 0/1, by a heat kernel or by cosine similarity,
+// manifold factorizations: p-nearest-neighbour graphs on sparse
+// documents (cosine similarity, Sparse) and dense images (Dense: by
+// correlation, cosine or Euclidean distance, Metric), weighted 0/1, by a
+// heat kernel or by cosine similarity,
 // symmetrized by the OR rule, with their degrees; user-supplied graphs
 // from their weight matrices (FromWeights; model.ReadGraph reads them from
 // files); and the products the solvers need

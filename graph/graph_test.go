@@ -106,16 +106,20 @@ type edge struct{ i, j int }
 
 // reference builds the graph the slow obvious way: all pairwise
 // similarities (sparse: cosine, candidates at positive similarity only) or
-// squared distances (dense: sum of squared differences, every sample a
+// squared Euclidean distances (dense: sum of squared differences, every sample a
 // candidate), the p best with ties to the lower index, the OR rule, and
 // the weights; zero weights are not edges. Keys are i < j.
 func reference(x [][]float64, sparseRule bool, p int, w Weight, t float64) map[edge]float64 {
-	return referenceRule(x, sparseRule, Options{Neighbors: p, Weight: w, HeatT: t})
+	return referenceRule(x, sparseRule, Options{Neighbors: p, Weight: w, HeatT: t, Metric: EuclideanMetric})
 }
 
-// referenceRule is reference with opt's symmetry rule and shared-neighbour
-// pruning.
+// referenceRule is reference with opt's symmetry rule, shared-neighbour
+// pruning and (dense) metric: the rows transformed by metricRows, then
+// compared by Euclidean distance.
 func referenceRule(x [][]float64, sparseRule bool, opt Options) map[edge]float64 {
+	if !sparseRule {
+		x = metricRows(x, opt.Metric.ForDense(len(x[0])))
+	}
 	n, p, w, t := len(x), opt.Neighbors, opt.Weight, opt.HeatT
 	dot := func(i, j int) float64 {
 		var s float64
@@ -273,11 +277,15 @@ func TestAgainstReference(t *testing.T) {
 		x := randomRows(rng, c.n, c.m, c.density, c.signed)
 		for _, w := range []Weight{Binary, Heat, Cosine} {
 			const heatT = 0.8
-			opt := Options{Neighbors: c.p, Weight: w, HeatT: heatT}
+			// The dense search by the papers' Euclidean distance; the
+			// other metrics: TestDenseMetricsAgainstReference.
+			opt := Options{Neighbors: c.p, Weight: w, HeatT: heatT, Metric: EuclideanMetric}
 			name := fmt.Sprintf("n=%d/m=%d/p=%d/signed=%v/%v", c.n, c.m, c.p, c.signed, w)
 			t.Run("sparse/"+name, func(t *testing.T) {
 				a := toCSR(x)
 				before := a.Clone()
+				opt := opt
+				opt.Metric = AutoMetric
 				g, err := Sparse(context.Background(), a, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -313,13 +321,15 @@ func TestPruningAgainstReference(t *testing.T) {
 		x := randomRows(rng, c.n, c.m, 0.3, false)
 		for _, sym := range []Symmetry{Either, Mutual} {
 			for _, shared := range []int{0, 1, 2, c.p - 1} {
-				opt := Options{Neighbors: c.p, Symmetry: sym, MinShared: shared, Weight: Cosine}
+				opt := Options{Neighbors: c.p, Symmetry: sym, MinShared: shared, Weight: Cosine, Metric: EuclideanMetric}
 				name := fmt.Sprintf("n=%d/p=%d/%v/shared=%d", c.n, c.p, sym, shared)
-				gs, err := Sparse(context.Background(), toCSR(x), opt)
+				sopt := opt
+				sopt.Metric = AutoMetric
+				gs, err := Sparse(context.Background(), toCSR(x), sopt)
 				if err != nil {
 					t.Fatal(err)
 				}
-				sameEdges(t, edgesOf(t, gs, c.n), referenceRule(x, true, opt), 1e-12)
+				sameEdges(t, edgesOf(t, gs, c.n), referenceRule(x, true, sopt), 1e-12)
 				gd, err := Dense(context.Background(), toDense(x), opt)
 				if err != nil {
 					t.Fatal(err)
@@ -377,17 +387,24 @@ func TestSparseMatchesDense(t *testing.T) {
 			}
 		}
 	}
+	raw := x
 	x = unitRows(x)
 	for _, p := range []int{1, 5, 12} {
 		gs, err := Sparse(context.Background(), toCSR(x), Options{Neighbors: p})
 		if err != nil {
 			t.Fatal(err)
 		}
-		gd, err := Dense(context.Background(), toDense(x), Options{Neighbors: p})
+		gd, err := Dense(context.Background(), toDense(x), Options{Neighbors: p, Metric: EuclideanMetric})
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameEdges(t, edgesOf(t, gs, n), edgesOf(t, gd, n), 0)
+		// By cosine, the dense search needs no unit rows.
+		gc, err := Dense(context.Background(), toDense(raw), Options{Neighbors: p, Metric: CosineMetric})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameEdges(t, edgesOf(t, gs, n), edgesOf(t, gc, n), 0)
 	}
 }
 

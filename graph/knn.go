@@ -65,6 +65,9 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.checkSparseMetric(); err != nil {
+		return nil, err
+	}
 	sq := sparseSquaredNorms(a)
 	w, err := newWeigher(opt, sq, func() (float64, error) { return sparseHeatT(ctx, a, opt.Seed, opt.Threads) })
 	if err != nil {
@@ -147,11 +150,15 @@ func sparseSquaredNorms(a *sparse.CSR) []float64 {
 
 // Dense returns the p-nearest-neighbour graph of the rows of a (n x m, one
 // row per sample; any mat.Matrix, a *mat.Dense read in place, others
-// copied once by sparse.DenseOf) by Euclidean distance: each sample's p neighbours are the
-// other samples nearest to it, ties going to the lower index, every other
-// sample being a candidate. The directed choices are made symmetric by the
-// OR rule, W = max(W, W^T), and weighted as opt.Weight says; Cosine weights
-// are a.b / (|a| |b|), zero when either sample is all zero.
+// copied once by sparse.DenseOf) by opt.Metric: by Euclidean distance
+// between the rows, or between the rows metricView made of them (scaled,
+// or centred and scaled, to unit length; a copy), so that everything
+// below, weights and Graph.Reach included, is in that space. Each
+// sample's p neighbours are the other samples nearest to it, ties going
+// to the lower index, every other sample being a candidate. The directed
+// choices are made symmetric by the OR rule, W = max(W, W^T), and
+// weighted as opt.Weight says; Cosine weights are a.b / (|a| |b|), zero
+// when either sample is all zero.
 //
 // Squared distances are |a|^2 + |b|^2 - 2 a.b (floored at zero), the inner
 // products coming from the BLAS (blas64.Gemm, with the backend's own
@@ -176,6 +183,7 @@ func Dense(ctx context.Context, m mat.Matrix, opt Options) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	raw = metricView(raw, opt.Metric, opt.Threads)
 	sq := denseSquaredNorms(raw)
 	w, err := newWeigher(opt, sq, func() (float64, error) { return denseHeatT(ctx, raw, opt.Seed, opt.Threads) })
 	if err != nil {

@@ -49,6 +49,9 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, reach []float64, 
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.checkSparseMetric(); err != nil {
+		return nil, err
+	}
 	if p > base.Rows {
 		return nil, fmt.Errorf("graph: p = %d neighbours among %d base samples", p, base.Rows)
 	}
@@ -144,8 +147,9 @@ func within(x, r float64, cosine bool) bool {
 	return x <= r+tol*r
 }
 
-// DenseLinks is SparseLinks for dense rows, by Euclidean distance as in
-// Dense.
+// DenseLinks is SparseLinks for dense rows, compared by opt.Metric as in
+// Dense (reach then holds squared distances in that metric's space, as
+// Dense's Graph.Reach does).
 func DenseLinks(ctx context.Context, base, query mat.Matrix, reach []float64, opt Options) (*sparse.CSR, error) {
 	if isEmpty(base) || isEmpty(query) {
 		return nil, fmt.Errorf("graph: empty data matrix")
@@ -173,6 +177,7 @@ func DenseLinks(ctx context.Context, base, query mat.Matrix, reach []float64, op
 	if reach != nil && len(reach) != b.Rows {
 		return nil, fmt.Errorf("graph: %d reaches for %d base samples", len(reach), b.Rows)
 	}
+	b, q = metricView(b, opt.Metric, opt.Threads), metricView(q, opt.Metric, opt.Threads)
 	sqBase, sqQuery := denseSquaredNorms(b), denseSquaredNorms(q)
 	nb := b.Rows
 	w, err := newWeigher(opt, append(append([]float64(nil), sqBase...), sqQuery...), func() (float64, error) {

@@ -130,12 +130,15 @@ func TestLinksWithReach(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 3))
 	for _, sparseRule := range []bool{true, false} {
 		for _, sym := range []Symmetry{Either, Mutual} {
-			for trial := 0; trial < 4; trial++ {
+			for trial := 0; trial < 6; trial++ {
 				x := randomRows(rng, 61, 12, 0.4, false)
 				base, query := x[:60], x[60:]
 				opt := Options{Neighbors: 4, Weight: Binary, Symmetry: sym, Search: ExactSearch}
 				if sparseRule {
 					opt.Weight = Cosine
+				} else {
+					// Each dense metric in turn.
+					opt.Metric = []Metric{EuclideanMetric, CosineMetric, CorrelationMetric}[trial%3]
 				}
 				var g, whole *Graph
 				var links *sparse.CSR

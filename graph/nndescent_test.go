@@ -231,6 +231,10 @@ func TestSampleRecall(t *testing.T) {
 			func(g *Graph, o Options, q int) (float64, error) { return DenseRecall(ctx, d, g, o, q) }},
 	} {
 		opt := Options{Search: ExactSearch, Seed: 2}
+		if !c.cosine {
+			// plainNeighbors compares dense rows by Euclidean distance.
+			opt.Metric = EuclideanMetric
+		}
 		exact, err := c.build(opt)
 		if err != nil {
 			t.Fatal(err)

@@ -32,6 +32,9 @@ func SparseRecall(ctx context.Context, a *sparse.CSR, g *Graph, opt Options, que
 	if err != nil {
 		return 0, err
 	}
+	if err := opt.checkSparseMetric(); err != nil {
+		return 0, err
+	}
 	sq := sparseSquaredNorms(a)
 	ix := newPostings(a)
 	return recall(ctx, g, p, seededSample(n, queries, opt.Seed, recallStream), opt.Threads, func() func(q int, out *lists) {
@@ -71,6 +74,7 @@ func DenseRecall(ctx context.Context, a mat.Matrix, g *Graph, opt Options, queri
 	if err != nil {
 		return 0, err
 	}
+	raw = metricView(raw, opt.Metric, opt.Threads)
 	sq := denseSquaredNorms(raw)
 	return recall(ctx, g, p, seededSample(n, queries, opt.Seed, recallStream), opt.Threads, func() func(q int, out *lists) {
 		return func(q int, out *lists) {

@@ -382,6 +382,17 @@ func BuildGraph(ctx context.Context, ds *dataset.Dataset, o graph.Options, seed 
 	return graph.Dense(ctx, ds.Dense, o)
 }
 
+// GraphMetric returns how BuildGraph compares ds's samples under o: by
+// cosine similarity when they are sparse, else o.Metric resolved for
+// their number of features (graph.Metric.ForDense).
+func GraphMetric(ds *dataset.Dataset, o graph.Options) graph.Metric {
+	if ds.Sparse != nil {
+		return graph.CosineMetric
+	}
+	_, m := ds.Dims()
+	return o.Metric.ForDense(m)
+}
+
 // GraphRecall returns the share of the exact p nearest neighbours of
 // queries samples drawn with seed that g, built by BuildGraph from ds with
 // o, joins to them (graph.SparseRecall, graph.DenseRecall): how much an

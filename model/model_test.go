@@ -16,6 +16,7 @@ import (
 
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -33,7 +34,9 @@ func countCorpus(t *testing.T, seed uint64, n, m, k int) *dataset.Dataset {
 
 func cloneDS(ds *dataset.Dataset) *dataset.Dataset {
 	c := *ds
-	c.Sparse = ds.Sparse.Clone()
+	if ds.Sparse != nil {
+		c.Sparse = ds.Sparse.Clone()
+	}
 	if ds.Dense != nil {
 		c.Dense = mat.DenseCopyOf(ds.Dense)
 	}
@@ -416,6 +419,83 @@ func TestTransformRealData(t *testing.T) {
 		}
 		if float64(same) < 0.99*float64(cut) {
 			t.Errorf("lambda %v: transform of the training articles gives back %d of %d labels", lambda, same, cut)
+		}
+	}
+}
+
+// TestModelGraphMetric: a dense model links new samples by the metric its
+// graph was built with, saved resolved in the manifest; a manifest from
+// before metrics existed (none given) means Euclidean distance, the only
+// one then.
+func TestModelGraphMetric(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(4, 4))
+	const n, m = 90, 24
+	x := mat.NewDense(n+10, m, nil)
+	labels := make([]int, n+10)
+	for i := range labels {
+		labels[i] = i % 3
+		scale := 0.5 + rng.Float64()
+		for j := 0; j < m; j++ {
+			v := rng.Float64()
+			if j%3 == labels[i] {
+				v += 2
+			}
+			x.Set(i, j, scale*v)
+		}
+	}
+	train := &dataset.Dataset{Source: "profiles", Dense: mat.DenseCopyOf(x.Slice(0, n, 0, m)), Labels: labels[:n]}
+	fresh := &dataset.Dataset{Source: "new", Dense: mat.DenseCopyOf(x.Slice(n, n+10, 0, m)), Labels: labels[n:]}
+	for _, c := range []struct {
+		metric graph.Metric
+		want   string
+	}{{graph.AutoMetric, "correlation"}, {graph.EuclideanMetric, "euclidean"}, {graph.CosineMetric, "cosine"}} {
+		opts := Options{Method: solver.GNMF, K: 3, Seed: 2, Lambda: solver.Fixed(10)}
+		opts.Graph.Metric = c.metric
+		opts.Solver.MaxIter = 40
+		md, _, err := Train(ctx, cloneDS(train), PrepareOptions{}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1, err := md.Transform(ctx, cloneDS(fresh), TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(t.TempDir(), c.want)
+		if err := md.Save(dir); err != nil {
+			t.Fatal(err)
+		}
+		manifest, err := os.ReadFile(filepath.Join(dir, manifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(manifest), `"metric": "`+c.want+`"`) {
+			t.Errorf("%v: manifest without the resolved metric %s:\n%s", c.metric, c.want, manifest)
+		}
+		l, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Graph.Metric.ForDense(m) != c.metric.ForDense(m) {
+			t.Errorf("%v: loaded metric %v", c.metric, l.Graph.Metric)
+		}
+		t2, err := l.Transform(ctx, cloneDS(fresh), TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(t1.V.RawMatrix().Data, t2.V.RawMatrix().Data) {
+			t.Errorf("%v: transform after Save and Load differs", c.metric)
+		}
+		// The manifest of an earlier build: no metric.
+		old := strings.Replace(string(manifest), `"metric": "`+c.want+`",`, "", 1)
+		if err := os.WriteFile(filepath.Join(dir, manifestFile), []byte(old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if l, err = Load(dir); err != nil {
+			t.Fatal(err)
+		}
+		if l.Graph.Metric != graph.EuclideanMetric {
+			t.Errorf("a manifest without a metric loads as %v, want euclidean", l.Graph.Metric)
 		}
 	}
 }

@@ -303,12 +303,17 @@ func (a *Assign) UnmarshalText(b []byte) error {
 // rescaled random start and k-means on V for GNMF and LCCF, as the
 // authors' GNMF and LCCF code does; a k-means start for NMF-KL and LPNMF,
 // as their KL code does; a random start and the arg max of V for the
-// rest (paper 004); and 100 iterations on sparse text, 300 on dense
+// rest (paper 004); 100 iterations on sparse text, 300 on dense
 // images (the papers do not say; measured in docs/REPRODUCTION.md: on
 // text GNMF's clusters blur from that start when run much longer, on
-// images it improves up to about 300).
+// images it improves up to about 300); and neighbours of images by
+// Euclidean distance.
 func PapersOptions(method solver.Method, sparse bool) Options {
 	o := Options{Method: method, Formulation: solver.Papers, Assign: ArgMaxAssign}
+	if !sparse {
+		// The papers compare images by Euclidean distance.
+		o.Graph.Metric = graph.EuclideanMetric
+	}
 	// The papers' multiplicative updates, whose iterations their tables
 	// count.
 	o.Solver.Algorithm = solver.MU

@@ -93,8 +93,12 @@ type textManifest struct {
 }
 
 type graphManifest struct {
-	Neighbors int            `json:"neighbors"`
-	Weight    graph.Weight   `json:"weight"`
+	Neighbors int          `json:"neighbors"`
+	Weight    graph.Weight `json:"weight"`
+	// Metric is the resolved metric (never auto); a manifest written
+	// before metrics existed has none, and its dense samples were compared
+	// by Euclidean distance.
+	Metric    *graph.Metric  `json:"metric,omitempty"`
 	HeatT     float64        `json:"heat_t,omitempty"`
 	Symmetry  graph.Symmetry `json:"symmetry"`
 	MinShared int            `json:"min_shared,omitempty"`
@@ -120,7 +124,11 @@ func (m *Model) Save(dir string) error {
 	}
 	if m.Links {
 		g := m.Graph
-		mf.Graph = &graphManifest{Neighbors: g.Neighbors, Weight: g.Weight, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
+		var metric graph.Metric // auto: a model without its training data
+		if m.Train != nil {
+			metric = GraphMetric(m.Train, g)
+		}
+		mf.Graph = &graphManifest{Neighbors: g.Neighbors, Weight: g.Weight, Metric: &metric, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
 	}
 	s := m.State
 	mf.State.GraphWeight, mf.State.NCWNorm = s.GraphWeight, s.NCWNorm
@@ -261,6 +269,9 @@ func Load(dir string) (*Model, error) {
 	if g := mf.Graph; g != nil {
 		m.Links = true
 		m.Graph = graph.Options{Neighbors: g.Neighbors, Weight: g.Weight, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
+		if g.Metric != nil {
+			m.Graph.Metric = *g.Metric
+		}
 	}
 	m.State = solver.State{Method: mf.Method, GraphWeight: mf.State.GraphWeight, NCWNorm: mf.State.NCWNorm,
 		Kernel:  solver.Kernel{Kind: mf.State.Kernel, Degree: mf.State.Degree, Coef0: mf.State.Coef0, Sigma: mf.State.Sigma},
@@ -339,6 +350,9 @@ func Load(dir string) (*Model, error) {
 		if err := m.Train.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	if m.Links && mf.Graph.Metric == nil && m.Train != nil && m.Train.Dense != nil {
+		m.Graph.Metric = graph.EuclideanMetric
 	}
 	if m.Links {
 		rpath := filepath.Join(dir, reachFile)

@@ -53,6 +53,9 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	if err := gf.checkMetric(p.Data.Sparse != nil); err != nil {
+		return err
+	}
 	ds := p.Data
 	n, m := ds.Dims()
 	out := describeOutput{

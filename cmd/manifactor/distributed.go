@@ -58,7 +58,7 @@ var distUnsupported = []string{"classes", "labels", "lambdas", "screen-iters", "
 	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters"}
 
 // distGraphFlags are the graph options, which only gnmf takes.
-var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "heat-t", "symmetry", "min-shared", "graph", "graph-search", "symmetrize"}
+var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "graph-metric", "heat-t", "symmetry", "min-shared", "graph", "graph-search", "symmetrize"}
 
 // distSummary is summary.json of a distributed fit.
 type distSummary struct {

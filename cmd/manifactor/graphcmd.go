@@ -18,6 +18,7 @@ type graphOutput struct {
 	Edges     int      `json:"edges"`
 	Neighbors int      `json:"neighbors"`
 	Weight    string   `json:"weight"`
+	Metric    string   `json:"metric"` // how samples were compared: cosine (sparse), euclidean or correlation
 	Symmetry  string   `json:"symmetry"`
 	Search    string   `json:"search"` // exact or approx, as run
 	MinShared int      `json:"min_shared,omitempty"`
@@ -64,6 +65,9 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := gf.checkMetric(p.Data.Sparse != nil); err != nil {
+		return err
+	}
 	est := model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())
 	if *queries > 0 {
 		est.Graph += model.RecallMemory(p.Data, rt.threadCount())
@@ -86,7 +90,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
-		Symmetry: gopt.Symmetry.String(), Search: g.Search.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+		Metric: model.GraphMetric(p.Data, gopt).String(), Symmetry: gopt.Symmetry.String(), Search: g.Search.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
 	for i := 0; i < g.N(); i++ {
 		if g.W.Indptr[i] == g.W.Indptr[i+1] {
 			o.Isolated++
@@ -107,7 +111,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		return writeJSON(stdout, o)
 	}
-	fmt.Fprintf(stdout, "%d samples, %d edges (%d-NN, %s weights, %s rule), %d samples without an edge", o.Samples, o.Edges, o.Neighbors, o.Weight, o.Symmetry, o.Isolated)
+	fmt.Fprintf(stdout, "%d samples, %d edges (%d-NN by %s, %s weights, %s rule), %d samples without an edge", o.Samples, o.Edges, o.Neighbors, o.Metric, o.Weight, o.Symmetry, o.Isolated)
 	if o.Purity != nil {
 		fmt.Fprintf(stdout, ", label purity %.3f", *o.Purity)
 	}

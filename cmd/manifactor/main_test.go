@@ -473,6 +473,12 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	if g["samples"] != 60.0 || g["edges"].(float64) < 150 || g["edges"].(float64) > 300 {
 		t.Errorf("graph: %v", g)
 	}
+	if g["metric"] != "cosine" {
+		t.Errorf("graph of sparse samples: metric %v, want cosine", g["metric"])
+	}
+	if _, _, err := runCLI(t, "graph", "--data", mtx, "--graph-metric", "correlation", "--out", gfile); err == nil || !strings.Contains(err.Error(), "--graph-metric correlation") {
+		t.Errorf("graph --graph-metric correlation on sparse samples: %v", err)
+	}
 	// The written graph can drive gnmf as a user graph.
 	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--graph", gfile); err != nil {
 		t.Errorf("gnmf with the written graph: %v", err)
@@ -540,6 +546,9 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--start", "big"}, []string{"-start", "big"}},
 		{[]string{"--method", "nmf", "--solver", "hals"}, []string{"-solver", "hals"}},
 		{[]string{"--method", "gnmf", "--graph-search", "lsh"}, []string{"-graph-search", "lsh"}},
+		{[]string{"--method", "gnmf", "--graph-metric", "manhattan"}, []string{"-graph-metric", "manhattan"}},
+		{[]string{"--method", "gnmf", "--graph-metric", "euclidean"}, []string{"--graph-metric euclidean", "sparse samples are compared by cosine"}},
+		{[]string{"--method", "lccf", "--graph-metric", "correlation"}, []string{"--graph-metric correlation", "sparse"}},
 		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
 		{[]string{"--method", "lccf", "--solver", "cd"}, []string{"--solver cd", "lccf"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},

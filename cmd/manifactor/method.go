@@ -57,6 +57,7 @@ type methodFlags struct {
 type graphFlags struct {
 	neighbors  int
 	weight     graph.Weight
+	metric     graph.Metric
 	symmetry   graph.Symmetry
 	minShared  int
 	heatT      float64
@@ -72,6 +73,7 @@ func (g *graphFlags) register(fs *flag.FlagSet, withFile bool) {
 	}
 	fs.IntVar(&g.neighbors, "neighbors", graph.DefaultNeighbors, "p, nearest neighbours per sample")
 	fs.TextVar(&g.weight, "weight", graph.Binary, "edge weights: binary, heat or cosine")
+	fs.TextVar(&g.metric, "graph-metric", graph.AutoMetric, "how dense samples are compared for their neighbours: euclidean (the papers'), cosine, correlation (Pearson: each sample centred and scaled to unit length, so that an image's brightness and contrast do not count) or auto (correlation for dense samples; sparse samples are always compared by cosine)")
 	fs.TextVar(&g.symmetry, "symmetry", graph.Either, "edge rule: either (i chose j or j chose i, the papers') or mutual (both)")
 	fs.IntVar(&g.minShared, "min-shared", 0, "keep an edge only when its samples share this many of their p neighbours (0: no pruning)")
 	fs.Float64Var(&g.heatT, "heat-t", 0, "heat kernel width t (0: the mean distance over a seeded sample)")
@@ -92,7 +94,16 @@ func (g *graphFlags) options() (graph.Options, error) {
 	if g.heatT > 0 && g.weight != graph.Heat {
 		return graph.Options{}, fmt.Errorf("--heat-t %v: the heat kernel's width, but --weight is %v", g.heatT, g.weight)
 	}
-	return graph.Options{Neighbors: g.neighbors, Weight: g.weight, Symmetry: g.symmetry, MinShared: g.minShared, HeatT: g.heatT, Search: g.search}, nil
+	return graph.Options{Neighbors: g.neighbors, Weight: g.weight, Metric: g.metric, Symmetry: g.symmetry, MinShared: g.minShared, HeatT: g.heatT, Search: g.search}, nil
+}
+
+// checkMetric refuses a --graph-metric that the data's kind has not:
+// sparse samples are compared by cosine similarity only.
+func (g *graphFlags) checkMetric(sparse bool) error {
+	if sparse && g.metric != graph.AutoMetric && g.metric != graph.CosineMetric {
+		return fmt.Errorf("--graph-metric %v: for dense samples; sparse samples are compared by cosine similarity (auto or cosine)", g.metric)
+	}
+	return nil
 }
 
 func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
@@ -256,10 +267,16 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	weight := o.Graph.Weight
+	if err := f.graph.checkMetric(sparse); err != nil {
+		return o, err
+	}
+	weight, metric := o.Graph.Weight, o.Graph.Metric
 	o.Graph = g
 	if f.papers && !given("weight") {
 		o.Graph.Weight = weight
+	}
+	if f.papers && !given("graph-metric") {
+		o.Graph.Metric = metric
 	}
 	return o, nil
 }
