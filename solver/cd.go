@@ -203,7 +203,17 @@ func colorGraph(w *sparse.CSR) *coloring {
 // cdBlock rows of the colour, swept column by column (cdRows with the
 // degrees as the rows' diagonal terms), the blocks in parallel; each row
 // reads its neighbours' latest values, and the result does not depend on
-// threads.
+// threads. The data product is formed once; the pass over the colours then
+// repeats while it pays, at most it.graphPasses times, stopping once a
+// pass lowers the objective by less than tol2 of what the first did
+// (each pass lowers it by its rows' gains, so the objective still never
+// increases). The first pass sweeps each row as the U half does (cdV);
+// the later ones only carry the neighbours' changes along the graph and
+// sweep each row once (cdPass), the cost graphPasses counts: repeating
+// cdV's sweeps in every pass made lambda auto's runs 2-19 % slower end to
+// end on COIL20, TDT2 and ohscal for no fewer iterations
+// (bench/RESULTS.md).
+// The measure is taken in the first pass.
 func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure bool) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
 	col := it.p.colors
@@ -227,37 +237,79 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 		blocks += (col.start[c+1] - col.start[c] + cdBlock - 1) / cdBlock
 	}
 	it.graphKKT.reset(blocks, k)
-	first := 0 // the first block of the colour
-	for c := 0; c+1 < len(col.start); c++ {
-		rows := col.order[col.start[c]:col.start[c+1]]
-		workers := parallel.Workers(len(rows), threads, cdBlock)
-		it.vw.buffers(workers)
-		for len(it.vw.cd) < workers {
-			it.vw.cd = append(it.vw.cd, newCDWork(k))
-		}
-		// Blocks of cdBlock rows of one colour, none coupled to another
-		// by the graph, sweep together as cdRows does for U.
-		parallel.ForWorker(len(rows), threads, cdBlock, func(worker, lo, hi int) {
-			var pg, ref []float64
-			if measure {
-				pg, ref = it.graphKKT.block(first + lo/cdBlock)
-			}
-			cw, b := it.vw.cd[worker], it.vw.scratch[worker][:k]
-			blk := rows[lo:hi]
-			for i, j := range blk {
-				num.row(j, b)
-				p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
-				kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
-				cw.put(i, v.Data[j*k:(j+1)*k], b)
-				cw.d[i] = reg.deg[j]
-			}
-			cdRows(cw, s, nil, k, len(blk), it.cdV, pg, ref, cw.d)
-			for i, j := range blk {
-				cw.get(i, v.Data[j*k:(j+1)*k])
-			}
-		})
-		first += (len(rows) + cdBlock - 1) / cdBlock
+	if len(it.passGain) < blocks {
+		it.passGain = make([]float64, blocks)
 	}
+	// The passes over the graph: each lowers the objective by the sum of
+	// its rows' gains; more run while they pay (see graphPasses).
+	var firstGain float64
+	for pass := 0; pass < it.graphPasses; pass++ {
+		rule := it.cdV
+		if pass > 0 {
+			rule = it.cdPass
+		}
+		first := 0 // the first block of the colour
+		for c := 0; c+1 < len(col.start); c++ {
+			rows := col.order[col.start[c]:col.start[c+1]]
+			workers := parallel.Workers(len(rows), threads, cdBlock)
+			it.vw.buffers(workers)
+			for len(it.vw.cd) < workers {
+				it.vw.cd = append(it.vw.cd, newCDWork(k))
+			}
+			// Blocks of cdBlock rows of one colour, none coupled to another
+			// by the graph, sweep together as cdRows does for U.
+			parallel.ForWorker(len(rows), threads, cdBlock, func(worker, lo, hi int) {
+				var pg, ref []float64
+				if measure && pass == 0 {
+					pg, ref = it.graphKKT.block(first + lo/cdBlock)
+				}
+				cw, b := it.vw.cd[worker], it.vw.scratch[worker][:k]
+				blk := rows[lo:hi]
+				for i, j := range blk {
+					num.row(j, b)
+					p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
+					kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
+					cw.put(i, v.Data[j*k:(j+1)*k], b)
+					cw.d[i] = reg.deg[j]
+				}
+				it.passGain[first+lo/cdBlock] = cdRows(cw, s, nil, k, len(blk), rule, pg, ref, cw.d)
+				for i, j := range blk {
+					cw.get(i, v.Data[j*k:(j+1)*k])
+				}
+			})
+			first += (len(rows) + cdBlock - 1) / cdBlock
+		}
+		// Summed in block order, so the decision is the same for any
+		// thread count.
+		var gain float64
+		for _, g := range it.passGain[:blocks] {
+			gain += g
+		}
+		it.passes++
+		if pass == 0 {
+			firstGain = gain
+		} else if gain <= it.cdV.tol2*firstGain {
+			break
+		}
+	}
+}
+
+// graphPasses is the most passes over the graph that GNMF's V half makes
+// per data product: 1 + cdAlpha rho, rho the cost of the half's data
+// product and Gram matrix (nnz k + n k^2 multiply-adds) against one pass
+// (n k^2 for a sweep of every row, gnnz k for the neighbours' sums), the
+// rule of Gillis and Glineur that newCDRule applies to a row's sweeps,
+// applied to the passes (a later pass sweeps each row once). A pass
+// reaches only each row's neighbours, so at large weights, where V must
+// agree along the graph, one pass per data product left the objective far
+// from the half's minimum and lambda auto's largest weights ran to the
+// iteration cap (PIE, k 10, lambda 1000: 500 iterations, 71 with the
+// passes; bench/RESULTS.md). Passes stop early once one gains less than
+// tol2 of the first, as a row's sweeps do.
+func graphPasses(nnz, gnnz, n, k int) int {
+	nk2 := float64(n) * float64(k) * float64(k)
+	rho := (float64(nnz)*float64(k) + nk2) / (nk2 + float64(gnnz)*float64(k))
+	return 1 + int(cdAlpha*rho)
 }
 
 // cdBlock is the number of rows whose sweeps run together, column by
@@ -345,7 +397,7 @@ func (w *cdWork) dot(k, r int) (dot float64) {
 // 1 / S_cc from cdInverse; otherwise d holds each row's diagonal term
 // (GNMF's weighted degree; the rows must not be coupled otherwise), and
 // each row has its own curvature S_cc + d_i.
-func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []float64) {
+func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []float64) (total float64) {
 	dr := w.zeros[:r]
 	if d != nil {
 		dr = d[:r]
@@ -400,8 +452,9 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []f
 		if sweep == 1 {
 			first = gain
 		}
+		total += gain
 		if sweep >= rule.sweeps || gain <= rule.tol2*first {
-			return
+			return total
 		}
 	}
 }

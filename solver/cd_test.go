@@ -687,3 +687,52 @@ func cdStart(grad, f, b, s []float64, d float64) {
 		}
 	}
 }
+
+// TestGNMFGraphPasses: GNMF's cd V half passes over the graph more than
+// once per data product where the product dominates (many entries per
+// sample, few factors), never more than graphPasses allows, with the
+// objective still never rising and the same passes and bits for any
+// thread count and for the sparse and dense forms of the data.
+func TestGNMFGraphPasses(t *testing.T) {
+	for _, c := range []struct{ nnz, gnnz, n, k, want int }{
+		{1000, 100, 100, 10, 1},        // rho = 20000 / 11000
+		{7200, 480, 80, 4, 5},          // rho = 30080 / 3200
+		{1 << 20, 1 << 10, 64, 2, 456}, // rho = 2097408 / 2304
+	} {
+		if got := graphPasses(c.nnz, c.gnnz, c.n, c.k); got != c.want {
+			t.Errorf("graphPasses(%d, %d, %d, %d) = %d, want %d", c.nnz, c.gnnz, c.n, c.k, got, c.want)
+		}
+	}
+	const n, m, k = 80, 300, 4
+	all, _ := datas(t, 71, n, m, 0.3)
+	g := randomGraph(72, n, 4)
+	for _, f := range []Formulation{ScaleInvariant, Papers} {
+		var ref *Result
+		for _, name := range []string{"sparse", "dense"} {
+			for _, threads := range []int{1, 3} {
+				d := all[name]
+				o := Options{Method: GNMF, Lambda: Fixed(100), Formulation: f, Algorithm: CD, K: k, MaxIter: 40, Tol: -1, PGTol: -1, Seed: 5, Graph: g, Threads: threads}
+				res, err := Fit(context.Background(), d, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				what := fmt.Sprintf("%v/%s/%d threads", f, name, threads)
+				checkMonotone(t, what, res.Objective)
+				most := graphPasses(d.nnz, g.W.NNZ(), n, k)
+				if most < 2 || res.GraphPasses <= res.Iterations || res.GraphPasses > most*res.Iterations {
+					t.Errorf("%s: %d passes over %d iterations, want more than one an iteration and at most %d", what, res.GraphPasses, res.Iterations, most)
+				}
+				if ref == nil {
+					ref = res
+					continue
+				}
+				if res.GraphPasses != ref.GraphPasses {
+					t.Errorf("%s: %d passes, %d with 1 thread on sparse data", what, res.GraphPasses, ref.GraphPasses)
+				}
+				if name == "sparse" && !slices.Equal(ref.V.RawMatrix().Data, res.V.RawMatrix().Data) {
+					t.Errorf("%s: V differs from 1 thread's", what)
+				}
+			}
+		}
+	}
+}

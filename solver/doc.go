@@ -26,7 +26,9 @@
 // a point no worse than where it was, with the other entries fixed, so
 // the objective never increases: for the Frobenius methods the exact
 // minimizer of a one-variable quadratic (cdRows; GNMF's rows coupled by
-// the graph are updated one graph colour at a time, cdGraphHalf), for
+// the graph are updated one graph colour at a time, in as many passes
+// over the colours per data product as pay, each pass a sequence of such
+// steps, cdGraphHalf), for
 // NMF-KL and LPNMF a Newton step on a convex function whose derivative is
 // concave, kept only when that concavity certifies a decrease (klCDRow;
 // LPNMF's symmetric-KL graph term keeps both properties, klGraphRow, and

@@ -35,8 +35,11 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := p.result(best.f)
-	if kl, ok := best.it.(*klIter); ok {
-		res.CG = kl.cg
+	switch it := best.it.(type) {
+	case *klIter:
+		res.CG = it.cg
+	case *nmfIter:
+		res.GraphPasses = it.passes
 	}
 	res.model = p.model()
 	res.Objective = best.trace

@@ -59,6 +59,14 @@ type nmfIter struct {
 	// U and V halves by coordinate descent (cdRows); with a regularizer V's
 	// rows go colour by colour (cdGraphHalf, p.colors).
 	cdU, cdV *cdRule
+	// graphPasses caps the passes of GNMF's cd V half over the graph per
+	// data product (see graphPasses), the passes after the first under
+	// cdPass (one sweep a row); passGain holds a pass's gain per block of
+	// rows; passes counts the passes made.
+	graphPasses int
+	cdPass      *cdRule
+	passGain    []float64
+	passes      int
 	// graphKKT holds GNMF's cd V half's measure of stationarity, kkt the
 	// last iteration's (see projGrader).
 	graphKKT kktSums
@@ -82,6 +90,8 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		nnz := d.nnz
 		it.cdU = newCDRule(nnz, d.m, k)
 		if p.reg != nil {
+			it.graphPasses = graphPasses(nnz, p.reg.w.NNZ(), d.n, k)
+			it.cdPass = &cdRule{sweeps: 1, tol2: cdEps * cdEps}
 			nnz += p.reg.w.NNZ()
 		}
 		it.cdV = newCDRule(nnz, d.n, k)

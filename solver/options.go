@@ -362,6 +362,11 @@ type Result struct {
 	// set to zero.
 	CG CGStats
 
+	// GraphPasses counts the passes over the graph that GNMF's cd V half
+	// made over the returned start: one or more an iteration, more while
+	// they pay (0 for the other methods and solvers).
+	GraphPasses int
+
 	// model keeps what Transform needs beyond the factors.
 	model model
 }

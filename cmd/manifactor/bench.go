@@ -46,6 +46,9 @@ type benchOutput struct {
 	Objective     float64 `json:"objective"`
 	Evaluate      int     `json:"evaluate_every"`
 	CG            *cgJSON `json:"cg,omitempty"`
+	// GraphPasses counts GNMF's cd passes over the graph (one or more an
+	// iteration); absent for the other methods and solvers.
+	GraphPasses int `json:"graph_passes,omitempty"`
 	// Trace, with --trace, is every evaluated iteration's objective and
 	// the seconds since the factorization began (its set-up included):
 	// the time-to-objective curve of bench/timeto.sh.
@@ -176,6 +179,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.Method == solver.NMF {
 		out.GFlops = nmfFlops(n, m, ds.NNZ(), sparse, opts.K) / (out.MsPerIter * 1e6)
 	}
+	out.GraphPasses = res.GraphPasses
 	if res.CG.Solves > 0 {
 		out.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
 	}
@@ -195,6 +199,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "; peak memory %.0f MB (estimate %.0f MB)", float64(out.PeakRSSBytes)/1e6, float64(out.EstimateBytes)/1e6)
 	}
 	fmt.Fprintln(stdout)
+	if out.GraphPasses > 0 {
+		fmt.Fprintf(stdout, "passes over the graph: %d, %.2f an iteration\n", out.GraphPasses, float64(out.GraphPasses)/float64(out.Iters))
+	}
 	if out.CG != nil {
 		fmt.Fprintf(stdout, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)
 	}
