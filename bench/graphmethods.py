@@ -48,7 +48,7 @@ def main(d):
         if not cands:
             continue
         lambdas = [x["lambda"] for x in next(iter(cands.values()))]
-        print(f"\n{g}: each fixed lambda (auto's candidates; 0 is the plain method under the graph method's solver) against auto, accuracy, with how often auto kept it")
+        print(f"\n{g}: each lambda (auto's candidates: each weight's fixed fit under --candidate-start same, the path's fits under path; 0 is the plain method under the graph method's solver) against auto, accuracy, with how often auto kept it")
         print("\n| corpus | " + " | ".join(f"lambda {v:g}" for v in lambdas) + " | best fixed | auto | auto - best |")
         print("|---" * (len(lambdas) + 4) + "|")
         within = 0

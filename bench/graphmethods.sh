@@ -3,8 +3,10 @@
 # ../shared/data with the command line's defaults: the protocol (k = 2..10,
 # or up to the class count, 10 draws per k) for nmf, gnmf, cf and lccf.
 # Lambda auto's candidates, reported beside each graph method, are the
-# method at each fixed weight on the same draws and seeds (a sweep without
-# fitting again), for the comparison of auto with the best fixed lambda.
+# method at each weight on the same draws and seeds: each fixed weight's
+# fit (a sweep without fitting again) under --candidate-start same, which
+# the comparison of auto with the best fixed lambda needs (pass it as an
+# extra flag for that table); the path's fits under the default for gnmf.
 # Writes one JSON file per corpus and method list into OUT (default
 # out/graphmethods; an existing file is kept) and prints the tables
 # (bench/graphmethods.py). Takes a few hours on 2 cores.

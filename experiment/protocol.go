@@ -665,7 +665,7 @@ func (t *Table) Markdown(w io.Writer) error {
 		row("Avg.", func(m string) Score { return t.Average[m] })
 	}
 	if len(t.Candidates) > 0 {
-		b.WriteString("\nLambda auto's candidates (each weight fixed, same draws and seeds; kept: runs in which auto chose it)\n\n")
+		b.WriteString("\nLambda auto's candidates (same draws and seeds; each weight's fixed fit under --candidate-start same, the path's fits under path; kept: runs in which auto chose it)\n\n")
 		b.WriteString("| method | lambda | accuracy | NMI | kept |\n|---|---|---|---|---|\n")
 		for _, m := range t.Methods {
 			for _, c := range t.Candidates[m] {

@@ -461,13 +461,14 @@ func noisyTopics(t *testing.T) *dataset.Dataset {
 	return &dataset.Dataset{Source: "noisy topics", Sparse: a, Labels: labels}
 }
 
-// TestAutoCandidates: the table's scores of Auto's candidates are, weight
+// TestAutoCandidates: with every candidate from the run's start
+// (model.SameStart), the table's scores of Auto's candidates are, weight
 // by weight, the scores Sweep gives the method at that fixed weight (the
 // plain method at 0), and Auto kept one candidate in every run.
 func TestAutoCandidates(t *testing.T) {
 	ds := noisyTopics(t)
 	p := Protocol{Classes: []int{2, 4, 6}, Runs: 3, Seed: 8, Workers: 2, Prepare: prepare}
-	o := model.Options{Method: solver.GNMF, Threads: 1, Lambdas: []float64{3, 300}}
+	o := model.Options{Method: solver.GNMF, Threads: 1, Lambdas: []float64{3, 300}, CandidateStart: model.SameStart}
 	tab, err := p.Run(context.Background(), ds, map[string]Method{"gnmf": Factorization{Options: o}})
 	if err != nil {
 		t.Fatal(err)

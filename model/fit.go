@@ -67,13 +67,17 @@ type Candidate struct {
 	// (Options.ScreenIter) before its stopping rule held: Iterations,
 	// Objective, the scores and Labels are those of the shortened fit.
 	// When Auto keeps such a candidate, Result is its fit refitted with
-	// the full budget, the fit a fixed lambda gives.
+	// the full budget from the same start.
 	Screened bool `json:"screened"`
-	Kept     bool `json:"kept"`
-	// Labels is this fit's assignment, one cluster per sample: what the
-	// graph method at this fixed weight (or the plain method) gives with
-	// the same seed, so that a caller with labels can score every
-	// candidate without refitting.
+	// Path is set when this fit started from the previous candidate's
+	// factors (Options.CandidateStart, PathStart) rather than from the
+	// run's start.
+	Path bool `json:"path,omitempty"`
+	Kept bool `json:"kept"`
+	// Labels is this fit's assignment, one cluster per sample: under
+	// SameStart what the graph method at this fixed weight (or the plain
+	// method) gives with the same seed, so that a caller with labels can
+	// score every candidate without refitting.
 	Labels []int `json:"-"`
 }
 
@@ -85,7 +89,8 @@ const collectBeforeCopy = 1 << 22
 // Fit runs the pipeline on a prepared data set (see Prepare): the sample
 // graph when the method takes one (the nearest-neighbour graph of
 // opts.Graph, or opts.SampleGraph), the start, the factorization (under
-// Auto once per candidate weight, all from the same start), and the
+// Auto once per candidate weight, from the same start or along the
+// weights: Options.CandidateStart), and the
 // assignment. ds is not modified. Errors name the source. On
 // cancellation the result so far, if any, comes back with the context's
 // error.
@@ -221,10 +226,33 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		res.Runtime = time.Since(begin)
 		return res, err
 	}
+	path := auto && opts.CandidateStart.Resolve(opts.Method) == PathStart
+	// next is where the next candidate starts under PathStart: the
+	// factors the previous positive weight ended with (cf and lccf keep W
+	// in U's place), only they, so that the rest of that fit can go.
+	var next *solver.Factors
+	large := d.NNZ() >= collectBeforeCopy
 	for c, lambda := range lambdas {
-		f, err := fit(screen, c, lambda)
+		o := screen
+		o.Init = next
+		if c > 0 && large {
+			// The previous candidate's working set (the solver's buffers,
+			// k-means' replicates) is garbage now; without a collection
+			// here the short fits along the path stacked it up: 6.9 GB
+			// peak on 500,000 generated documents against 5.6 with one
+			// long fit after another (bench/RESULTS.md).
+			runtime.GC()
+		}
+		f, err := fit(o, c, lambda)
 		if err != nil {
 			return stopped(f, lambda, err)
+		}
+		f.init = o.Init
+		if path && lambda > 0 {
+			next = &solver.Factors{U: f.res.U, V: f.res.V}
+			if f.res.W != nil {
+				next.U = f.res.W
+			}
 		}
 		if !auto {
 			res.Result, res.Lambda, res.Centers = f.res, lambda, f.centers
@@ -233,7 +261,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
 		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
-			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit}
+			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit, Path: f.init != nil}
 		if res.Graph != nil {
 			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
 		}
@@ -258,8 +286,11 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	}
 	if cands[kept].Screened {
 		// The same start and weight with the full budget: the fit that
-		// --lambda with this weight gives.
-		if f, err = fit(so, kept, cands[kept].Lambda); err != nil {
+		// --lambda with this weight gives (under PathStart, from the
+		// previous candidate's screened fit, where this one started).
+		full := so
+		full.Init = f.init
+		if f, err = fit(full, kept, cands[kept].Lambda); err != nil {
 			res.Trusted = trusted
 			return stopped(f, cands[kept].Lambda, err)
 		}
@@ -335,6 +366,7 @@ type fitted struct {
 	res     *solver.Result
 	centers *mat.Dense // k-means's centres of V's rows, nil under ArgMaxAssign
 	cand    int
+	init    *solver.Factors // the start of an Auto candidate along the weights
 }
 
 // fitOne runs the solver and the assignment.

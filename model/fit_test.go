@@ -263,7 +263,7 @@ func TestAutoScreen(t *testing.T) {
 	g := randomGraph(t, ds.Labels, 0.95, 1)
 	// No stopping rule: every fit runs its budget, so every candidate is
 	// cut short and the kept one must be refitted.
-	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1}}
+	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, CandidateStart: SameStart, Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1}}
 	res, err := Fit(ctx, ds, o)
 	if err != nil {
 		t.Fatal(err)
@@ -526,5 +526,99 @@ func TestFitGraphProgress(t *testing.T) {
 	}
 	if got.Final() != want.Final() || !slices.Equal(got.Labels, want.Labels) {
 		t.Error("the progress callback changed the result")
+	}
+}
+
+// TestAutoPath: under PathStart the plain fit and the smallest weight start
+// from the run's start (each the fit of its weight fixed), and every larger
+// weight from the factors the previous weight's fit ended with: the solver
+// run from those factors gives the same fit, bit for bit. A screened
+// candidate kept is refitted from the same factors with the full budget.
+// DefaultCandidateStart is PathStart for gnmf only.
+func TestAutoPath(t *testing.T) {
+	ds := planted(t, 3, 240, 120, 4, 0.8)
+	ctx := context.Background()
+	g := randomGraph(t, ds.Labels, 0.95, 1)
+	keptPath := 0
+	for _, screen := range []int{0, 3} {
+		o := Options{Method: solver.GNMF, K: 4, Seed: 5, SampleGraph: g, Lambdas: []float64{3, 30, 300}, ScreenIter: screen, Solver: solver.Options{MaxIter: 40}}
+		res, err := Fit(ctx, ds, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Candidates) != 4 {
+			t.Fatalf("%d candidates", len(res.Candidates))
+		}
+		d, err := solver.NewSparseData(ds.Sparse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The chain by hand: weight 3 from the run's start, then each
+		// weight from the previous one's factors.
+		var prev *solver.Result
+		for i, c := range res.Candidates {
+			if c.Path != (i > 1) {
+				t.Errorf("screen %d: candidate %d (lambda %v): path %v", screen, i, c.Lambda, c.Path)
+			}
+			so := solver.Options{Method: solver.GNMF, K: 4, Seed: 5, Graph: res.Graph, Lambda: solver.Fixed(c.Lambda), MaxIter: 40}
+			if screen > 0 {
+				so.MaxIter = screen
+			}
+			var want *solver.Result
+			if i <= 1 {
+				fixed := o
+				fixed.Lambda, fixed.Lambdas = solver.Fixed(c.Lambda), nil
+				fixed.Solver.MaxIter = so.MaxIter
+				one, err := Fit(ctx, ds, fixed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = one.Result
+			} else {
+				so.Init = &solver.Factors{U: prev.U, V: prev.V}
+				if want, err = solver.Fit(ctx, d, so); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.Objective != want.Final() || c.Iterations != want.Iterations {
+				t.Errorf("screen %d: candidate %d (lambda %v): objective %v after %d iterations, the chain by hand %v after %d", screen, i, c.Lambda, c.Objective, c.Iterations, want.Final(), want.Iterations)
+			}
+			if c.Kept && i > 1 {
+				keptPath++
+				// The result: this weight's fit from the previous one's
+				// factors, with the full budget.
+				so.MaxIter = 40
+				whole, err := solver.Fit(ctx, d, so)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !mat.Equal(res.V, whole.V) || res.Iterations != whole.Iterations {
+					t.Errorf("screen %d: the kept candidate's result differs from its weight's fit from the previous factors", screen)
+				}
+			}
+			prev = want
+		}
+	}
+	if keptPath != 2 {
+		t.Errorf("a candidate along the path kept in %d of the 2 runs; the check of the kept fit needs both", keptPath)
+	}
+	for m, want := range map[solver.Method]CandidateStart{solver.GNMF: PathStart, solver.LCCF: SameStart, solver.LPNMF: SameStart, solver.GNMFNCW: SameStart} {
+		if got := DefaultCandidateStart.Resolve(m); got != want {
+			t.Errorf("DefaultCandidateStart for %v: %v, want %v", m, got, want)
+		}
+		if got := SameStart.Resolve(m); got != SameStart {
+			t.Errorf("SameStart for %v resolved to %v", m, got)
+		}
+	}
+	for _, s := range []CandidateStart{DefaultCandidateStart, PathStart, SameStart} {
+		if got, err := ParseCandidateStart(s.String()); err != nil || got != s {
+			t.Errorf("%v does not round-trip: %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseCandidateStart("warm"); err == nil {
+		t.Error("ParseCandidateStart accepted \"warm\"")
+	}
+	if _, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, CandidateStart: 7}); err == nil {
+		t.Error("Fit accepted candidate start 7")
 	}
 }

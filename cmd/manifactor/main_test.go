@@ -463,6 +463,30 @@ func TestClusterAndGraphCommands(t *testing.T) {
 			t.Errorf("--screen-iters 1: candidate %v", c)
 		}
 	}
+	// gnmf's candidates run along the weights by default (above weight
+	// 1, each from the previous one's factors), and --candidate-start
+	// same starts them all from the run's start.
+	for _, c := range []struct {
+		flags []string
+		want  string
+		paths int
+	}{{nil, "path", 6}, {[]string{"--candidate-start", "same"}, "same", 0}} {
+		out, _, err = runCLI(t, append([]string{"cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--json"}, c.flags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := decode(t, out)
+		paths := 0
+		cands, _ := m["lambda_candidates"].([]any)
+		for _, x := range cands {
+			if x.(map[string]any)["path"] == true {
+				paths++
+			}
+		}
+		if m["candidate_start"] != c.want || paths != c.paths {
+			t.Errorf("%v: candidate_start %v with %d candidates along the path; want %s and %d", c.flags, m["candidate_start"], paths, c.want, c.paths)
+		}
+	}
 	// graph writes a symmetric 0/1 matrix with each sample's 5 neighbours.
 	gfile := filepath.Join(dir, "g.mtx")
 	out, _, err = runCLI(t, "graph", "--data", mtx, "--neighbors", "5", "--weight", "binary", "--out", gfile, "--json")
@@ -527,6 +551,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "lpnmf", "--cg-tol", "Inf"}, []string{"--cg-tol +Inf"}},
 		{[]string{"--method", "lpnmf", "--cg-iters", "0"}, []string{"--cg-iters 0"}},
 		{[]string{"--method", "gnmf", "--screen-iters", "-5"}, []string{"--screen-iters -5"}},
+		{[]string{"--method", "gnmf", "--candidate-start", "warm"}, []string{"candidate-start", "warm"}},
 		{[]string{"--method", "nmf", "--max-df", "2"}, []string{"--max-df 2"}},
 		{[]string{"--method", "nmf", "--threads", "-3"}, []string{"--threads -3"}},
 		{[]string{"--method", "gnmf", "--neighbors", "60"}, []string{"60"}},

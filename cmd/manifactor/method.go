@@ -28,6 +28,7 @@ type methodFlags struct {
 	lambda       solver.Lambda
 	lambdas      string
 	screenIters  int
+	candStart    model.CandidateStart
 	formulation  solver.Formulation
 	papers       bool
 	start        model.Start
@@ -120,6 +121,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	f.fs = fs
 	fs.TextVar(&f.lambda, "lambda", solver.Lambda{}, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method); default: auto, or the papers' value under --formulation papers")
 	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
+	fs.TextVar(&f.candStart, "candidate-start", model.DefaultCandidateStart, "where --lambda auto's candidate fits start: path (each weight from the previous weight's factors; the plain fit and the smallest weight from the run's start), same (every weight from the run's start, each then the fit its weight gives fixed) or auto (path for gnmf, same for the others)")
 	fs.IntVar(&f.screenIters, "screen-iters", 0, "with N > 0, each of --lambda auto's candidates runs at most N iterations for the choice and the kept one, if cut short, is refitted with --iters: auto's time bounded at about 8 N iterations plus one fit, its choice made on the shortened fits (0: every candidate runs to its stopping rule)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
@@ -235,6 +237,7 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but --lambda is %v", f.lambdas, f.lambda)
 	}
 	o.ScreenIter = f.screenIters
+	o.CandidateStart = f.candStart
 	if f.lambdas != "" {
 		for _, s := range strings.Split(f.lambdas, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -308,24 +311,26 @@ func (g *graphFlags) readGraph(n int, stderr io.Writer) (*graph.Graph, error) {
 
 // fitSummary is summary.json and the --json output of fit and cluster.
 type fitSummary struct {
-	Method       string            `json:"method"`
-	K            int               `json:"k"`
-	Samples      int               `json:"samples"`
-	Features     int               `json:"features"`
-	NNZ          int               `json:"nnz"`
-	Classes      []int             `json:"classes,omitempty"`
-	Formulation  string            `json:"formulation,omitempty"`
-	Lambda       *float64          `json:"lambda,omitempty"`
-	LambdaAuto   []model.Candidate `json:"lambda_candidates,omitempty"`
-	GraphTrusted *bool             `json:"graph_trusted,omitempty"`
-	Neighbors    int               `json:"neighbors,omitempty"`
-	Weight       string            `json:"weight,omitempty"`
-	GraphPurity  *float64          `json:"graph_purity,omitempty"`
-	Kernel       string            `json:"kernel,omitempty"`
-	Assign       string            `json:"assign"`
-	Start        string            `json:"start"`
-	Iterations   int               `json:"iterations"`
-	Status       string            `json:"status"`
+	Method      string            `json:"method"`
+	K           int               `json:"k"`
+	Samples     int               `json:"samples"`
+	Features    int               `json:"features"`
+	NNZ         int               `json:"nnz"`
+	Classes     []int             `json:"classes,omitempty"`
+	Formulation string            `json:"formulation,omitempty"`
+	Lambda      *float64          `json:"lambda,omitempty"`
+	LambdaAuto  []model.Candidate `json:"lambda_candidates,omitempty"`
+	// CandidateStart is where auto's candidates started (path or same).
+	CandidateStart string   `json:"candidate_start,omitempty"`
+	GraphTrusted   *bool    `json:"graph_trusted,omitempty"`
+	Neighbors      int      `json:"neighbors,omitempty"`
+	Weight         string   `json:"weight,omitempty"`
+	GraphPurity    *float64 `json:"graph_purity,omitempty"`
+	Kernel         string   `json:"kernel,omitempty"`
+	Assign         string   `json:"assign"`
+	Start          string   `json:"start"`
+	Iterations     int      `json:"iterations"`
+	Status         string   `json:"status"`
 	// ProjGrad is the final relative KKT residual (solver.Result.ProjGrad),
 	// where the method measures it.
 	ProjGrad     *float64 `json:"projected_gradient,omitempty"`
@@ -385,6 +390,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.LambdaAuto = res.Candidates
 		if res.Candidates != nil {
 			sum.GraphTrusted = &res.Trusted
+			sum.CandidateStart = opts.CandidateStart.Resolve(opts.Method).String()
 		}
 		if res.Graph != nil {
 			sum.GraphSeconds = res.GraphTime.Seconds()
