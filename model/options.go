@@ -87,9 +87,9 @@ func ParseAssign(s string) (Assign, error) {
 type CandidateStart int
 
 const (
-	// DefaultCandidateStart is PathStart for gnmf and SameStart for the
-	// other graph methods, whose candidates along a path have not been
-	// measured under the protocol.
+	// DefaultCandidateStart is PathStart for gnmf and lccf and SameStart
+	// for lpnmf and the -ncw forms, whose candidates along a path have not
+	// been measured under the protocol.
 	DefaultCandidateStart CandidateStart = iota
 	// PathStart continues along the weights: the plain fit and the
 	// smallest positive weight start from the run's start, and each larger
@@ -149,7 +149,7 @@ func (s CandidateStart) Resolve(m solver.Method) CandidateStart {
 	if s != DefaultCandidateStart {
 		return s
 	}
-	if m == solver.GNMF {
+	if m == solver.GNMF || m == solver.LCCF {
 		return PathStart
 	}
 	return SameStart
