@@ -127,12 +127,7 @@ func ParseCandidateStart(s string) (CandidateStart, error) {
 }
 
 // MarshalText implements encoding.TextMarshaler.
-func (s CandidateStart) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(candidateStartNames) {
-		return nil, fmt.Errorf("model: invalid candidate start %d", int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s CandidateStart) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (s *CandidateStart) UnmarshalText(b []byte) error {
@@ -179,9 +174,10 @@ type Options struct {
 	// zero value is Auto under the scale-invariant formulation and the
 	// papers' value (solver.DefaultLambda) under Papers. Auto fits the
 	// plain method and the graph method at every weight of Lambdas (from
-	// the same start, or along the weights: CandidateStart), assigns each, and keeps one by the data alone (no
-	// labels): it trusts the graph when some weight's clustering cuts at
-	// most half as much of the graph as the plain method's, both relative
+	// the same start, or along the weights: CandidateStart), assigns
+	// each, and keeps one by the data alone (no labels): it trusts the
+	// graph when some weight's clustering cuts at most half as much of
+	// the graph as the plain method's, both relative
 	// to what random clusters of the same volumes would cut
 	// (Candidate.RelativeCut), and then keeps the clustering that cuts
 	// least; untrusted, it keeps the clustering most cohesive in the data
