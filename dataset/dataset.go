@@ -649,39 +649,15 @@ func (d *Dataset) firstNegative() (i, j int, x float64, found bool) {
 	return d.first(func(x float64) bool { return x < 0 })
 }
 
-// first returns the first stored entry, in row order, for which bad holds.
-// Sparse rows are searched in parallel, in fixed chunks of rows, each for
-// its own first entry; the earliest chunk's is the first of all.
+// first returns the first stored entry, in row order, for which bad holds
+// (sparse.CSR.First: in parallel, the same for any thread count).
 func (d *Dataset) first(bad func(float64) bool) (i, j int, x float64, found bool) {
 	if a := d.Sparse; a != nil {
-		chunks := (a.Rows + prepareRows - 1) / prepareRows
-		at := make([]int, chunks) // each chunk's first bad entry, or -1
-		parallel.For(chunks, 0, 1, func(c0, c1 int) {
-			for c := c0; c < c1; c++ {
-				at[c] = -1
-				lo, hi := c*prepareRows, min(a.Rows, (c+1)*prepareRows)
-				for p := a.Indptr[lo]; p < a.Indptr[hi]; p++ {
-					if bad(a.Val[p]) {
-						at[c] = p
-						break
-					}
-				}
-			}
-		})
-		p := -1
-		for _, q := range at {
-			if q >= 0 {
-				p = q
-				break
-			}
-		}
-		if p < 0 {
+		p, found := a.First(bad)
+		if !found {
 			return 0, 0, 0, false
 		}
-		// The row of entry p: the last row starting at or before it
-		// (empty rows start where the next one does).
-		i := sort.Search(a.Rows, func(r int) bool { return a.Indptr[r+1] > p })
-		return i, a.Ind[p], a.Val[p], true
+		return a.RowOf(p), a.Ind[p], a.Val[p], true
 	}
 	raw := d.Dense.RawMatrix()
 	for i := 0; i < raw.Rows; i++ {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/parallel"
 )
 
 // Weighting is how Prepare weighs the features. The zero value is
@@ -158,7 +159,13 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		return nil, fmt.Errorf("%s: a class selection is not available on a data set spread over processes", ds.Source)
 	}
 	err := ds.Validate()
-	if err == nil {
+	// One parallel pass over a sparse matrix's values answers the checks
+	// below; the dataset's own checks run only to name a failure.
+	var kinds valueKinds
+	if err == nil && ds.Sparse != nil {
+		kinds = kindsOf(ds.Sparse.Val)
+	}
+	if err == nil && (ds.Sparse == nil || kinds.negative) {
 		err = ds.CheckNonNegative()
 	}
 	if err := agree(pool, err); err != nil {
@@ -170,7 +177,7 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		if !ds.Weighted && ds.Sparse != nil {
 			// Term counts: whole numbers in every shard, and some values.
 			c := []float64{0, float64(len(ds.Sparse.Val))}
-			if !wholeNumbers(ds.Sparse.Val) && len(ds.Sparse.Val) > 0 {
+			if kinds.fraction {
 				c[0] = 1
 			}
 			if err := pool.Sum(c); err != nil {
@@ -200,7 +207,11 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	// The weighting is TFIDF's and LogTFIDF's, with the idf kept.
 	// (Negative values were refused above, whatever the weighting.)
 	if w == LogTFIDF {
-		if err := agree(pool, ds.CheckLogCounts()); err != nil {
+		var err error
+		if ds.Sparse == nil || kinds.nonCount {
+			err = ds.CheckLogCounts()
+		}
+		if err := agree(pool, err); err != nil {
 			return nil, err
 		}
 	}
@@ -309,15 +320,38 @@ func documentFrequency(ds *dataset.Dataset, pool Pool) (df []int, n int, err err
 	return local, int(c[len(local)]), nil
 }
 
-// wholeNumbers reports whether every value is a whole number, as term
-// counts are.
-func wholeNumbers(v []float64) bool {
-	for _, x := range v {
-		if x != math.Trunc(x) {
-			return false
+// valueKinds says which kinds of values a matrix holds.
+type valueKinds struct {
+	negative bool // some value below 0
+	fraction bool // some value not a whole number
+	nonCount bool // some non-zero value below 1 (log tf-idf needs counts)
+}
+
+// kindsEntries is how many values a goroutine of kindsOf reads at a time.
+const kindsEntries = 1 << 16
+
+// kindsOf returns the kinds of the finite values v, in parallel.
+func kindsOf(v []float64) valueKinds {
+	chunks := (len(v) + kindsEntries - 1) / kindsEntries
+	found := make([]valueKinds, chunks)
+	parallel.For(chunks, 0, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			var k valueKinds
+			for _, x := range v[c*kindsEntries : min(len(v), (c+1)*kindsEntries)] {
+				k.negative = k.negative || x < 0
+				k.fraction = k.fraction || x != math.Trunc(x)
+				k.nonCount = k.nonCount || (x != 0 && x < 1)
+			}
+			found[c] = k
 		}
+	})
+	var all valueKinds
+	for _, k := range found {
+		all.negative = all.negative || k.negative
+		all.fraction = all.fraction || k.fraction
+		all.nonCount = all.nonCount || k.nonCount
 	}
-	return len(v) > 0
+	return all
 }
 
 // selectClasses keeps the samples whose label is in keep; every label in
@@ -355,14 +389,23 @@ func countZeroSamples(ds *dataset.Dataset) int {
 	n, m := ds.Dims()
 	zero := 0
 	if a := ds.Sparse; a != nil {
-		for i := 0; i < n; i++ {
-			all := true
-			for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
-				all = all && v == 0
+		const rows = 4096
+		counts := make([]int, (n+rows-1)/rows)
+		parallel.For(len(counts), 0, 1, func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				for i := c * rows; i < min(n, (c+1)*rows); i++ {
+					all := true
+					for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
+						all = all && v == 0
+					}
+					if all {
+						counts[c]++
+					}
+				}
 			}
-			if all {
-				zero++
-			}
+		})
+		for _, c := range counts {
+			zero += c
 		}
 		return zero
 	}
@@ -420,11 +463,25 @@ func checkScale(ds *dataset.Dataset, pool Pool) error {
 	bi, bj := -1, -1
 	n, m := ds.Dims()
 	if a := ds.Sparse; a != nil {
-		for i := 0; i < n; i++ {
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				if x := math.Abs(a.Val[p]); x > big {
-					big, bi, bj = x, i, a.Ind[p]
+		// The largest magnitude of fixed chunks in parallel; the
+		// earliest chunk holding it names the first place it occurs.
+		chunks := (len(a.Val) + kindsEntries - 1) / kindsEntries
+		at := make([]int, chunks)
+		parallel.For(chunks, 0, 1, func(c0, c1 int) {
+			for c := c0; c < c1; c++ {
+				lo := c * kindsEntries
+				var top float64
+				at[c] = lo
+				for q, x := range a.Val[lo:min(len(a.Val), lo+kindsEntries)] {
+					if x = math.Abs(x); x > top {
+						top, at[c] = x, lo+q
+					}
 				}
+			}
+		})
+		for _, p := range at {
+			if x := math.Abs(a.Val[p]); x > big {
+				big, bi, bj = x, a.RowOf(p), a.Ind[p]
 			}
 		}
 	} else {

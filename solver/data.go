@@ -122,13 +122,8 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 		return nil, fmt.Errorf("solver: empty data (%d samples x %d features)", n, m)
 	}
 	d := &Data{m: m, n: n, sqNorm: samples.SquaredFrobenius(), nnz: samples.NNZ()}
-	for i := 0; i < n && d.neg == nil; i++ {
-		for p := samples.Indptr[i]; p < samples.Indptr[i+1]; p++ {
-			if v := samples.Val[p]; v < 0 {
-				d.neg = &entry{i, samples.Ind[p], v}
-				break
-			}
-		}
+	if p, found := samples.First(func(v float64) bool { return v < 0 }); found {
+		d.neg = &entry{samples.RowOf(p), samples.Ind[p], samples.Val[p]}
 	}
 	d.x, d.order = samples.TByFrequency()
 	d.xt = d.x.T()

@@ -57,8 +57,33 @@ func (a *CSR) Validate() error {
 		if hi > len(a.Val) {
 			return fmt.Errorf("sparse: row pointer %d of row %d (1-based) exceeds the %d stored values", hi, i+1, len(a.Val))
 		}
+	}
+	// The entries in fixed chunks of rows, in parallel; the earliest
+	// chunk's error is the first in row order, whatever the threads.
+	chunks := (a.Rows + validateRows - 1) / validateRows
+	errs := make([]error, chunks)
+	parallel.For(chunks, 0, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			errs[c] = a.validateRows(c*validateRows, min(a.Rows, (c+1)*validateRows))
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateRows is how many rows a goroutine of Validate checks at a time.
+const validateRows = 4096
+
+// validateRows checks the entries of rows i0..i1-1, whose pointers
+// Validate has checked.
+func (a *CSR) validateRows(i0, i1 int) error {
+	for i := i0; i < i1; i++ {
 		prev := -1
-		for p := lo; p < hi; p++ {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
 			j := a.Ind[p]
 			if j < 0 || j >= a.Cols {
 				return fmt.Errorf("sparse: row %d: column %d out of range [1, %d] (1-based)", i+1, j+1, a.Cols)
@@ -73,6 +98,44 @@ func (a *CSR) Validate() error {
 		}
 	}
 	return nil
+}
+
+// First returns the position in Ind and Val of the first stored entry, in
+// row order, whose value satisfies bad, and whether there is one. Fixed
+// chunks of entries are searched in parallel, each for its own first; the
+// earliest chunk's is the first of all, whatever the threads.
+func (a *CSR) First(bad func(float64) bool) (p int, found bool) {
+	chunks := (len(a.Val) + firstEntries - 1) / firstEntries
+	at := make([]int, chunks) // each chunk's first bad entry, or -1
+	parallel.For(chunks, 0, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			at[c] = -1
+			lo, hi := c*firstEntries, min(len(a.Val), (c+1)*firstEntries)
+			for q, v := range a.Val[lo:hi] {
+				if bad(v) {
+					at[c] = lo + q
+					break
+				}
+			}
+		}
+	})
+	for _, q := range at {
+		if q >= 0 {
+			return q, true
+		}
+	}
+	return 0, false
+}
+
+// firstEntries is how many entries a goroutine of First searches at a
+// time.
+const firstEntries = 1 << 16
+
+// RowOf returns the row holding stored entry p (0 <= p < NNZ).
+func (a *CSR) RowOf(p int) int {
+	// The last row starting at or before p (empty rows start where the
+	// next one does).
+	return sort.Search(a.Rows, func(r int) bool { return a.Indptr[r+1] > p })
 }
 
 // FromTriplets builds a rows x cols CSR from coordinate triplets
@@ -192,7 +255,17 @@ func (a *CSR) TPermuted(newRow []int) *CSR {
 	if m > 0 {
 		blocks = max(1, min(blocks, len(a.Ind)/(4*m)))
 	}
-	cut := func(b int) int { return b * a.Rows / blocks }
+	// Blocks hold equal numbers of entries, not of rows: rows ordered by
+	// falling length (TByFrequency's result, a Zipf corpus's terms) put
+	// most entries in the first rows, and cuts by rows left one thread
+	// with most of the work.
+	cuts := make([]int, blocks+1)
+	for b := 1; b < blocks; b++ {
+		e := b * len(a.Ind) / blocks
+		cuts[b] = sort.Search(a.Rows, func(r int) bool { return a.Indptr[r] >= e })
+	}
+	cuts[blocks] = a.Rows
+	cut := func(b int) int { return cuts[b] }
 	next := make([][]int, blocks)
 	parallel.For(blocks, blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {

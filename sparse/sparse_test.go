@@ -259,8 +259,15 @@ func TestSelect(t *testing.T) {
 func TestTransposeBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, c := range []struct{ r, c int }{{1, 1}, {12, 9}, {255, 3}, {256, 5}, {1000, 7}, {3001, 40}} {
+	for n, c := range []struct{ r, c int }{{1, 1}, {12, 9}, {255, 3}, {256, 5}, {1000, 7}, {3001, 40}, {3001, 40}, {700, 30}} {
 		a := randomCSR(rng, c.r, c.c, 0.4)
+		if n >= 6 {
+			// Rows by falling length, most entries in the first few (as
+			// TByFrequency's result or a Zipf corpus's terms): the
+			// blocks, cut by entries, fall among the first rows, and
+			// some hold no row.
+			a = skewedCSR(rng, c.r, c.c)
+		}
 		before := a.Clone()
 		for _, procs := range []int{1, 3, 7} {
 			runtime.GOMAXPROCS(procs)
@@ -286,6 +293,82 @@ func TestTransposeBlocks(t *testing.T) {
 		}
 		if !slices.Equal(a.Ind, before.Ind) || !slices.Equal(a.Val, before.Val) || !slices.Equal(a.Indptr, before.Indptr) {
 			t.Fatal("T changed its input")
+		}
+	}
+}
+
+// skewedCSR returns an r x c matrix (r >= 3) whose first row is full,
+// whose rows then hold fewer and fewer entries, and whose last rows are
+// empty.
+func skewedCSR(rng *rand.Rand, r, c int) *CSR {
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < r-2; i++ {
+		for j := 0; j < c; j++ {
+			if i == 0 || rng.Float64() < 8/float64(i+8) {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, rng.Float64()+0.5)
+			}
+		}
+	}
+	a, err := FromTriplets(r, c, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// TestValidateFirstError checks that Validate, which checks chunks of rows
+// in parallel, names the first bad row whatever the thread count.
+func TestValidateFirstError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := 3*validateRows + 17
+	for _, bad := range [][]int{{0}, {validateRows - 1, validateRows}, {2*validateRows + 5, validateRows + 1}, {r - 1}} {
+		a := randomCSR(rng, r, 20, 0.2)
+		first := r
+		for _, i := range bad {
+			for a.Indptr[i] == a.Indptr[i+1] {
+				i++ // an empty row holds nothing to break
+			}
+			a.Val[a.Indptr[i]] = math.NaN()
+			first = min(first, i)
+		}
+		want := fmt.Sprintf("row %d, column", first+1)
+		for _, procs := range []int{1, 2, 7} {
+			runtime.GOMAXPROCS(procs)
+			if err := a.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("NaN in rows %v, %d procs: got %v, want %q", bad, procs, err, want)
+			}
+		}
+	}
+}
+
+// TestFirst checks First and RowOf against a serial search, with bad
+// entries on both sides of First's chunk edges.
+func TestFirst(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := randomCSR(rng, 2000, 100, 0.9) // about 3 chunks of entries
+	for _, at := range [][]int{nil, {0}, {firstEntries - 1, firstEntries}, {2*firstEntries + 1, firstEntries + 3}, {a.NNZ() - 1}} {
+		b := a.Clone()
+		for _, p := range at {
+			b.Val[p] = -1
+		}
+		want, wantRow := -1, -1
+		for i := 0; i < b.Rows && want < 0; i++ {
+			for p := b.Indptr[i]; p < b.Indptr[i+1]; p++ {
+				if b.Val[p] < 0 {
+					want, wantRow = p, i
+					break
+				}
+			}
+		}
+		for _, procs := range []int{1, 3} {
+			runtime.GOMAXPROCS(procs)
+			p, found := b.First(func(v float64) bool { return v < 0 })
+			if found != (want >= 0) || (found && (p != want || b.RowOf(p) != wantRow)) {
+				t.Errorf("bad at %v, %d procs: First gave %d %v, want %d (row %d)", at, procs, p, found, want, wantRow)
+			}
 		}
 	}
 }

@@ -1,0 +1,85 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// passData returns a sparse data set of whole counts spanning several of
+// the parallel passes' chunks, with some rows all zero.
+func passData(rng *rand.Rand) *dataset.Dataset {
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < 9000; i++ {
+		if i%97 == 5 {
+			continue
+		}
+		for j := 0; j < 60; j++ {
+			if rng.Float64() < 0.3 {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, float64(1+rng.IntN(5)))
+			}
+		}
+	}
+	a, err := sparse.FromTriplets(9000, 60, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	return &dataset.Dataset{Source: "pass", Sparse: a}
+}
+
+// TestPreparePassesMatchSerial checks the parallel value passes of Prepare
+// (kindsOf, checkScale's search, countZeroSamples) against plain loops,
+// with the values that decide them on both sides of the chunk edges, for
+// several thread counts.
+func TestPreparePassesMatchSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(7, 8))
+	ds := passData(rng)
+	a := ds.Sparse
+	if a.NNZ() < 2*kindsEntries {
+		t.Fatalf("%d entries: too few to span the chunks", a.NNZ())
+	}
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		for _, at := range []int{0, kindsEntries - 1, kindsEntries, a.NNZ() - 1} {
+			for _, x := range []float64{-1, 0.5, 2.5} {
+				val := append([]float64(nil), a.Val...)
+				val[at] = x
+				var want valueKinds
+				for _, y := range val {
+					want.negative = want.negative || y < 0
+					want.fraction = want.fraction || y != math.Trunc(y)
+					want.nonCount = want.nonCount || (y != 0 && y < 1)
+				}
+				if got := kindsOf(val); got != want {
+					t.Errorf("%d procs, %g at %d: kinds %+v, want %+v", procs, x, at, got, want)
+				}
+			}
+			// The largest value, twice: the first is named.
+			b := &dataset.Dataset{Source: "pass", Sparse: a.Clone()}
+			b.Sparse.Val[at] = 1e200
+			b.Sparse.Val[min(at+kindsEntries+1, a.NNZ()-1)] = 1e200
+			row := b.Sparse.RowOf(at)
+			want := fmt.Sprintf("sample %d, feature %d ", row+1, b.Sparse.Ind[at]+1)
+			if err := checkScale(b, onePool{}); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%d procs, largest at %d: got %v, want %q", procs, at, err, want)
+			}
+		}
+		zero := 0
+		for i := 0; i < a.Rows; i++ {
+			if a.Indptr[i] == a.Indptr[i+1] {
+				zero++
+			}
+		}
+		if got := countZeroSamples(ds); got != zero || zero == 0 {
+			t.Errorf("%d procs: %d zero samples, want %d (> 0)", procs, got, zero)
+		}
+	}
+}
