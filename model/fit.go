@@ -15,6 +15,7 @@ import (
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // Result is the outcome of Fit: the kept factorization (its Labels are
@@ -138,6 +139,36 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		// 6.26 GB (bench/RESULTS.md).
 		runtime.GC()
 	}
+	// The k-means start reads the data set's matrix, which the solver's
+	// copy may take over (ConsumeData).
+	var start solver.Start
+	var startLabels []int
+	switch opts.Start {
+	case KMeansStart:
+		report(Progress{Stage: StartStage, Candidate: 1, Candidates: len(lambdas)})
+		km := cluster.KMeansOptions{K: opts.K, Seed: opts.Seed ^ kmeansStartStream, Threads: opts.Threads}
+		var r *cluster.KMeansResult
+		if ds.Sparse != nil {
+			r, err = cluster.KMeansSparse(ctx, ds.Sparse, km)
+		} else {
+			r, err = cluster.KMeans(ctx, ds.Dense, km)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: k-means start: %w", ds.Source, err)
+		}
+		start, startLabels = solver.LabelsStart, r.Labels
+	case NormalizedStart:
+		start = solver.NormalizedStart
+	case NNDSVDStart:
+		start = solver.NNDSVDStart
+	}
+	// Auto scores its candidates' clusterings in the data (Cohesion),
+	// from the solver's copy, which holds the data set's matrix in
+	// another order; the samples' lengths come from the matrix as it is.
+	var norms []float64
+	if auto && ds.Sparse != nil {
+		norms = rowNorms(ds.Sparse)
+	}
 	// The solver's copies come after the graph, so that the search's
 	// working set and its garbage never sit beside them.
 	var d *solver.Data
@@ -155,7 +186,13 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			// done this.
 			runtime.GC()
 		}
-		d, err = solver.NewSparseData(ds.Sparse)
+		if opts.ConsumeData {
+			if d, err = solver.NewSparseDataInPlace(ds.Sparse); err == nil {
+				ds.Sparse = nil
+			}
+		} else {
+			d, err = solver.NewSparseData(ds.Sparse)
+		}
 	} else {
 		d, err = solver.NewDenseData(ds.Dense)
 	}
@@ -166,25 +203,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	so := opts.Solver
 	so.Method, so.K, so.Formulation, so.Seed, so.Threads = opts.Method, opts.K, opts.Formulation, opts.Seed, opts.Threads
 	so.Graph = res.Graph
-	switch opts.Start {
-	case KMeansStart:
-		report(Progress{Stage: StartStage, Candidate: 1, Candidates: len(lambdas)})
-		km := cluster.KMeansOptions{K: opts.K, Seed: opts.Seed ^ kmeansStartStream, Threads: opts.Threads}
-		var r *cluster.KMeansResult
-		if ds.Sparse != nil {
-			r, err = cluster.KMeansSparse(ctx, ds.Sparse, km)
-		} else {
-			r, err = cluster.KMeans(ctx, ds.Dense, km)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: k-means start: %w", ds.Source, err)
-		}
-		so.Start, so.InitLabels = solver.LabelsStart, r.Labels
-	case NormalizedStart:
-		so.Start = solver.NormalizedStart
-	case NNDSVDStart:
-		so.Start = solver.NNDSVDStart
-	}
+	so.Start, so.InitLabels = start, startLabels
 	// Under Auto with a screening budget, every candidate first runs at
 	// most ScreenIter iterations; the kept one, if that cut it short, is
 	// refitted below.
@@ -260,7 +279,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
-		cand := Candidate{Lambda: lambda, Cohesion: Cohesion(ds, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
+		cand := Candidate{Lambda: lambda, Cohesion: dataCohesion(ds, d, norms, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
 			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit, Path: f.init != nil}
 		if res.Graph != nil {
 			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
@@ -449,39 +468,28 @@ func GraphRecall(ctx context.Context, ds *dataset.Dataset, g *graph.Graph, o gra
 // in the data.
 func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	n, m := ds.Dims()
-	index := map[int]int{}
-	for _, l := range labels {
-		if _, ok := index[l]; !ok {
-			index[l] = len(index)
-		}
-	}
-	k := len(index)
-	sums := make([]float64, k*m)
+	cluster, k := clusterIndex(labels)
 	if a := ds.Sparse; a != nil {
-		for i := 0; i < n; i++ {
-			row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-			norm := math.Sqrt(kernels.Dot(row, row))
-			if norm == 0 {
-				continue
+		norms := rowNorms(a)
+		return sparseCohesion(n, m, k, func(sums []float64) {
+			for i := 0; i < n; i++ {
+				if norms[i] == 0 {
+					continue
+				}
+				s := sums[cluster[i]*m:]
+				for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+					s[a.Ind[p]] += a.Val[p] / norms[i]
+				}
 			}
-			s := sums[index[labels[i]]*m:]
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				s[a.Ind[p]] += a.Val[p] / norm
-			}
-		}
-		var total float64
-		for c := 0; c < k; c++ {
-			s := sums[c*m : (c+1)*m]
-			total += math.Sqrt(kernels.Dot(s, s))
-		}
-		return total / float64(n)
+		})
 	}
+	sums := make([]float64, k*m)
 	count := make([]float64, k)
 	all := make([]float64, m)
 	var sq float64
 	raw := ds.Dense.RawMatrix()
 	for i := 0; i < n; i++ {
-		c := index[labels[i]]
+		c := cluster[i]
 		count[c]++
 		s := sums[c*m : (c+1)*m]
 		for j, x := range raw.Data[i*raw.Stride : i*raw.Stride+m] {
@@ -501,4 +509,66 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 		return 0
 	}
 	return (between - mean) / total
+}
+
+// dataCohesion is Cohesion(ds, labels) for Fit, which may have handed
+// ds's sparse matrix to the solver's copy d (Options.ConsumeData): sparse
+// samples are read from d, feature by feature, with norms their lengths
+// (rowNorms of the matrix as ds had it). Each sum over a cluster's samples
+// adds them in the same order as Cohesion does, so the two agree bit for
+// bit.
+func dataCohesion(ds *dataset.Dataset, d *solver.Data, norms []float64, labels []int) float64 {
+	if norms == nil {
+		return Cohesion(ds, labels)
+	}
+	n, m := d.Dims()
+	cluster, k := clusterIndex(labels)
+	return sparseCohesion(n, m, k, func(sums []float64) {
+		d.EachFeature(func(j int, samples []int, values []float64) {
+			for q, i := range samples {
+				if norms[i] != 0 {
+					sums[cluster[i]*m+j] += values[q] / norms[i]
+				}
+			}
+		})
+	})
+}
+
+// sparseCohesion returns sum_c |s_c| / n for the k cluster sums s_c of
+// length m that add fills in (zeroed, one after another).
+func sparseCohesion(n, m, k int, add func(sums []float64)) float64 {
+	sums := make([]float64, k*m)
+	add(sums)
+	var total float64
+	for c := 0; c < k; c++ {
+		s := sums[c*m : (c+1)*m]
+		total += math.Sqrt(kernels.Dot(s, s))
+	}
+	return total / float64(n)
+}
+
+// clusterIndex numbers the distinct labels 0..k-1 in order of first
+// appearance and returns each sample's number and k.
+func clusterIndex(labels []int) (cluster []int, k int) {
+	index := map[int]int{}
+	cluster = make([]int, len(labels))
+	for i, l := range labels {
+		c, ok := index[l]
+		if !ok {
+			c = len(index)
+			index[l] = c
+		}
+		cluster[i] = c
+	}
+	return cluster, len(index)
+}
+
+// rowNorms returns the Euclidean length of each row of a.
+func rowNorms(a *sparse.CSR) []float64 {
+	norms := make([]float64, a.Rows)
+	for i := range norms {
+		row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
+		norms[i] = math.Sqrt(kernels.Dot(row, row))
+	}
+	return norms
 }

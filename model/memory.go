@@ -39,8 +39,12 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	k := int64(max(opts.K, 1))
 	n64, m64 := int64(n), int64(m)
 	var est Memory
-	// A copy of the data per orientation for the solver, and the loaded one.
+	// A copy of the data per orientation for the solver, and the loaded
+	// one, which one of the copies may take over (ConsumeData).
 	est.Data = 3 * dataBytes(ds)
+	if opts.ConsumeData && ds.Sparse != nil {
+		est.Data = 2 * dataBytes(ds)
+	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its
 	// replicates' assignments and centres (small) and a copy of V.

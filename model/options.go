@@ -234,6 +234,15 @@ type Options struct {
 	// solver's iterations. It runs on the fitting goroutine and must be
 	// quick.
 	Progress func(Progress)
+	// ConsumeData lets Fit build the solver's copy of sparse data in the
+	// storage of the data set's matrix instead of beside it
+	// (solver.NewSparseDataInPlace): one copy of the data fewer, 16 bytes
+	// a stored entry, and the time of its first touch. Fit then sets
+	// ds.Sparse to nil: the data set keeps its source, labels, names and
+	// IDs but no matrix. For a caller done with the data once the fit is
+	// (the command line's cluster and bench). Results are the same bit
+	// for bit. Dense data is copied as before.
+	ConsumeData bool
 }
 
 // Stage is a step of the pipeline, as Progress reports it.

@@ -594,3 +594,38 @@ func TestRowSliceAndEqual(t *testing.T) {
 		t.Fatal("nil and empty differ")
 	}
 }
+
+// TestTTo checks TTo against T: into arrays with room (which it keeps),
+// into arrays too short and into none (which it replaces), and its refusal
+// of a's own storage.
+func TestTTo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ r, c int }{{1, 1}, {40, 9}, {700, 30}} {
+		a := randomCSR(rng, c.r, c.c, 0.4)
+		want := a.T()
+		roomy := &CSR{Indptr: make([]int, c.c+5), Ind: make([]int, a.NNZ()+3), Val: make([]float64, a.NNZ()+3)}
+		for i := range roomy.Ind {
+			roomy.Ind[i], roomy.Val[i] = -7, math.NaN() // garbage to overwrite
+		}
+		for i := range roomy.Indptr {
+			roomy.Indptr[i] = 99
+		}
+		ind, val := &roomy.Ind[0], &roomy.Val[0]
+		for _, dst := range []*CSR{roomy, {Ind: make([]int, 1)}, {}} {
+			a.TTo(dst)
+			if !dst.Equal(want) || dst.Rows != want.Rows || dst.Cols != want.Cols {
+				t.Fatalf("%dx%d: TTo differs from T", c.r, c.c)
+			}
+		}
+		if &roomy.Ind[0] != ind || &roomy.Val[0] != val {
+			t.Errorf("%dx%d: TTo replaced arrays that had room", c.r, c.c)
+		}
+	}
+	a := randomCSR(rng, 30, 30, 0.5)
+	defer func() {
+		if recover() == nil {
+			t.Error("TTo into a's own storage did not panic")
+		}
+	}()
+	a.TTo(a)
+}

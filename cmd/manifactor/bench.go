@@ -114,6 +114,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		opts.Lambda = solver.Fixed(solver.DefaultLambda(opts.Method, opts.Formulation, sparse))
 	}
 	opts.Assign = model.ArgMaxAssign // no k-means on V: only the loop is timed
+	// The data is needed no more once the fit is done: the solver's copy
+	// may take over its storage, as cluster's does.
+	opts.ConsumeData = true
 	graphStart := time.Now()
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
 		return err
@@ -150,6 +153,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}
 	}
+	n, m := ds.Dims()
+	nnz := ds.NNZ()
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		return err
@@ -160,12 +165,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			points[i].ProjGrad = &res.ProjGrad[i]
 		}
 	}
-	n, m := ds.Dims()
 	out := benchOutput{
 		Method: res.Method.String(), K: opts.K, Iters: res.Iterations,
 		MsPerIter:    res.IterTime.Seconds() * 1000 / float64(res.Iterations),
 		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
-		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: ds.NNZ(), Objective: res.Final(),
+		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: nnz, Objective: res.Final(),
 		Evaluate: mf.evaluate, Trace: points,
 		LoadSeconds: df.loadTime.Seconds(), PrepareSeconds: df.prepareTime.Seconds(), DataSeconds: res.DataTime.Seconds(), FitSeconds: fitTime.Seconds(),
 	}
@@ -177,7 +181,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		out.PeakRSSBytes = rss
 	}
 	if opts.Method == solver.NMF {
-		out.GFlops = nmfFlops(n, m, ds.NNZ(), sparse, opts.K) / (out.MsPerIter * 1e6)
+		out.GFlops = nmfFlops(n, m, nnz, sparse, opts.K) / (out.MsPerIter * 1e6)
 	}
 	out.GraphPasses = res.GraphPasses
 	if res.CG.Solves > 0 {

@@ -73,7 +73,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err := mfs.Parse([]string{"--method", method, "--k", strconv.Itoa(*k), "--seed", strconv.FormatUint(*seed, 10)}); err != nil {
 			return err
 		}
-		sum, res, _, err := factorize(ctx, p, &mf, rt, nil, stderr)
+		sum, res, _, err := factorize(ctx, p, &mf, rt, nil, false, stderr)
 		if err != nil {
 			return err
 		}

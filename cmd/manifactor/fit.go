@@ -105,7 +105,9 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, rt.quiet)
-	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, stderr)
+	// cluster needs the data no more once the fit is done; topics and
+	// fit read it afterwards (the model keeps it for transform).
+	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, name == "cluster", stderr)
 	done()
 	if err != nil {
 		return err

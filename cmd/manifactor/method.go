@@ -361,19 +361,25 @@ type cgJSON struct {
 
 // factorize runs the pipeline on prepared data with the flags' options and
 // summarizes the result, scored against the labels when there are any.
-func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), stderr io.Writer) (*fitSummary, *model.Result, model.Options, error) {
+//
+// With consume the fit takes over the data's matrix (model.Options'
+// ConsumeData): p.Data keeps its labels and names but no matrix.
+func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), consume bool, stderr io.Writer) (*fitSummary, *model.Result, model.Options, error) {
 	ds := p.Data
 	opts, err := mf.options(rt.threads, ds.Sparse != nil)
 	if err != nil {
 		return nil, nil, opts, err
 	}
 	opts.Progress = progress
+	opts.ConsumeData = consume
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
 		return nil, nil, opts, err
 	}
 	if err := rt.checkMemory(ds.Source, model.EstimateMemory(ds, opts, rt.threadCount())); err != nil {
 		return nil, nil, opts, err
 	}
+	n, m := ds.Dims()
+	nnz := ds.NNZ()
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		if res != nil && errors.Is(err, context.Canceled) {
@@ -381,8 +387,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		}
 		return nil, nil, opts, err
 	}
-	n, m := ds.Dims()
-	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: ds.NNZ(),
+	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: nnz,
 		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
 	if opts.Method.TakesGraph() {
 		sum.Formulation = opts.Formulation.String()

@@ -1,0 +1,96 @@
+package model
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/solver"
+)
+
+// TestConsumeData checks that Fit with ConsumeData gives the same result,
+// bit for bit, as Fit without (Auto's candidates and their cohesion
+// included, the k-means start, a concept method and a KL one), takes the
+// sparse matrix, and leaves dense data alone; and that the cohesion Fit
+// computes from the solver's copy is Cohesion's.
+func TestConsumeData(t *testing.T) {
+	ctx := context.Background()
+	base := planted(t, 4, 200, 90, 3, 0.5)
+	g := randomGraph(t, base.Labels, 0.9, 2)
+	for _, o := range []Options{
+		{Method: solver.GNMF, K: 3, Seed: 2, Lambdas: []float64{1, 10, 100}, Solver: solver.Options{MaxIter: 30}},
+		{Method: solver.GNMF, K: 3, Seed: 2, SampleGraph: g, Lambdas: []float64{1, 10}, CandidateStart: SameStart, Start: KMeansStart, Solver: solver.Options{MaxIter: 20}},
+		{Method: solver.LCCF, K: 3, Seed: 3, Lambdas: []float64{1, 10}, Solver: solver.Options{MaxIter: 20}},
+		{Method: solver.NMFKL, K: 3, Seed: 3, Start: NNDSVDStart, Solver: solver.Options{MaxIter: 20}},
+		{Method: solver.NMFNCW, K: 3, Seed: 3, Solver: solver.Options{MaxIter: 20}},
+	} {
+		kept := &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}
+		want, err := Fit(ctx, kept, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kept.Sparse.Equal(base.Sparse) {
+			t.Fatalf("%v: Fit changed the data without ConsumeData", o.Method)
+		}
+		taken := &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}
+		o.ConsumeData = true
+		got, err := Fit(ctx, taken, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taken.Sparse != nil {
+			t.Errorf("%v: the data set kept its matrix", o.Method)
+		}
+		if !mat.Equal(got.V, want.V) || !slices.Equal(got.Labels, want.Labels) || got.Lambda != want.Lambda || !slices.Equal(got.Objective, want.Objective) {
+			t.Errorf("%v: the fit on the consumed data differs", o.Method)
+		}
+		if len(got.Candidates) != len(want.Candidates) {
+			t.Fatalf("%v: %d candidates, want %d", o.Method, len(got.Candidates), len(want.Candidates))
+		}
+		for c := range want.Candidates {
+			if g, w := got.Candidates[c], want.Candidates[c]; g.Cohesion != w.Cohesion || g.RelativeCut != w.RelativeCut || g.Kept != w.Kept {
+				t.Errorf("%v: candidate %d: %+v, want %+v", o.Method, c, g, w)
+			}
+			if wc := Cohesion(base, want.Candidates[c].Labels); wc != want.Candidates[c].Cohesion {
+				t.Errorf("%v: candidate %d: Fit's cohesion %v, Cohesion's %v", o.Method, c, want.Candidates[c].Cohesion, wc)
+			}
+		}
+	}
+	// Cohesion from the solver's copy, on samples of unequal lengths.
+	a, labels := plantedCounts(t, 5, 1, 150, 70, 3, 0.6, func(_ *rand.Rand, i int) int { return i % 3 })
+	rng := rand.New(rand.NewPCG(6, 7))
+	for p := range a.Val {
+		a.Val[p] *= 0.1 + rng.ExpFloat64()
+	}
+	raw := &dataset.Dataset{Source: "raw", Sparse: a}
+	norms := rowNorms(a)
+	d, err := solver.NewSparseDataInPlace(a.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][]int{labels, base.Labels[:150], make([]int, 150)} {
+		if got, want := dataCohesion(raw, d, norms, l), Cohesion(raw, l); got != want {
+			t.Errorf("cohesion from the solver's copy %v, Cohesion %v", got, want)
+		}
+	}
+	// Dense data is copied as before.
+	dense := &dataset.Dataset{Source: "dense", Dense: base.Sparse.ToDense(), Labels: base.Labels}
+	before := mat.DenseCopyOf(dense.Dense)
+	if _, err := Fit(ctx, dense, Options{K: 3, Seed: 1, ConsumeData: true, Solver: solver.Options{MaxIter: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if dense.Dense == nil || !mat.Equal(dense.Dense, before) {
+		t.Error("ConsumeData changed dense data")
+	}
+	// The estimate counts one copy fewer.
+	o := Options{K: 3}
+	full := EstimateMemory(base, o, 1)
+	o.ConsumeData = true
+	if less := EstimateMemory(base, o, 1); full.Data-less.Data != dataBytes(base) {
+		t.Errorf("ConsumeData's estimate %d, without %d: want one copy (%d) less", less.Data, full.Data, dataBytes(base))
+	}
+}

@@ -1,0 +1,109 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// TestNewSparseDataInPlace checks that the Data built over the samples'
+// own arrays fits every method (both solvers where there are two) to the
+// same bits as NewSparseData's copy, that it leaves the samples without
+// arrays, that EachFeature lists X's rows in the caller's numbering, and
+// that bad samples are refused untouched.
+func TestNewSparseDataInPlace(t *testing.T) {
+	ctx := context.Background()
+	a, dense := randomSamples(3, 60, 25, 0.3)
+	g := randomGraph(4, 60, 4)
+	for _, method := range Methods() {
+		solvers := []Algorithm{MU}
+		if HasCD(method) {
+			solvers = append(solvers, CD)
+		}
+		for _, s := range solvers {
+			copied, err := NewSparseData(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := a.Clone()
+			inPlace, err := NewSparseDataInPlace(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Indptr != nil || b.Ind != nil || b.Val != nil {
+				t.Fatalf("%v: the samples kept arrays", method)
+			}
+			o := Options{Method: method, K: 3, Seed: 7, MaxIter: 15, Algorithm: s}
+			if method.TakesGraph() {
+				o.Graph, o.Lambda = g, Fixed(2)
+			}
+			want, err := Fit(ctx, copied, o)
+			if err != nil {
+				t.Fatalf("%v %v: %v", method, s, err)
+			}
+			got, err := Fit(ctx, inPlace, o)
+			if err != nil {
+				t.Fatalf("%v %v: %v", method, s, err)
+			}
+			if !mat.Equal(got.V, want.V) || (want.U != nil && !mat.Equal(got.U, want.U)) || (want.W != nil && !mat.Equal(got.W, want.W)) || !slices.Equal(got.Objective, want.Objective) {
+				t.Errorf("%v %v: the fit on the data in place differs from the copy's", method, s)
+			}
+		}
+	}
+	// EachFeature: X's rows, caller's feature numbers, samples in order.
+	d, err := NewSparseDataInPlace(a.Clone())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make([]bool, 25)
+	d.EachFeature(func(j int, samples []int, values []float64) {
+		seen[j] = true
+		var want []int
+		for i := 0; i < 60; i++ {
+			if dense.At(i, j) != 0 {
+				want = append(want, i)
+			}
+		}
+		if !slices.Equal(samples, want) {
+			t.Fatalf("feature %d: samples %v, want %v", j, samples, want)
+		}
+		for q, i := range samples {
+			if values[q] != dense.At(i, j) {
+				t.Fatalf("feature %d, sample %d: %v, want %v", j, i, values[q], dense.At(i, j))
+			}
+		}
+	})
+	if slices.Contains(seen, false) {
+		t.Error("EachFeature skipped a feature")
+	}
+	dd, err := NewDenseData(dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd.EachFeature(func(j int, samples []int, values []float64) {
+		for q, i := range samples {
+			if values[q] != dense.At(i, j) {
+				t.Fatalf("dense feature %d, sample %d: %v", j, i, values[q])
+			}
+		}
+	})
+	// Bad samples: an error, the samples as they were.
+	bad := a.Clone()
+	bad.Val[3] = math.NaN()
+	before := bad.Clone()
+	if _, err := NewSparseDataInPlace(bad); err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("NaN: got %v", err)
+	}
+	if bad.Indptr == nil || !slices.Equal(bad.Ind, before.Ind) || !slices.Equal(bad.Indptr, before.Indptr) {
+		t.Error("a refused matrix was changed")
+	}
+	if _, err := NewSparseDataInPlace(&sparse.CSR{Rows: 0, Cols: 3, Indptr: []int{0}}); err == nil {
+		t.Error("an empty matrix was accepted")
+	}
+}
