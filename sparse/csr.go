@@ -235,12 +235,18 @@ func (a *CSR) TPermuted(newRow []int) *CSR {
 	if newRow != nil && len(newRow) != a.Cols {
 		panic("sparse: TPermuted needs one new row per column")
 	}
+	t := a.newT()
+	a.transposeTo(t, newRow, nil)
+	return t
+}
+
+// newT returns the arrays of a's transpose, not yet filled.
+func (a *CSR) newT() *CSR {
 	t := &CSR{Indptr: make([]int, a.Cols+1), Ind: make([]int, len(a.Ind)), Val: make([]float64, len(a.Val))}
 	// A large transpose is usually written into fresh memory, where
 	// 4 KiB pages cost a fault each (see sysmem.HugePages).
 	sysmem.HugePages(t.Ind)
 	sysmem.HugePages(t.Val)
-	a.transposeTo(t, newRow)
 	return t
 }
 
@@ -258,7 +264,7 @@ func (a *CSR) TTo(dst *CSR) {
 	dst.Indptr = reuse(dst.Indptr, a.Cols+1)
 	dst.Ind = reuse(dst.Ind, len(a.Ind))
 	dst.Val = reuse(dst.Val, len(a.Val))
-	a.transposeTo(dst, nil)
+	a.transposeTo(dst, nil, nil)
 }
 
 // reuse returns s resliced to n elements when its capacity allows, a new
@@ -271,14 +277,12 @@ func reuse[E any](s []E, n int) []E {
 }
 
 // transposeTo fills t, whose Indptr, Ind and Val have the lengths of the
-// result, with the transpose of a, its rows permuted by newRow (nil: none).
-func (a *CSR) transposeTo(t *CSR, newRow []int) {
+// result, with the transpose of a, its rows permuted by newRow (nil: none)
+// or, when order is not nil, by the permutation it returns for the number
+// of entries in each column of a.
+func (a *CSR) transposeTo(t *CSR, newRow []int, order func(count []int) []int) {
 	t.Rows, t.Cols = a.Cols, a.Rows
 	t.Indptr[0] = 0
-	dest := func(j int) int { return j }
-	if newRow != nil {
-		dest = func(j int) int { return newRow[j] }
-	}
 	// The rows are cut into blocks at fixed places; each block counts its
 	// entries per column, so that it knows where its part of each column
 	// of t starts, and then fills its part in row order: the result is
@@ -311,6 +315,21 @@ func (a *CSR) transposeTo(t *CSR, newRow []int) {
 			next[b] = c
 		}
 	})
+	if order != nil {
+		count := make([]int, m)
+		parallel.For(m, blocks, 4096, func(lo, hi int) {
+			for j := lo; j < hi; j++ {
+				for b := range next {
+					count[j] += next[b][j]
+				}
+			}
+		})
+		newRow = order(count)
+	}
+	dest := func(j int) int { return j }
+	if newRow != nil {
+		dest = func(j int) int { return newRow[j] }
+	}
 	parallel.For(m, blocks, 4096, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			var s int
@@ -335,7 +354,13 @@ func (a *CSR) transposeTo(t *CSR, newRow []int) {
 	}
 	parallel.For(blocks, blocks, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
-			a.fillT(t, start, next[b], cut(b), cut(b+1))
+			// Block b's next place in each column of a, absolute: one
+			// array read an entry in the fill rather than two.
+			pos := next[b]
+			for j, s := range start {
+				pos[j] += s
+			}
+			a.fillT(t, pos, cut(b), cut(b+1))
 		}
 	})
 }
@@ -348,15 +373,14 @@ func (a *CSR) transposeTo(t *CSR, newRow []int) {
 // (8,192-65,536: 1.1-1.5 s), into memory the process had used before.
 const transposeBand = 32768
 
-// fillT writes rows r0..r1-1 of a into t: nx[j] counts the entries of
-// column j already written by these rows, start[j] is where column j
-// begins in t. It goes in bands of transposeBand columns, each band
-// scanning the rows in order, each row from where the previous band left
-// it (a row's entries are sorted by column), so every column receives its
-// entries in row order, as in one pass. next[i-r0] holds row i's next
-// column, so that a band skips the rows with no entry in it without
-// touching their entries.
-func (a *CSR) fillT(t *CSR, start, nx []int, r0, r1 int) {
+// fillT writes rows r0..r1-1 of a into t: pos[j] is where these rows'
+// next entry of column j goes in t. It goes in bands of transposeBand
+// columns, each band scanning the rows in order, each row from where the
+// previous band left it (a row's entries are sorted by column), so every
+// column receives its entries in row order, as in one pass. next[i-r0]
+// holds row i's next column, so that a band skips the rows with no entry
+// in it without touching their entries.
+func (a *CSR) fillT(t *CSR, pos []int, r0, r1 int) {
 	cur := make([]int, r1-r0)
 	next := make([]int, r1-r0)
 	for i := r0; i < r1; i++ {
@@ -378,9 +402,9 @@ func (a *CSR) fillT(t *CSR, start, nx []int, r0, r1 int) {
 				if j >= j1 {
 					break
 				}
-				q := start[j] + nx[j]
+				q := pos[j]
 				t.Ind[q], t.Val[q] = i, a.Val[p]
-				nx[j]++
+				pos[j]++
 			}
 			cur[r] = p
 			next[r] = math.MaxInt
@@ -398,17 +422,23 @@ func (a *CSR) fillT(t *CSR, start, nx []int, r0, r1 int) {
 // with its columns renumbered the same way, both with sorted indices and
 // no sort of the entries.
 func (a *CSR) TByFrequency() (*CSR, []int) {
-	count := a.ColNNZ()
-	order := make([]int, a.Cols)
-	for j := range order {
-		order[j] = j
-	}
-	sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
-	newRow := make([]int, a.Cols)
-	for r, j := range order {
-		newRow[j] = r
-	}
-	return a.TPermuted(newRow), order
+	var order []int
+	t := a.newT()
+	// The order comes from the transpose's own count of each column's
+	// entries, not from a pass of its own.
+	a.transposeTo(t, nil, func(count []int) []int {
+		order = make([]int, a.Cols)
+		for j := range order {
+			order[j] = j
+		}
+		sort.SliceStable(order, func(p, q int) bool { return count[order[p]] > count[order[q]] })
+		newRow := make([]int, a.Cols)
+		for r, j := range order {
+			newRow[j] = r
+		}
+		return newRow
+	})
+	return t, order
 }
 
 // Clone returns a deep copy of a.
