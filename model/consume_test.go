@@ -77,6 +77,48 @@ func TestConsumeData(t *testing.T) {
 			t.Errorf("cohesion from the solver's copy %v, Cohesion %v", got, want)
 		}
 	}
+	// A model of a consumed fit: NMF's transforms new samples as the
+	// kept fit's does; a concept method's, which keeps the training data,
+	// is refused.
+	for _, method := range []solver.Method{solver.NMF, solver.CF} {
+		var models [2]*Model
+		for q, consume := range []bool{false, true} {
+			a, labels := plantedCounts(t, 8, 1, 120, 60, 3, 0.5, func(_ *rand.Rand, i int) int { return i % 3 })
+			p, err := Prepare(&dataset.Dataset{Source: "planted", Sparse: a, Labels: labels}, PrepareOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := Options{Method: method, K: 3, Seed: 4, ConsumeData: consume, Solver: solver.Options{MaxIter: 20}}
+			res, err := Fit(ctx, p.Data, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			models[q], err = FromFit(p, res, o)
+			if method == solver.CF && consume {
+				if err == nil {
+					t.Error("FromFit made a cf model without its training data")
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%v, consume %v: %v", method, consume, err)
+			}
+		}
+		if method == solver.CF {
+			continue
+		}
+		a, _ := plantedCounts(t, 9, 2, 30, 60, 3, 0.5, func(_ *rand.Rand, i int) int { return i % 3 })
+		var out [2]*Transformed
+		for q := range models {
+			var err error
+			if out[q], err = models[q].Transform(ctx, &dataset.Dataset{Source: "new", Sparse: a.Clone()}, TransformOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !mat.Equal(out[0].V, out[1].V) || !slices.Equal(out[0].Labels, out[1].Labels) {
+			t.Error("the consumed fit's model transforms differently")
+		}
+	}
 	// Dense data is copied as before.
 	dense := &dataset.Dataset{Source: "dense", Dense: base.Sparse.ToDense(), Labels: base.Labels}
 	before := mat.DenseCopyOf(dense.Dense)

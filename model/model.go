@@ -104,12 +104,27 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 	if p.Preparation.weighed {
 		return nil, fmt.Errorf("model: FromFit: %s came weighed by the text pipeline's own idf, which a model cannot apply to new samples: load it as counts (dataset.TextOptions NoTFIDF and NoNormalize) and let Prepare weigh it", p.Data.Source)
 	}
-	n, mf := p.Data.Dims()
 	if res.V == nil || res.U == nil && !opts.Method.Concept() {
 		return nil, fmt.Errorf("model: FromFit: the fit has no factors")
 	}
-	if r, _ := res.V.Dims(); r != n {
-		return nil, fmt.Errorf("model: FromFit: V has %d rows, the prepared data %d samples", r, n)
+	// The sizes come from the preparation and the factors: a fit under
+	// ConsumeData leaves p.Data without its matrix.
+	n, _ := res.V.Dims()
+	consumed := p.Data.Sparse == nil && p.Data.Dense == nil
+	var mf int
+	if consumed {
+		if opts.Method.Concept() || opts.Method.TakesGraph() && res.Lambda > 0 {
+			return nil, fmt.Errorf("model: FromFit: a %v model keeps the training data, which the fit consumed (Options.ConsumeData)", opts.Method)
+		}
+		mf = len(p.Preparation.Features)
+		if r, _ := res.U.Dims(); r != mf {
+			return nil, fmt.Errorf("model: FromFit: U has %d rows, the preparation %d features", r, mf)
+		}
+	} else {
+		var r int
+		if r, mf = p.Data.Dims(); r != n {
+			return nil, fmt.Errorf("model: FromFit: V has %d rows, the prepared data %d samples", n, r)
+		}
 	}
 	m := &Model{Method: opts.Method, K: opts.K, Formulation: opts.Formulation, Lambda: res.Lambda, Assign: opts.Assign,
 		Seed: opts.Seed, Preparation: p.Preparation, U: res.U, V: res.V, W: res.W,

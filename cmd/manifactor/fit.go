@@ -105,9 +105,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, rt.quiet)
-	// cluster needs the data no more once the fit is done; topics and
-	// fit read it afterwards (the model keeps it for transform).
-	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, name == "cluster", stderr)
+	// cluster and topics need the data's matrix no more once the fit is
+	// done, nor does fit's model, except a concept or graph method's,
+	// which keeps the training data for transform.
+	consume := name != "fit" || !opts.Method.Concept() && !opts.Method.TakesGraph()
+	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, consume, stderr)
 	done()
 	if err != nil {
 		return err
