@@ -263,19 +263,19 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 				if measure && pass == 0 {
 					pg, ref = it.graphKKT.block(first + lo/cdBlock)
 				}
-				cw, b := it.vw.cd[worker], it.vw.scratch[worker][:k]
+				cw := it.vw.cd[worker]
 				blk := rows[lo:hi]
-				for i, j := range blk {
+				vrow := func(i int) []float64 { return v.Data[blk[i]*k : (blk[i]+1)*k] }
+				cw.putRows(len(blk), k, vrow, func(i int, b []float64) []float64 {
+					j := blk[i]
 					num.row(j, b)
 					p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
 					kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
-					cw.put(i, v.Data[j*k:(j+1)*k], b)
 					cw.d[i] = reg.deg[j]
-				}
+					return b
+				}, it.vw.scratch[worker][:4*k])
 				it.passGain[first+lo/cdBlock] = cdRows(cw, s, nil, k, len(blk), rule, pg, ref, cw.d)
-				for i, j := range blk {
-					cw.get(i, v.Data[j*k:(j+1)*k])
-				}
+				cw.getRows(len(blk), vrow)
 			})
 			first += (len(rows) + cdBlock - 1) / cdBlock
 		}
@@ -356,6 +356,72 @@ func (w *cdWork) put(i int, f, b []float64) {
 func (w *cdWork) get(i int, f []float64) {
 	for c := range f {
 		f[c] = w.u[c*cdStride+i]
+	}
+}
+
+// put4 is put for rows i..i+3 (i a multiple of 4) from the factor rows
+// f[0..3] and their products b[0..3]: each column receives four adjacent
+// values at a time, a third less time than four puts (k = 30).
+func (w *cdWork) put4(i int, f, b *[4][]float64) {
+	k := len(f[0])
+	f0, f1, f2, f3 := f[0], f[1][:k], f[2][:k], f[3][:k]
+	b0, b1, b2, b3 := b[0][:k], b[1][:k], b[2][:k], b[3][:k]
+	for c := 0; c < k; c++ {
+		o := c*cdStride + i
+		u := w.u[o : o+4 : o+4]
+		p := w.p[o : o+4 : o+4]
+		u[0], u[1], u[2], u[3] = f0[c], f1[c], f2[c], f3[c]
+		p[0], p[1], p[2], p[3] = b0[c], b1[c], b2[c], b3[c]
+	}
+}
+
+// get4 is get for rows i..i+3 (i a multiple of 4) into f[0..3].
+func (w *cdWork) get4(i int, f *[4][]float64) {
+	k := len(f[0])
+	f0, f1, f2, f3 := f[0], f[1][:k], f[2][:k], f[3][:k]
+	for c := 0; c < k; c++ {
+		o := c*cdStride + i
+		u := w.u[o : o+4 : o+4]
+		f0[c], f1[c], f2[c], f3[c] = u[0], u[1], u[2], u[3]
+	}
+}
+
+// putRows puts the r rows row(0..r-1) of the factor with their products,
+// four at a time: prod(i, buf) returns row i's product, written into
+// buf (a length-k row of scratch, which holds four) or, where scratch is
+// nil, held elsewhere.
+func (w *cdWork) putRows(r, k int, row func(i int) []float64, prod func(i int, buf []float64) []float64, scratch []float64) {
+	var f, b, buf [4][]float64
+	if scratch != nil {
+		for q := range buf {
+			buf[q] = scratch[q*k : (q+1)*k]
+		}
+	}
+	i := 0
+	for ; i+4 <= r; i += 4 {
+		for q := range 4 {
+			b[q] = prod(i+q, buf[q])
+			f[q] = row(i + q)
+		}
+		w.put4(i, &f, &b)
+	}
+	for ; i < r; i++ {
+		w.put(i, row(i), prod(i, buf[0]))
+	}
+}
+
+// getRows gets the block's r rows into row(0..r-1), four at a time.
+func (w *cdWork) getRows(r int, row func(i int) []float64) {
+	var f [4][]float64
+	i := 0
+	for ; i+4 <= r; i += 4 {
+		for q := range 4 {
+			f[q] = row(i + q)
+		}
+		w.get4(i, &f)
+	}
+	for ; i < r; i++ {
+		w.get(i, row(i))
 	}
 }
 

@@ -58,13 +58,10 @@ func (c *CDStep) Update(f blas64.General, num, s []float64, threads int) float64
 		for b := lo; b < hi; b++ {
 			r0 := b * cdBlock
 			r := min(cdBlock, f.Rows-r0)
-			for i := 0; i < r; i++ {
-				cw.put(i, f.Data[(r0+i)*k:(r0+i+1)*k], num[(r0+i)*k:(r0+i+1)*k])
-			}
+			row := func(i int) []float64 { return f.Data[(r0+i)*k : (r0+i+1)*k] }
+			cw.putRows(r, k, row, func(i int, _ []float64) []float64 { return num[(r0+i)*k : (r0+i+1)*k] }, nil)
 			cdRows(cw, s, invH, k, r, c.rule, nil, nil, nil)
-			for i := 0; i < r; i++ {
-				cw.get(i, f.Data[(r0+i)*k:(r0+i+1)*k])
-			}
+			cw.getRows(r, row)
 			dots[b] = cw.dot(k, r)
 		}
 	})

@@ -142,7 +142,7 @@ func (w *passWork) run(h half, threads int) float64 {
 		}
 		first := lo
 		if h.update && h.cd != nil {
-			dot = w.cdChunk(h, w.cd[worker], invH, lo, hi, num, pg, ref)
+			dot = w.cdChunk(h, w.cd[worker], invH, lo, hi, buf[:4*k], pg, ref)
 			first = hi
 		}
 		for i := first; i < hi; i++ {
@@ -267,20 +267,16 @@ func transpose(t, a []float64, rows, k int) {
 
 // cdChunk runs a cd half step on rows lo..hi-1 of h.f, cdBlock rows at a
 // time (cdRows), and returns sum_i f_i . N_i for the updated rows; pg and
-// ref receive the measure at the rows' starting values. num is a length-k
-// scratch row, invH the reciprocals of h.s's diagonal.
+// ref receive the measure at the rows' starting values. num is scratch for
+// four rows of k, invH the reciprocals of h.s's diagonal.
 func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, pg, ref []float64) (dot float64) {
 	k := w.k
 	for b := lo; b < hi; b += cdBlock {
 		r := min(cdBlock, hi-b)
-		for i := 0; i < r; i++ {
-			h.num.row(b+i, num)
-			cw.put(i, h.f.Data[(b+i)*k:(b+i+1)*k], num)
-		}
+		row := func(i int) []float64 { return h.f.Data[(b+i)*k : (b+i+1)*k] }
+		cw.putRows(r, k, row, func(i int, dst []float64) []float64 { h.num.row(b+i, dst); return dst }, num)
 		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref, nil)
-		for i := 0; i < r; i++ {
-			cw.get(i, h.f.Data[(b+i)*k:(b+i+1)*k])
-		}
+		cw.getRows(r, row)
 		dot += cw.dot(k, r)
 	}
 	return dot
