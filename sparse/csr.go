@@ -31,8 +31,10 @@ func NewCSR(rows, cols int, indptr, ind []int, val []float64) (*CSR, error) {
 }
 
 // Validate reports the first way in which a breaks the CSR invariants: row
-// pointers monotone from 0 to len(Val), column indices in range and strictly
-// increasing within each row, values finite.
+// pointers monotone from 0 to len(Val), then, row by row, column indices in
+// range and strictly increasing within each row, values finite. The rows'
+// entries are checked in parallel; the error is the first in row order
+// whatever the number of threads.
 func (a *CSR) Validate() error {
 	if a.Rows < 0 || a.Cols < 0 {
 		return fmt.Errorf("sparse: negative dimensions %d x %d", a.Rows, a.Cols)
