@@ -92,7 +92,8 @@ const collectBeforeCopy = 1 << 22
 // opts.Graph, or opts.SampleGraph), the start, the factorization (under
 // Auto once per candidate weight, from the same start or along the
 // weights: Options.CandidateStart), and the
-// assignment. ds is not modified. Errors name the source. On
+// assignment. ds is not modified, unless opts.ConsumeData lets the
+// solver's copy take over its sparse matrix. Errors name the source. On
 // cancellation the result so far, if any, comes back with the context's
 // error.
 func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error) {
