@@ -358,17 +358,11 @@ func graphCut(g *graph.Graph, labels []int) (cut, chance, relative float64) {
 	cut = 1 - g.Agreement(labels)
 	// Clusters in the order of their first sample, so that the sum below
 	// runs in one order.
-	index := map[int]int{}
-	var vol []float64
+	cluster, k := clusterIndex(labels)
+	vol := make([]float64, k)
 	var total float64
 	for i, d := range g.Degree {
-		c, ok := index[labels[i]]
-		if !ok {
-			c = len(vol)
-			index[labels[i]] = c
-			vol = append(vol, 0)
-		}
-		vol[c] += d
+		vol[cluster[i]] += d
 		total += d
 	}
 	chance = 1

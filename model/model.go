@@ -107,34 +107,31 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 	if res.V == nil || res.U == nil && !opts.Method.Concept() {
 		return nil, fmt.Errorf("model: FromFit: the fit has no factors")
 	}
-	// The sizes come from the preparation and the factors: a fit under
-	// ConsumeData leaves p.Data without its matrix.
-	n, _ := res.V.Dims()
+	// A fit under ConsumeData leaves p.Data without its matrix, which
+	// only a model that keeps the training data needs (below).
 	consumed := p.Data.Sparse == nil && p.Data.Dense == nil
-	var mf int
-	if consumed {
-		if opts.Method.Concept() || opts.Method.TakesGraph() && res.Lambda > 0 {
-			return nil, fmt.Errorf("model: FromFit: a %v model keeps the training data, which the fit consumed (Options.ConsumeData)", opts.Method)
-		}
-		mf = len(p.Preparation.Features)
-		if r, _ := res.U.Dims(); r != mf {
-			return nil, fmt.Errorf("model: FromFit: U has %d rows, the preparation %d features", r, mf)
-		}
-	} else {
-		var r int
-		if r, mf = p.Data.Dims(); r != n {
-			return nil, fmt.Errorf("model: FromFit: V has %d rows, the prepared data %d samples", n, r)
+	if !consumed {
+		n, _ := p.Data.Dims()
+		if r, _ := res.V.Dims(); r != n {
+			return nil, fmt.Errorf("model: FromFit: V has %d rows, the prepared data %d samples", r, n)
 		}
 	}
 	m := &Model{Method: opts.Method, K: opts.K, Formulation: opts.Formulation, Lambda: res.Lambda, Assign: opts.Assign,
 		Seed: opts.Seed, Preparation: p.Preparation, U: res.U, V: res.V, W: res.W,
 		Labels: res.Labels, Centers: res.Centers, State: res.State()}
+	// A graph method's model links new samples to the training samples
+	// through the graph it built; it and a concept model keep the data.
+	links := opts.Method.TakesGraph() && m.State.GraphWeight > 0 && opts.SampleGraph == nil
+	if (opts.Method.Concept() || links) && consumed {
+		return nil, fmt.Errorf("model: FromFit: a %v model keeps the training data, which the fit consumed (Options.ConsumeData)", opts.Method)
+	}
 	if m.U == nil {
 		// cf and lccf under a non-linear kernel have no basis in feature
 		// space; Transform needs W and the training data only.
+		_, mf := p.Data.Dims()
 		m.U = mat.NewDense(mf, opts.K, nil)
 	}
-	if opts.Method.TakesGraph() && m.State.GraphWeight > 0 && opts.SampleGraph == nil {
+	if links {
 		m.Graph = opts.Graph
 		m.Graph.Seed, m.Graph.Threads, m.Graph.Progress = opts.Seed, 0, nil
 		m.Links = true

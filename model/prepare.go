@@ -327,23 +327,22 @@ type valueKinds struct {
 	nonCount bool // some non-zero value below 1 (log tf-idf needs counts)
 }
 
-// kindsEntries is how many values a goroutine of kindsOf reads at a time.
-const kindsEntries = 1 << 16
+// valueChunk is how many values a goroutine of the passes over a sparse
+// matrix's values (kindsOf, checkScale) reads at a time: fixed chunks, so
+// that what the passes find does not depend on the threads.
+const valueChunk = 1 << 16
 
 // kindsOf returns the kinds of the finite values v, in parallel.
 func kindsOf(v []float64) valueKinds {
-	chunks := (len(v) + kindsEntries - 1) / kindsEntries
-	found := make([]valueKinds, chunks)
-	parallel.For(chunks, 0, 1, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			var k valueKinds
-			for _, x := range v[c*kindsEntries : min(len(v), (c+1)*kindsEntries)] {
-				k.negative = k.negative || x < 0
-				k.fraction = k.fraction || x != math.Trunc(x)
-				k.nonCount = k.nonCount || (x != 0 && x < 1)
-			}
-			found[c] = k
+	found := make([]valueKinds, (len(v)+valueChunk-1)/valueChunk)
+	parallel.For(len(v), 0, valueChunk, func(lo, hi int) {
+		var k valueKinds
+		for _, x := range v[lo:hi] {
+			k.negative = k.negative || x < 0
+			k.fraction = k.fraction || x != math.Trunc(x)
+			k.nonCount = k.nonCount || (x != 0 && x < 1)
 		}
+		found[lo/valueChunk] = k
 	})
 	var all valueKinds
 	for _, k := range found {
@@ -391,16 +390,14 @@ func countZeroSamples(ds *dataset.Dataset) int {
 	if a := ds.Sparse; a != nil {
 		const rows = 4096
 		counts := make([]int, (n+rows-1)/rows)
-		parallel.For(len(counts), 0, 1, func(c0, c1 int) {
-			for c := c0; c < c1; c++ {
-				for i := c * rows; i < min(n, (c+1)*rows); i++ {
-					all := true
-					for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
-						all = all && v == 0
-					}
-					if all {
-						counts[c]++
-					}
+		parallel.For(n, 0, rows, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				all := true
+				for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
+					all = all && v == 0
+				}
+				if all {
+					counts[lo/rows]++
 				}
 			}
 		})
@@ -465,17 +462,14 @@ func checkScale(ds *dataset.Dataset, pool Pool) error {
 	if a := ds.Sparse; a != nil {
 		// The largest magnitude of fixed chunks in parallel; the
 		// earliest chunk holding it names the first place it occurs.
-		chunks := (len(a.Val) + kindsEntries - 1) / kindsEntries
-		at := make([]int, chunks)
-		parallel.For(chunks, 0, 1, func(c0, c1 int) {
-			for c := c0; c < c1; c++ {
-				lo := c * kindsEntries
-				var top float64
-				at[c] = lo
-				for q, x := range a.Val[lo:min(len(a.Val), lo+kindsEntries)] {
-					if x = math.Abs(x); x > top {
-						top, at[c] = x, lo+q
-					}
+		at := make([]int, (len(a.Val)+valueChunk-1)/valueChunk)
+		parallel.For(len(a.Val), 0, valueChunk, func(lo, hi int) {
+			var top float64
+			c := lo / valueChunk
+			at[c] = lo
+			for q, x := range a.Val[lo:hi] {
+				if x = math.Abs(x); x > top {
+					top, at[c] = x, lo+q
 				}
 			}
 		})

@@ -43,12 +43,12 @@ func TestPreparePassesMatchSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	ds := passData(rng)
 	a := ds.Sparse
-	if a.NNZ() < 2*kindsEntries {
+	if a.NNZ() < 2*valueChunk {
 		t.Fatalf("%d entries: too few to span the chunks", a.NNZ())
 	}
 	for _, procs := range []int{1, 2, 5} {
 		runtime.GOMAXPROCS(procs)
-		for _, at := range []int{0, kindsEntries - 1, kindsEntries, a.NNZ() - 1} {
+		for _, at := range []int{0, valueChunk - 1, valueChunk, a.NNZ() - 1} {
 			for _, x := range []float64{-1, 0.5, 2.5} {
 				val := append([]float64(nil), a.Val...)
 				val[at] = x
@@ -65,7 +65,7 @@ func TestPreparePassesMatchSerial(t *testing.T) {
 			// The largest value, twice: the first is named.
 			b := &dataset.Dataset{Source: "pass", Sparse: a.Clone()}
 			b.Sparse.Val[at] = 1e200
-			b.Sparse.Val[min(at+kindsEntries+1, a.NNZ()-1)] = 1e200
+			b.Sparse.Val[min(at+valueChunk+1, a.NNZ()-1)] = 1e200
 			row := b.Sparse.RowOf(at)
 			want := fmt.Sprintf("sample %d, feature %d ", row+1, b.Sparse.Ind[at]+1)
 			if err := checkScale(b, onePool{}); err == nil || !strings.Contains(err.Error(), want) {

@@ -62,12 +62,9 @@ func (a *CSR) Validate() error {
 	}
 	// The entries in fixed chunks of rows, in parallel; the earliest
 	// chunk's error is the first in row order, whatever the threads.
-	chunks := (a.Rows + validateRows - 1) / validateRows
-	errs := make([]error, chunks)
-	parallel.For(chunks, 0, 1, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			errs[c] = a.validateRows(c*validateRows, min(a.Rows, (c+1)*validateRows))
-		}
+	errs := make([]error, (a.Rows+validateRows-1)/validateRows)
+	parallel.For(a.Rows, 0, validateRows, func(lo, hi int) {
+		errs[lo/validateRows] = a.validateRows(lo, hi)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -107,17 +104,14 @@ func (a *CSR) validateRows(i0, i1 int) error {
 // chunks of entries are searched in parallel, each for its own first; the
 // earliest chunk's is the first of all, whatever the threads.
 func (a *CSR) First(bad func(float64) bool) (p int, found bool) {
-	chunks := (len(a.Val) + firstEntries - 1) / firstEntries
-	at := make([]int, chunks) // each chunk's first bad entry, or -1
-	parallel.For(chunks, 0, 1, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			at[c] = -1
-			lo, hi := c*firstEntries, min(len(a.Val), (c+1)*firstEntries)
-			for q, v := range a.Val[lo:hi] {
-				if bad(v) {
-					at[c] = lo + q
-					break
-				}
+	at := make([]int, (len(a.Val)+firstEntries-1)/firstEntries) // each chunk's first bad entry, or -1
+	parallel.For(len(a.Val), 0, firstEntries, func(lo, hi int) {
+		c := lo / firstEntries
+		at[c] = -1
+		for q, v := range a.Val[lo:hi] {
+			if bad(v) {
+				at[c] = lo + q
+				break
 			}
 		}
 	})
