@@ -17,8 +17,14 @@ func TestCDLengthPanics(t *testing.T) {
 		"CDGather column": func() { CDGather(make([]float64, 10), 5, 2, five[:2], five, five, five, five) },
 		"CDGather stride": func() { CDGather(make([]float64, 10), 4, 0, five[:2], five, five, five, five) },
 		"CDGather u":      func() { CDGather(make([]float64, 9), 5, 0, five[:2], five, five, five, five) },
-		"KLStep y":        func() { KLStep(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), 1, 0) },
-		"KLStep h":        func() { KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), 1, 0) },
+		"CDGather2 den": func() {
+			CDGather2(make([]float64, 10), 5, 0, five[:4], make([]float64, 10), make([]float64, 10), five, make([]float64, 9))
+		},
+		"CDGather2 p": func() {
+			CDGather2(make([]float64, 10), 5, 0, five[:4], make([]float64, 9), make([]float64, 10), five, make([]float64, 10))
+		},
+		"KLStep y": func() { KLStep(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), 1, 0) },
+		"KLStep h": func() { KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), 1, 0) },
 	} {
 		func() {
 			defer func() {
@@ -241,11 +247,13 @@ func TestCDGather2(t *testing.T) {
 					u0, s0, p0, ih0, d0 := slices.Clone(u), slices.Clone(s), slices.Clone(p), slices.Clone(ih), slices.Clone(d)
 					// The meaning: column c's step, then column c+1's, each
 					// by the reference with its own row of S.
-					want, den := slices.Clone(u), make([]float64, r)
-					w0, wd0 := cdGatherGeneric(want, ld, c, s0[:k], p0[c*ld:c*ld+r], d0, ih0[c*ld:c*ld+r], den)
-					w1, wd1 := cdGatherGeneric(want, ld, c+1, s0[k:], p0[(c+1)*ld:(c+1)*ld+r], d0, ih0[(c+1)*ld:(c+1)*ld+r], den)
+					want, wantDen := slices.Clone(u), make([][]float64, 2)
+					wantDen[0], wantDen[1] = make([]float64, r), make([]float64, r)
+					w0, wd0 := cdGatherGeneric(want, ld, c, s0[:k], p0[c*ld:c*ld+r], d0, ih0[c*ld:c*ld+r], wantDen[0])
+					w1, wd1 := cdGatherGeneric(want, ld, c+1, s0[k:], p0[(c+1)*ld:(c+1)*ld+r], d0, ih0[(c+1)*ld:(c+1)*ld+r], wantDen[1])
+					den, denb := guarded(n, (off+2)%4, func(int) float64 { return guard })
 
-					sq0, sq1, sqd := CDGather2(u, ld, c, s, p, ih, d)
+					sq0, sq1, sqd := CDGather2(u, ld, c, s, p, ih, d, den)
 
 					name := fmt.Sprintf("k=%d r=%d c=%d", k, r, c)
 					checkSame(t, name+" s", s, s0)
@@ -257,6 +265,7 @@ func TestCDGather2(t *testing.T) {
 					checkGuards(t, name+" p", p, pb, (off+1)%4)
 					checkGuards(t, name+" ih", ih, ib, (off+3)%4)
 					checkGuards(t, name+" d", d, db, (off+2)%4)
+					checkGuards(t, name+" den", den, denb, (off+2)%4)
 					var scale float64
 					for i := range u {
 						col, row := i/ld, i%ld
@@ -274,6 +283,12 @@ func TestCDGather2(t *testing.T) {
 						sc := (a + 2*d0[row]*u0[i] + math.Abs(p0[c*ld+row]) + math.Abs(p0[(c+1)*ld+row])) * (1 + ih0[i]) * (1 + s0[k+c])
 						if !near(u[i], want[i], sc) {
 							t.Errorf("%s: row %d of column %d: %v, want %v", name, row, col, u[i], want[i])
+						}
+						// den: the sum each step met, at the values it
+						// started from (column c+1's after column c's step).
+						wd := wantDen[col-c][row]
+						if !near(den[i], wd, sc) {
+							t.Errorf("%s: den at row %d of column %d: %v, want %v", name, row, col, den[i], wd)
 						}
 						if ih0[i] == 0 && u[i] != u0[i] {
 							t.Errorf("%s: row %d of column %d with ih = 0 moved from %v to %v", name, row, col, u0[i], u[i])

@@ -3,20 +3,22 @@
 #include "textflag.h"
 #include "cdstep_amd64.h"
 
-// func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64)
+// func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64, den []float64) (sq0, sq1, sqd float64)
 //
-// Registers: SI row i of u's column 0; R11, R8 and R10 row i of column c
-// of u, p and ih (column c+1 is DX bytes further); R9 d at row i; AX the
+// Registers: SI row i of u's column 0; R11, R8, R10 and R14 row i of
+// column c of u, p, ih and den (column c+1 is DX bytes further); R9 d at
+// row i; AX the
 // rows left; DX the column stride in bytes; BX s; R12 k in bytes (row
 // c+1 of S); in the sums over the columns R13 walks down u's columns, DI
 // along s, CX counts the columns. Y0-Y3 column c's sums, Y4-Y7 column
 // c+1's; Y12, Y13 and Y14 the sums of squares; Y15 zero.
 
-// STEP0 finishes column c for four rows (sum in acc): the step as
-// cdGatherAVX2's, then acc1 += S_{c+1,c} delta.
+// STEP0 finishes column c for four rows (sum in acc): S u + d x to den,
+// the step as cdGatherAVX2's, then acc1 += S_{c+1,c} delta.
 #define STEP0(acc, acc1, off) \
 	VMOVUPD      off(R11), Y8; \
 	VFMADD231PD  off(R9), Y8, acc; \
+	VMOVUPD      acc, off(R14); \
 	VSUBPD       off(R8), acc, acc; \
 	CDMOVE(acc, off(R11), off(R10)); \
 	VBROADCASTSD s1c+144(FP), acc; \
@@ -29,13 +31,19 @@
 #define STEP1(acc, off) \
 	VMOVUPD     off(R11)(DX*1), Y8; \
 	VFMADD231PD off(R9), Y8, acc; \
+	VMOVUPD     acc, off(R14)(DX*1); \
 	VSUBPD      off(R8)(DX*1), acc, acc; \
 	CDMOVE(acc, off(R11)(DX*1), off(R10)(DX*1)); \
 	VMULPD      Y10, Y10, Y10; \
 	VADDPD      Y10, Y13, Y13; \
 	VFMADD231PD off(R9), Y10, Y14
 
-TEXT ·cdGather2AVX2(SB), NOSPLIT, $0-176
+// CDADVANCE2 is CDADVANCE with den's row pointer too.
+#define CDADVANCE2(bytes) \
+	CDADVANCE(bytes); \
+	ADDQ $bytes, R14
+
+TEXT ·cdGather2AVX2(SB), NOSPLIT, $0-200
 	MOVQ   u_base+0(FP), SI
 	MOVQ   ld+24(FP), DX
 	SHLQ   $3, DX
@@ -47,6 +55,8 @@ TEXT ·cdGather2AVX2(SB), NOSPLIT, $0-176
 	ADDQ   R13, R8
 	MOVQ   ih_base+96(FP), R10
 	ADDQ   R13, R10
+	MOVQ   den_base+152(FP), R14
+	ADDQ   R13, R14
 	MOVQ   d_base+120(FP), R9
 	MOVQ   d_len+128(FP), AX
 	MOVQ   s_base+48(FP), BX
@@ -100,7 +110,7 @@ col16:
 	STEP1(Y5, 32)
 	STEP1(Y6, 64)
 	STEP1(Y7, 96)
-	CDADVANCE(128)
+	CDADVANCE2(128)
 	SUBQ   $16, AX
 	CMPQ   AX, $16
 	JAE    rows16
@@ -129,7 +139,7 @@ col4:
 
 	STEP0(Y0, Y4, 0)
 	STEP1(Y4, 0)
-	CDADVANCE(32)
+	CDADVANCE2(32)
 	SUBQ   $4, AX
 	CMPQ   AX, $4
 	JAE    rows4
@@ -168,6 +178,7 @@ col1:
 	// Column c.
 	VMOVSD      (R11), X8
 	VFMADD231SD (R9), X8, X0
+	VMOVSD      X0, (R14)
 	VSUBSD      (R8), X0, X0
 	CDMOVE1(X0, (R11), (R10))
 	VMOVSD      s1c+144(FP), X0
@@ -179,18 +190,19 @@ col1:
 	// Column c+1.
 	VMOVSD      (R11)(DX*1), X8
 	VFMADD231SD (R9), X8, X4
+	VMOVSD      X4, (R14)(DX*1)
 	VSUBSD      (R8)(DX*1), X4, X4
 	CDMOVE1(X4, (R11)(DX*1), (R10)(DX*1))
 	VMULSD      X10, X10, X10
 	VADDSD      X10, X13, X13
 	VFMADD231SD (R9), X10, X14
-	CDADVANCE(8)
+	CDADVANCE2(8)
 	DECQ         AX
 	JNZ          row1
 
 done:
-	VMOVSD X12, sq0+152(FP)
-	VMOVSD X13, sq1+160(FP)
-	VMOVSD X14, sqd+168(FP)
+	VMOVSD X12, sq0+176(FP)
+	VMOVSD X13, sq1+184(FP)
+	VMOVSD X14, sqd+192(FP)
 	VZEROUPPER
 	RET

@@ -125,13 +125,15 @@ func cdGatherGeneric(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sq
 	return sq, sqd
 }
 
-func cdGather2Generic(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64) {
+func cdGather2Generic(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64, den []float64) (sq0, sq1, sqd float64) {
 	step := func(col, i int, a float64) float64 {
 		x := u[col*ld+i]
+		a += d[i] * x
+		den[col*ld+i] = a
 		if ih[col*ld+i] == 0 {
 			return 0
 		}
-		y := x - (a+d[i]*x-p[col*ld+i])*ih[col*ld+i]
+		y := x - (a-p[col*ld+i])*ih[col*ld+i]
 		if !(y > 0) {
 			y = 0
 		}

@@ -263,12 +263,15 @@ func CDGather(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float
 // block read once for both): column c's step as CDGather's, then column
 // c+1's with its sum corrected by S_{c+1,c} times column c's change, so
 // that it sees the new value as a sweep does. s holds rows c and c+1 of S
-// (2k values, k = len(s)/2); p and ih are column-major with stride ld like
-// u (column c at p[c*ld:], ih[c*ld:]); d has one diagonal term per row,
-// and its length is the number of rows. No den is written. It returns the
-// sums of the squared changes of column c and of column c+1, and of the
-// squared changes of both times d[i]. It panics if c+1 is not a column,
-// if ld < len(d), or if u, p or ih is too short.
+// (2k values, k = len(s)/2); p, ih and den are column-major with stride
+// ld like u (column c at p[c*ld:], ih[c*ld:], den[c*ld:]); d has one
+// diagonal term per row, and its length is the number of rows. Columns c
+// and c+1 of den receive each step's sum S u + d x, at the values the
+// step starts from (the gradient the sweep meets, plus p), as CDGather's
+// den does. It returns the sums of the squared changes of column c and
+// of column c+1, and of the squared changes of both times d[i]. It
+// panics if c+1 is not a column, if ld < len(d), or if u, p, ih or den
+// is too short.
 //
 // Reference:
 //
@@ -283,7 +286,7 @@ func CDGather(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd float
 //		d1 := step(c+1, a1)
 //		sq0 += d0 * d0; sq1 += d1 * d1; sqd += (d0*d0 + d1*d1) * d[i]
 //	}
-func CDGather2(u []float64, ld, c int, s, p, ih, d []float64) (sq0, sq1, sqd float64) {
+func CDGather2(u []float64, ld, c int, s, p, ih, d, den []float64) (sq0, sq1, sqd float64) {
 	r, k := len(d), len(s)/2
 	if len(s)%2 != 0 || c < 0 || c+1 >= k || ld < r {
 		panic(fmt.Sprintf("kernels: CDGather2: %d rows, stride %d, columns %d and %d of %d values of S", r, ld, c, c+1, len(s)))
@@ -291,10 +294,10 @@ func CDGather2(u []float64, ld, c int, s, p, ih, d []float64) (sq0, sq1, sqd flo
 	if r == 0 {
 		return 0, 0, 0
 	}
-	if need := (k-1)*ld + r; len(u) < need || len(p) < need || len(ih) < need {
-		panic(fmt.Sprintf("kernels: CDGather2: %d values, %d products, %d curvatures for %d columns of stride %d and %d rows", len(u), len(p), len(ih), k, ld, r))
+	if need := (k-1)*ld + r; len(u) < need || len(p) < need || len(ih) < need || len(den) < need {
+		panic(fmt.Sprintf("kernels: CDGather2: %d values, %d products, %d curvatures, %d outputs for %d columns of stride %d and %d rows", len(u), len(p), len(ih), len(den), k, ld, r))
 	}
-	return cdGather2Impl(u, ld, c, k, s, p, ih, d, s[k+c])
+	return cdGather2Impl(u, ld, c, k, s, p, ih, d, s[k+c], den)
 }
 
 // KLStep is the inner step of coordinate descent under the KL divergence,

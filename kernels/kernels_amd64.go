@@ -142,7 +142,7 @@ func cdGatherAVX2(u []float64, ld, c int, s, p, d, ih, den []float64) (sq, sqd f
 // the order of its sums differ from the reference's.
 //
 //go:noescape
-func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64) (sq0, sq1, sqd float64)
+func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64, den []float64) (sq0, sq1, sqd float64)
 
 // klStepAVX2 is klStepGeneric four entries at a time, the move of y by an
 // FMA and the three sums in four lanes each (its rounding and the order of

@@ -150,7 +150,7 @@ func BenchmarkCDGather(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		rnd := rand.New(rand.NewPCG(5, 6))
 		u, s := randSlice(rnd, k*ld), randSlice(rnd, 2*k)
-		p, d, den := randSlice(rnd, k*ld), make([]float64, r), make([]float64, r)
+		p, d, den, g := randSlice(rnd, k*ld), make([]float64, r), make([]float64, r), make([]float64, k*ld)
 		ih := make([]float64, k*ld)
 		for i := range s {
 			// A small curvature row keeps the steps from running away.
@@ -172,7 +172,7 @@ func BenchmarkCDGather(b *testing.B) {
 			c := 0
 			b.ReportAllocs()
 			for b.Loop() {
-				CDGather2(u, ld, c, s, p, ih, d)
+				CDGather2(u, ld, c, s, p, ih, d, g)
 				c = (c + 2) % (k - 1)
 			}
 			reportFlops(b, 2*2*r*k)

@@ -38,21 +38,32 @@ func rowsOf(data []float64, r, k int) dmat {
 
 // halfKKT is the plain reference of one half's measure, column by
 // column: gradient f s - num (Frobenius, s = the other factor's Gram
-// matrix) or colsum - num (KL, s nil), projected where f is zero.
-func halfKKT(f, num dmat, s dmat, colsum []float64) (pg, ref []float64) {
+// matrix) or colsum - num (KL, s nil), projected where f is zero. With
+// sweep (Frobenius only) each row's gradient is taken as one cyclic
+// coordinate-descent sweep over the row meets it, coordinate c after
+// coordinates 0..c-1 have stepped to their minimizers (cd's measure);
+// otherwise all at the starting f (mu's).
+func halfKKT(f, num dmat, s dmat, colsum []float64, sweep bool) (pg, ref []float64) {
 	k := len(f[0])
 	pg, ref = make([]float64, k), make([]float64, k)
 	for i := range f {
+		fi := append([]float64(nil), f[i]...)
 		var fs []float64
 		if s != nil {
-			fs = mul(dmat{f[i]}, s)[0]
+			fs = mul(dmat{fi}, s)[0]
 		}
-		for c := range f[i] {
+		for c := range fi {
+			if sweep {
+				fs = mul(dmat{fi}, s)[0]
+			}
 			g := -num[i][c]
 			if s != nil {
 				g += fs[c]
 			} else {
 				g += colsum[c]
+			}
+			if sweep && s[c][c] > 0 {
+				fi[c] = max(0, fi[c]-g/s[c][c])
 			}
 			if f[i][c] <= 0 {
 				g = min(g, 0)
@@ -66,8 +77,8 @@ func halfKKT(f, num dmat, s dmat, colsum []float64) (pg, ref []float64) {
 
 // referenceKKT computes Result.ProjGrad's value for the V half at (u, v)
 // and the U half at (u, v1), balanced by the lengths of the columns of
-// (u1, v1), straight from its definition.
-func referenceKKT(xt, u, v, v1, u1 dmat, kl bool) float64 {
+// (u1, v1), straight from its definition; sweep as halfKKT's.
+func referenceKKT(xt, u, v, v1, u1 dmat, kl, sweep bool) float64 {
 	var numV, numU dmat
 	var sV, sU dmat
 	var colU, colV1 []float64
@@ -101,8 +112,8 @@ func referenceKKT(xt, u, v, v1, u1 dmat, kl bool) float64 {
 		numV, sV = mul(xt, u), mul(tr(u), u)
 		numU, sU = mul(tr(xt), v1), mul(tr(v1), v1)
 	}
-	pgV, refV := halfKKT(v, numV, sV, colU)
-	pgU, refU := halfKKT(u, numU, sU, colV1)
+	pgV, refV := halfKKT(v, numV, sV, colU, sweep)
+	pgU, refU := halfKKT(u, numU, sU, colV1, sweep)
 	gu, gv := mul(tr(u1), u1), mul(tr(v1), v1)
 	var a, b, c2, d float64
 	for c := 0; c < k; c++ {
@@ -118,8 +129,9 @@ func referenceKKT(xt, u, v, v1, u1 dmat, kl bool) float64 {
 
 // TestProjGradMatchesReference: the relative KKT residual the iterators
 // measure inside their passes equals the one computed from the full
-// gradients, in the second iteration (where cd has set entries to zero,
-// so the projection matters), for the Frobenius solvers and KL mu.
+// gradients (for cd, those its first sweep meets), in the second
+// iteration (where cd has set entries to zero, so the projection
+// matters), for the Frobenius solvers and KL mu.
 func TestProjGradMatchesReference(t *testing.T) {
 	all, _ := datas(t, 91, 40, 30, 0.3)
 	for _, c := range []struct {
@@ -147,7 +159,7 @@ func TestProjGradMatchesReference(t *testing.T) {
 			}
 			v1 := rowsOf(f.v.Data, f.v.Rows, k)
 			u1 := rowsOf(f.a.Data, f.a.Rows, k)
-			want := referenceKKT(internalXT(p), u, v, v1, u1, c.m.KL())
+			want := referenceKKT(internalXT(p), u, v, v1, u1, c.m.KL(), c.a == CD)
 			got, ok := (&run{it: it}).projGrad()
 			if !ok || math.Abs(got-want) > 1e-10*want {
 				t.Errorf("%s/%s/%s: projected gradient %v (measured %v), reference %v", c.m, c.a, name, got, ok, want)
