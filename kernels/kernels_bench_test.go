@@ -179,3 +179,23 @@ func BenchmarkCDGather(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkKLStep runs one step over a row of 126 stored entries (a TDT2
+// document's mean), as KL coordinate descent calls it once per
+// coordinate step.
+func BenchmarkKLStep(b *testing.B) {
+	const n = 126
+	benchPaths(b, func(b *testing.B) {
+		rnd := rand.New(rand.NewPCG(7, 8))
+		y, x, ho, hn := randSlice(rnd, n), randSlice(rnd, n), randSlice(rnd, n), randSlice(rnd, n)
+		for i := range y {
+			y[i] += 0.5
+		}
+		b.ReportAllocs()
+		t := 1e-12
+		for b.Loop() {
+			KLStep(y, x, ho, hn, t, 1e-10)
+			t = -t
+		}
+	})
+}
