@@ -305,16 +305,25 @@ func refill(labels []int, dist []float64, counts []int, center func(j, row int))
 // repair leaves them).
 func setMeans(c []float64, d int, labels []int, threads int, w *lloydWork, add func(cj []float64, i int)) {
 	groupRows(labels, w)
-	parallel.For(len(w.counts), threads, 1, func(lo, hi int) {
+	// The sums go into a buffer of the goroutine's own: the centers of a
+	// factor's k columns are a few cache lines, and neighbouring centers
+	// summed in place by different goroutines would bounce their shared
+	// lines between the cores on every row.
+	bufs := make([][]float64, parallel.Workers(len(w.counts), threads, 1))
+	parallel.ForWorker(len(w.counts), threads, 1, func(worker, lo, hi int) {
+		if bufs[worker] == nil {
+			bufs[worker] = make([]float64, d)
+		}
+		buf := bufs[worker]
 		for j := lo; j < hi; j++ {
-			cj := c[j*d : (j+1)*d]
-			clear(cj)
+			clear(buf)
 			for _, i := range w.order[w.start[j]:w.start[j+1]] {
-				add(cj, i)
+				add(buf, i)
 			}
 			m := float64(w.start[j+1] - w.start[j])
-			for t := range cj {
-				cj[t] /= m
+			cj := c[j*d : (j+1)*d]
+			for t, x := range buf {
+				cj[t] = x / m
 			}
 		}
 	})

@@ -696,7 +696,7 @@ func mustSeed(t *testing.T, data lloydData, k int) []float64 {
 // BenchmarkKMeans times the typical use: k-means on the rows of an NMF
 // factor V, n x k with K = k clusters and 10 replicates.
 func BenchmarkKMeans(b *testing.B) {
-	for _, s := range []struct{ n, k int }{{9394, 30}} {
+	for _, s := range []struct{ n, k int }{{9394, 30}, {9394, 10}, {200000, 20}} {
 		v := factorRows(rand.New(rand.NewPCG(1, 1)), s.n, s.k)
 		for _, threads := range []int{1, 0} {
 			b.Run(fmt.Sprintf("n=%d/d=%d/K=%d/threads=%d", s.n, s.k, s.k, threads), func(b *testing.B) {

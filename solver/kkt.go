@@ -27,7 +27,7 @@ type kktSums struct {
 
 // reset makes room for blocks blocks of k columns, all zero.
 func (s *kktSums) reset(blocks, k int) {
-	stride := (2*k+7)/8*8 + 8
+	stride := apart(2 * k)
 	if len(s.part) < blocks*stride {
 		s.part = make([]float64, blocks*stride)
 	}
@@ -166,3 +166,9 @@ func newKKTState(k int) kktState {
 }
 
 func (s kktState) relative() float64 { return relativeKKT(s.a, s.v, s.na, s.nv) }
+
+// apart returns the stride at which per-chunk partial sums of n values
+// lie a cache line apart at least, rounded up to whole lines: chunks that
+// neighbouring goroutines add into at once must not share a line, which
+// would bounce between the cores on every addition.
+func apart(n int) int { return (n+7)/8*8 + 8 }

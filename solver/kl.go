@@ -408,11 +408,11 @@ func (it *klIter) graphTerms(rc []float64) {
 		it.logs()
 	}
 	n := v.Rows
-	chunks := (n + rowChunk - 1) / rowChunk
-	part := make([]float64, chunks*k)
+	chunks, ps := (n+rowChunk-1)/rowChunk, apart(k)
+	part := make([]float64, chunks*ps)
 	parallel.For(chunks, th, 1, func(c0, c1 int) {
 		for c := c0; c < c1; c++ {
-			acc := part[c*k : (c+1)*k]
+			acc := part[c*ps : c*ps+k]
 			for j := c * rowChunk; j < min((c+1)*rowChunk, n); j++ {
 				vj, lj := v.Data[j*k:(j+1)*k], it.logV[j*k:(j+1)*k]
 				for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
@@ -429,7 +429,7 @@ func (it *klIter) graphTerms(rc []float64) {
 	clear(rc)
 	for c := 0; c < chunks; c++ {
 		for col := range rc {
-			rc[col] += part[c*k+col]
+			rc[col] += part[c*ps+col]
 		}
 	}
 }

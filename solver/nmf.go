@@ -231,11 +231,11 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 // result does not depend on threads.
 func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64, threads int) {
 	k, n := v.Cols, v.Rows
-	chunks := (n + rowChunk - 1) / rowChunk
-	part := make([]float64, chunks*k)
+	chunks, ps := (n+rowChunk-1)/rowChunk, apart(k)
+	part := make([]float64, chunks*ps)
 	parallel.For(chunks, threads, 1, func(c0, c1 int) {
 		for ch := c0; ch < c1; ch++ {
-			acc := part[ch*k : (ch+1)*k]
+			acc := part[ch*ps : ch*ps+k]
 			for i := ch * rowChunk; i < min((ch+1)*rowChunk, n); i++ {
 				vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
 				for c, x := range vi {
@@ -247,7 +247,7 @@ func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64, threads
 	clear(gk)
 	for ch := 0; ch < chunks; ch++ {
 		for c := range gk {
-			gk[c] += part[ch*k+c]
+			gk[c] += part[ch*ps+c]
 		}
 	}
 }
