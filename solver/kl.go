@@ -120,7 +120,7 @@ func (it *klIter) weight(j int) float64 {
 
 func (it *klIter) buffers(workers, k int) {
 	for len(it.scratch) < workers {
-		it.scratch = append(it.scratch, make([]float64, k))
+		it.scratch = append(it.scratch, ownRow(k))
 	}
 }
 

@@ -180,7 +180,7 @@ type klCDWork struct {
 // workers makes room for the workers of a pass over n rows.
 func (it *klIter) workers(n, k int) {
 	for len(it.cdWork) < parallel.Workers(n, it.p.opts.Threads, 16) {
-		it.cdWork = append(it.cdWork, &klCDWork{graph: klGraphRow{alpha: make([]float64, k), a: make([]float64, k), lg: make([]float64, k)}})
+		it.cdWork = append(it.cdWork, &klCDWork{graph: klGraphRow{alpha: ownRow(k), a: ownRow(k), lg: ownRow(k)}})
 	}
 }
 
