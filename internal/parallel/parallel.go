@@ -1,6 +1,8 @@
 // Package parallel runs loops over index ranges on a fixed number of
-// goroutines. Work is handed out in chunks through a shared counter, so the
-// split into chunks may differ between runs; callers must make each index's
+// goroutines. For and ForWorker hand out work in chunks through a shared
+// counter, so which goroutine runs a chunk may differ between runs; Split
+// gives each goroutine the same contiguous range at every call, for loops
+// of passes over the same data. Either way callers must make each index's
 // result independent of which goroutine computes it (no cross-index sums),
 // which is what keeps the module's results identical for any thread count.
 package parallel
@@ -75,6 +77,36 @@ func ForWorker(n, threads, grain int, body func(worker, lo, hi int)) {
 				}
 				body(w, c*grain, min((c+1)*grain, n))
 			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Split calls body(worker, lo, hi) once for each of up to threads
+// goroutines (threads <= 0 means GOMAXPROCS) with contiguous ranges that
+// cover [0, n): range w is [w n / t, (w+1) n / t) for t goroutines, the
+// same for every call with the same n and threads. Where For hands out
+// chunks to whichever goroutine asks first, Split keeps each goroutine on
+// the same indices from one call to the next, so that a loop of passes
+// over the same rows (an iterative solver's vectors) finds each
+// goroutine's rows in its own core's caches instead of moving them
+// between cores every pass. There is no balancing: the indices should
+// cost about the same.
+func Split(n, threads int, body func(worker, lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	t := min(Threads(threads), n)
+	if t <= 1 {
+		body(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(t)
+	for w := 0; w < t; w++ {
+		go func() {
+			defer wg.Done()
+			body(w, w*n/t, (w+1)*n/t)
 		}()
 	}
 	wg.Wait()

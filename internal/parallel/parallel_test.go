@@ -62,3 +62,41 @@ func TestForWorkerChunksAndWorkers(t *testing.T) {
 		t.Fatal("Workers(0, ...) != 0")
 	}
 }
+
+func TestSplit(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 100, 1001} {
+		for _, threads := range []int{-1, 0, 1, 2, 3, 16} {
+			hits := make([]atomic.Int32, n)
+			var ranges [2][][2]int
+			for call := range ranges {
+				got := make([][2]int, Threads(threads))
+				var calls atomic.Int32
+				Split(n, threads, func(w, lo, hi int) {
+					calls.Add(1)
+					if w < 0 || w >= len(got) || lo > hi || lo < 0 || hi > n {
+						t.Errorf("n=%d threads=%d: worker %d range [%d,%d)", n, threads, w, lo, hi)
+						return
+					}
+					got[w] = [2]int{lo, hi}
+					for i := lo; i < hi; i++ {
+						hits[i].Add(1)
+					}
+				})
+				if n > 0 && int(calls.Load()) != min(Threads(threads), n) {
+					t.Errorf("n=%d threads=%d: %d calls", n, threads, calls.Load())
+				}
+				ranges[call] = got
+			}
+			for i := range hits {
+				if h := hits[i].Load(); h != 2 {
+					t.Fatalf("n=%d threads=%d: index %d visited %d times in two calls", n, threads, i, h)
+				}
+			}
+			for w := range ranges[0] {
+				if ranges[0][w] != ranges[1][w] {
+					t.Errorf("n=%d threads=%d: worker %d got %v then %v", n, threads, w, ranges[0][w], ranges[1][w])
+				}
+			}
+		}
+	}
+}
