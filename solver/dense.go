@@ -23,6 +23,18 @@ import (
 // partial Gram matrix is summed as one term.
 const rowChunk = 1024
 
+// apart returns the stride at which per-chunk partial sums of n values
+// lie a cache line apart at least, rounded up to whole lines: chunks that
+// neighbouring goroutines add into at once must not share a line, which
+// would bounce between the cores on every addition.
+func apart(n int) int { return (n+7)/8*8 + 8 }
+
+// ownRow returns a length-n row for one goroutine's own use, on cache
+// lines of its own: rows of a few values allocated one after another
+// share lines, which bounce between the cores when their goroutines
+// write them on every row of a pass.
+func ownRow(n int) []float64 { return make([]float64, apart(n))[:n:n] }
+
 // identity returns 0, 1, ..., k-1, the column indices that turn AxpyGather
 // into a dense row times a dense matrix.
 func identity(k int) []int {

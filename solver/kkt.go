@@ -166,15 +166,3 @@ func newKKTState(k int) kktState {
 }
 
 func (s kktState) relative() float64 { return relativeKKT(s.a, s.v, s.na, s.nv) }
-
-// apart returns the stride at which per-chunk partial sums of n values
-// lie a cache line apart at least, rounded up to whole lines: chunks that
-// neighbouring goroutines add into at once must not share a line, which
-// would bounce between the cores on every addition.
-func apart(n int) int { return (n+7)/8*8 + 8 }
-
-// ownRow returns a length-n row for one goroutine's own use, on cache
-// lines of its own: rows of a few values allocated one after another
-// share lines, which bounce between the cores when their goroutines
-// write them on every row of a pass.
-func ownRow(n int) []float64 { return make([]float64, apart(n))[:n:n] }
