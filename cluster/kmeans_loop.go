@@ -191,6 +191,7 @@ type lloydWork struct {
 	norms   []float64   // ||c_j||^2
 	ct      []float64   // the centers transposed, d x k
 	scratch [][]float64 // per worker, k
+	means   [][]float64 // per worker of setMeans, d, made on first use
 	counts  []int       // rows per cluster
 	start   []int       // k+1 offsets into order
 	fill    []int       // k insertion points into order
@@ -201,21 +202,17 @@ type lloydWork struct {
 // centers and assign's workers on the given number of threads.
 func newLloydWork(n, d, k, threads int) *lloydWork {
 	w := &lloydWork{
-		norms:   make([]float64, k),
-		ct:      make([]float64, d*k),
-		scratch: make([][]float64, parallel.Workers(n, threads, assignGrain)),
+		norms: make([]float64, k),
+		ct:    make([]float64, d*k),
+		// Each worker writes its scratch on every row: on lines of its
+		// own (at k = 10 two threads took longer than one when they
+		// shared them).
+		scratch: parallel.OwnRows(parallel.Workers(n, threads, assignGrain), k),
+		means:   make([][]float64, parallel.Workers(k, threads, 1)),
 		counts:  make([]int, k),
 		start:   make([]int, k+1),
 		fill:    make([]int, k),
 		order:   make([]int, n),
-	}
-	// Each worker writes its scratch on every row: the buffers lie a cache
-	// line apart, since k-value buffers allocated one after another share
-	// lines for small k (at k = 10 two threads took longer than one).
-	stride := (k+7)/8*8 + 8
-	back := make([]float64, len(w.scratch)*stride)
-	for i := range w.scratch {
-		w.scratch[i] = back[i*stride : i*stride+k : i*stride+k]
 	}
 	return w
 }
@@ -314,12 +311,11 @@ func setMeans(c []float64, d int, labels []int, threads int, w *lloydWork, add f
 	// factor's k columns are a few cache lines, and neighbouring centers
 	// summed in place by different goroutines would bounce their shared
 	// lines between the cores on every row.
-	bufs := make([][]float64, parallel.Workers(len(w.counts), threads, 1))
 	parallel.ForWorker(len(w.counts), threads, 1, func(worker, lo, hi int) {
-		if bufs[worker] == nil {
-			bufs[worker] = make([]float64, d)
+		if w.means[worker] == nil {
+			w.means[worker] = make([]float64, d)
 		}
-		buf := bufs[worker]
+		buf := w.means[worker]
 		for j := lo; j < hi; j++ {
 			clear(buf)
 			for _, i := range w.order[w.start[j]:w.start[j+1]] {

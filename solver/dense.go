@@ -23,18 +23,6 @@ import (
 // partial Gram matrix is summed as one term.
 const rowChunk = 1024
 
-// apart returns the stride at which per-chunk partial sums of n values
-// lie a cache line apart at least, rounded up to whole lines: chunks that
-// neighbouring goroutines add into at once must not share a line, which
-// would bounce between the cores on every addition.
-func apart(n int) int { return (n+7)/8*8 + 8 }
-
-// ownRow returns a length-n row for one goroutine's own use, on cache
-// lines of its own: rows of a few values allocated one after another
-// share lines, which bounce between the cores when their goroutines
-// write them on every row of a pass.
-func ownRow(n int) []float64 { return make([]float64, apart(n))[:n:n] }
-
 // identity returns 0, 1, ..., k-1, the column indices that turn AxpyGather
 // into a dense row times a dense matrix.
 func identity(k int) []int {
@@ -125,7 +113,8 @@ type half struct {
 // cache; chunk results are summed in chunk order. When h.update and
 // h.measure are set, w.kkt receives the measure of the gradient
 // D + deg .* f - N - A (half the gradient of the half's objective) at the
-// f the step started from.
+// f the step started from (under cd, each coordinate's as the first sweep
+// meets it: cdRows).
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1
@@ -279,7 +268,8 @@ func transpose(t, a []float64, rows, k int) {
 
 // cdChunk runs a cd half step on rows lo..hi-1 of h.f, cdBlock rows at a
 // time (cdRows), and returns sum_i f_i . N_i for the updated rows; pg and
-// ref receive the measure at the rows' starting values. num is scratch for
+// ref receive the measure as the first sweep meets the gradient (cdRows).
+// num is scratch for
 // four rows of k, invH the reciprocals of h.s's diagonal.
 func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, pg, ref []float64) (dot float64) {
 	k := w.k

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 )
 
@@ -27,7 +28,7 @@ type kktSums struct {
 
 // reset makes room for blocks blocks of k columns, all zero.
 func (s *kktSums) reset(blocks, k int) {
-	stride := apart(2 * k)
+	stride := parallel.Apart(2 * k)
 	if len(s.part) < blocks*stride {
 		s.part = make([]float64, blocks*stride)
 	}

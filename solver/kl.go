@@ -120,7 +120,7 @@ func (it *klIter) weight(j int) float64 {
 
 func (it *klIter) buffers(workers, k int) {
 	for len(it.scratch) < workers {
-		it.scratch = append(it.scratch, ownRow(k))
+		it.scratch = append(it.scratch, parallel.OwnRows(1, k)[0])
 	}
 }
 
@@ -408,7 +408,7 @@ func (it *klIter) graphTerms(rc []float64) {
 		it.logs()
 	}
 	n := v.Rows
-	chunks, ps := (n+rowChunk-1)/rowChunk, apart(k)
+	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)
 	part := make([]float64, chunks*ps)
 	parallel.For(chunks, th, 1, func(c0, c1 int) {
 		for c := c0; c < c1; c++ {

@@ -180,7 +180,8 @@ type klCDWork struct {
 // workers makes room for the workers of a pass over n rows.
 func (it *klIter) workers(n, k int) {
 	for len(it.cdWork) < parallel.Workers(n, it.p.opts.Threads, 16) {
-		it.cdWork = append(it.cdWork, &klCDWork{graph: klGraphRow{alpha: ownRow(k), a: ownRow(k), lg: ownRow(k)}})
+		rows := parallel.OwnRows(3, k)
+		it.cdWork = append(it.cdWork, &klCDWork{graph: klGraphRow{alpha: rows[0], a: rows[1], lg: rows[2]}})
 	}
 }
 

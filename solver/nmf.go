@@ -231,7 +231,7 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 // result does not depend on threads.
 func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64, threads int) {
 	k, n := v.Cols, v.Rows
-	chunks, ps := (n+rowChunk-1)/rowChunk, apart(k)
+	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)
 	part := make([]float64, chunks*ps)
 	parallel.For(chunks, threads, 1, func(c0, c1 int) {
 		for ch := c0; ch < c1; ch++ {

@@ -290,12 +290,10 @@ func newBlockCG(sys *cgSystem, b, x blas64.General, tol float64, maxIter, thread
 	for _, buf := range []*[]float64{&s.p, &s.q, &s.r, &s.invD, &s.spareR, &s.spareD} {
 		*buf = make([]float64, n*k)
 	}
-	// Neighbouring chunks run on different goroutines at once; each adds
-	// into its partials once a row, so partials sharing a cache line
-	// bounce it between cores on every row (at k = 10, 80 bytes a
-	// chunk, a residual step took 4 times as long an entry as at k =
-	// 30). A cache line of space between them keeps them apart.
-	s.ps = (k+7)/8*8 + 8
+	// Neighbouring chunks run on different goroutines at once and add
+	// into their partials on every row (at k = 10, end to end, a residual
+	// step took 4 times as long an entry as at k = 30).
+	s.ps = parallel.Apart(k)
 	for t := range s.part {
 		s.part[t] = make([]float64, s.chunks*s.ps)
 		s.sum[t] = make([]float64, k)

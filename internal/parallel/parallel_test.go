@@ -100,3 +100,28 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnRows(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 30} {
+		rows := OwnRows(3, n)
+		if len(rows) != 3 || Apart(n) < n+8 || Apart(n)%8 != 0 {
+			t.Fatalf("n=%d: %d rows, stride %d", n, len(rows), Apart(n))
+		}
+		for i, r := range rows {
+			if len(r) != n || cap(r) != n {
+				t.Fatalf("n=%d: row %d has length %d, capacity %d", n, i, len(r), cap(r))
+			}
+			for j := range r {
+				r[j] = float64(i + 1)
+			}
+		}
+		// Writing a row leaves the others alone.
+		for i, r := range rows {
+			for _, v := range r {
+				if v != float64(i+1) {
+					t.Fatalf("n=%d: row %d holds %v", n, i, v)
+				}
+			}
+		}
+	}
+}
