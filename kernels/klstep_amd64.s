@@ -18,7 +18,7 @@ TEXT ·klStepAVX2(SB), NOSPLIT, $0-136
 	VBROADCASTSD t+96(FP), Y0
 	VBROADCASTSD eps+104(FP), Y1
 	MOVQ         $0x3FF0000000000000, AX
-	MOVQ         AX, X2
+	VMOVQ        AX, X2 // VEX: a legacy MOVQ here, after Y0 and Y1 are written, costs Intel cores an AVX-SSE transition (about 100 ns a call)
 	VBROADCASTSD X2, Y2
 	VXORPD       Y10, Y10, Y10
 	VXORPD       Y11, Y11, Y11
