@@ -12,6 +12,7 @@ implementations (this machine's speed drifts) and the table takes medians.
 
 The goal checked (issue 12): reach the error that scikit-learn's cd reaches
 after 40 iterations at least 5 times sooner than scikit-learn's cd does.
+manifactor's cd runs twice, plain and with --extrapolate.
 
 Usage: python3 bench/timeto.py [--data PATH] [--k 30] [--rounds 3]
        [--bin bin/manifactor] [--plot out/timeto.png] [--start random]
@@ -124,10 +125,10 @@ def main_kl(args, x, info):
     print("per-round times of manifactor mu (its whole run): " + ", ".join(f"{t:.3f}" for t in mu_times))
 
 
-def manifactor_curve(binary, data, k, solver, iters, start, seed, method="nmf"):
+def manifactor_curve(binary, data, k, solver, iters, start, seed, method="nmf", extra=()):
     cmd = [binary, "bench", "--data", data, "--weighting", "tfidf", "--normalize", "l2",
            "--method", method, "--k", str(k), "--iters", str(iters), "--evaluate", "1",
-           "--trace", "--solver", solver, "--start", start, "--seed", str(seed), "--json"]
+           "--trace", "--solver", solver, "--start", start, "--seed", str(seed), "--json", *extra]
     out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     return out["trace"]
 
@@ -159,12 +160,14 @@ def main():
         main_kl(args, x, info)
         return
     sk = {"cd": [], "mu": []}
-    mf = {"cd": [], "mu": []}
+    # "cd+x" is manifactor's cd with --extrapolate.
+    mf = {"cd": [], "cd+x": [], "mu": []}
     for r in range(args.rounds):
         for s in ("cd", "mu"):
             sk[s].append(sklearn_curve(x, args.k, s, r, args.sk_init or None))
-        for s in ("cd", "mu"):
-            mf[s].append(manifactor_curve(args.bin, args.data, args.k, s, args.iters, args.start, r + 1))
+        for s in ("cd", "cd+x", "mu"):
+            solver, extra = (s, ()) if s != "cd+x" else ("cd", ("--extrapolate",))
+            mf[s].append(manifactor_curve(args.bin, args.data, args.k, solver, args.iters, args.start, r + 1, extra=extra))
 
     # scikit-learn's cd after 40 iterations sets the target.
     i40 = SK_ITERS.index(40)
@@ -185,13 +188,13 @@ def main():
             times.append(hit[0][1] if hit else float("inf"))
             its.append(hit[0][0] if hit else None)
         rows.append((f"scikit-learn {s}", times, its))
-    for s in ("cd", "mu"):
+    for s in ("cd", "cd+x", "mu"):
         times, its = [], []
         for tr in mf[s]:
             t, it = first_reaching(tr, sqnorm, target)
             times.append(t if t is not None else float("inf"))
             its.append(it)
-        rows.append((f"manifactor {s}", times, its))
+        rows.append((f"manifactor {'cd --extrapolate' if s == 'cd+x' else s}", times, its))
     for name, times, its in rows:
         t = statistics.median(times)
         shown = [i for i in its if i is not None]
@@ -213,6 +216,8 @@ def main():
             ax.plot([p[1] for p in c], [p[2] for p in c], "o" + style, label=f"scikit-learn {s}")
             tr = mf[s][0]
             ax.plot([p["seconds"] for p in tr], [np.sqrt(p["objective"] / sqnorm) for p in tr], style, label=f"manifactor {s}")
+        tr = mf["cd+x"][0]
+        ax.plot([p["seconds"] for p in tr], [np.sqrt(p["objective"] / sqnorm) for p in tr], ":", label="manifactor cd --extrapolate")
         ax.axhline(target, color="gray", lw=0.8)
         ax.set_xscale("log")
         lo = min(target, min(np.sqrt(p["objective"] / sqnorm) for p in mf["cd"][0]))

@@ -88,6 +88,20 @@ type iterator interface {
 	step(eval bool) (float64, error)
 }
 
+// finisher is an iterator whose factors between iterations are not the
+// ones its last objective belongs to (the extrapolated NMF cd); finish puts
+// those back, and the run may go on from there.
+type finisher interface {
+	finish()
+}
+
+// finish leaves r's factors at the point of its last objective.
+func (r *run) finish() {
+	if f, ok := r.it.(finisher); ok {
+		f.finish()
+	}
+}
+
 // projGrader is an iterator that measures its projected gradient (see
 // Result.ProjGrad) in the two halves of the last iteration, the first
 // factor's and V's; ok is false where a method's update does not measure
@@ -222,6 +236,7 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 			limit = min(o.RestartIters, o.MaxIter)
 		}
 		err := r.advance(ctx, o, limit, !short)
+		r.finish()
 		if best == nil || r.final() < best.final() {
 			best = r
 		}
@@ -231,7 +246,9 @@ func drive(ctx context.Context, p *problem) (*run, error) {
 	}
 	if short && best.iters < o.MaxIter {
 		// The reference code's scheme: continue the best short run.
-		return best, best.advance(ctx, o, o.MaxIter, true)
+		err := best.advance(ctx, o, o.MaxIter, true)
+		best.finish()
+		return best, err
 	}
 	return best, nil
 }

@@ -71,6 +71,63 @@ type nmfIter struct {
 	// last iteration's (see projGrader).
 	graphKKT kktSums
 	kkt      kktState
+	// ex is the extrapolation's state under Options.Extrapolate, nil
+	// otherwise.
+	ex *extrapolation
+}
+
+// extrapolation is the state of Frobenius NMF's extrapolated coordinate
+// descent (Ang and Gillis, "Accelerating nonnegative matrix factorization
+// algorithms using extrapolation", Neural Computation 2019). Each
+// iteration's cd half-steps run from extrapolated factors, and their
+// results are extrapolated again before the next:
+//
+//	V_{k+1} = cd(V^_k; U^_k),   V^_{k+1} = max(0, V_{k+1} + beta (V_{k+1} - V_k))
+//	U_{k+1} = cd(U^_k; V^_{k+1}),  U^_{k+1} = max(0, U_{k+1} + beta (U_{k+1} - U_k))
+//
+// The iteration's objective is that of the pair (U_{k+1}, V^_{k+1}), which
+// the U half-step's products give for free. While it falls, beta grows by
+// exGrow up to a cap that itself grows by exGrowCap up to 1; when it
+// would rise, the step is undone: the factors go back to the last
+// accepted pair (U_k, V^_k), beta is cut by exCut (the cap set to the
+// beta that failed), and a plain cd iteration from that pair takes the
+// step's place. cd's half-steps never increase the objective, so neither
+// does an iteration: the trace stays monotone, at the price of a second
+// iteration's work where a step is undone. These settings are the
+// heuristic's, not tuned on any corpus here.
+type extrapolation struct {
+	// u and v are U_k and V_k, the last results of the half-steps
+	// before their extrapolation: the base of the next momentum. u is
+	// also the accepted pair's U.
+	u, v []float64
+	// acc is V^_k, the accepted pair's V, kept while a step may be
+	// undone.
+	acc []float64
+	// beta, betaCap and last (the accepted pair's objective).
+	beta, betaCap, last float64
+	// undone counts the steps undone.
+	undone int
+}
+
+const (
+	exBeta    = 0.5
+	exGrow    = 1.05
+	exGrowCap = 1.01
+	exCut     = 1.5
+)
+
+// momentum sets cur to max(0, cur + beta (cur - base)) and base to cur's
+// value before: element by element, so the result does not depend on
+// threads.
+func momentum(cur, base []float64, beta float64, threads int) {
+	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
+		b := base[lo:hi]
+		for i, c := range cur[lo:hi] {
+			e := c + beta*(c-b[i])
+			b[i] = c
+			cur[lo+i] = max(e, 0)
+		}
+	})
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -95,6 +152,9 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 			nnz += p.reg.w.NNZ()
 		}
 		it.cdV = newCDRule(nnz, d.n, k)
+	}
+	if p.opts.Extrapolate && it.cdU != nil && p.reg == nil {
+		it.ex = &extrapolation{}
 	}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
@@ -136,10 +196,20 @@ func (it *nmfIter) begin() float64 {
 	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	it.graphProduct()
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
-	return it.objective(tr)
+	obj := it.objective(tr)
+	if e := it.ex; e != nil {
+		e.u = append(e.u[:0], it.f.a.Data...)
+		e.v = append(e.v[:0], it.f.v.Data...)
+		e.acc = make([]float64, len(it.f.v.Data))
+		e.beta, e.betaCap, e.last = exBeta, 1, obj
+	}
+	return obj
 }
 
 func (it *nmfIter) step(eval bool) (float64, error) {
+	if it.ex != nil {
+		return it.extrapolated(eval), nil
+	}
 	th := it.p.opts.Threads
 	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}
 	switch {
@@ -170,6 +240,56 @@ func (it *nmfIter) step(eval bool) (float64, error) {
 	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 	it.rescale()
 	return obj, nil
+}
+
+// extrapolated is step for plain NMF under cd with Options.Extrapolate
+// (see extrapolation). At its start f holds (U^_k, V^_k), e.u U_k and e.v
+// V_k.
+func (it *nmfIter) extrapolated(eval bool) float64 {
+	th, e := it.p.opts.Threads, it.ex
+	copy(e.acc, it.f.v.Data)
+	it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
+	it.kkt.v = &it.vw.kkt
+	momentum(it.f.v.Data, e.v, e.beta, th)
+	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+	it.measured(eval)
+	if obj := it.objective(tr); obj <= e.last {
+		e.last = obj
+		e.beta = min(e.betaCap, exGrow*e.beta)
+		e.betaCap = min(1, exGrowCap*e.betaCap)
+		momentum(it.f.a.Data, e.u, e.beta, th)
+		it.uw.run(half{f: it.f.a, gram: it.utu}, th)
+		return obj
+	}
+	// Undo: back to the accepted pair (U_k, V^_k), from which a plain
+	// iteration cannot raise the objective; its results are the next
+	// momentum's base.
+	e.undone++
+	e.betaCap = e.beta
+	e.beta /= exCut
+	copy(it.f.a.Data, e.u)
+	copy(it.f.v.Data, e.acc)
+	it.uw.run(half{f: it.f.a, gram: it.utu}, th)
+	it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
+	it.kkt.v = &it.vw.kkt
+	copy(e.v, it.f.v.Data)
+	tr = it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+	it.measured(eval)
+	copy(e.u, it.f.a.Data)
+	e.last = it.objective(tr)
+	return e.last
+}
+
+// finish leaves f holding the accepted pair, whose objective the last
+// iteration reported (the extrapolated U^ goes back to U_k), so that a
+// fit returns the factors its objective belongs to.
+func (it *nmfIter) finish() {
+	if it.ex == nil {
+		return
+	}
+	copy(it.f.a.Data, it.ex.u)
+	it.uw.run(half{f: it.f.a, gram: it.utu}, it.p.opts.Threads)
 }
 
 // measured completes the iteration's measure of stationarity, taken

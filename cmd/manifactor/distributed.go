@@ -55,7 +55,7 @@ func (d *distFlags) gridRows(p int) (int, error) {
 // distUnsupported are fit's options the distributed run does not have
 // yet; given with --distributed they are an error, not ignored.
 var distUnsupported = []string{"classes", "labels", "lambdas", "screen-iters", "candidate-start", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
-	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters"}
+	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters", "extrapolate"}
 
 // distGraphFlags are the graph options, which only gnmf takes.
 var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "graph-metric", "heat-t", "symmetry", "min-shared", "graph", "graph-search", "symmetrize"}
