@@ -2,6 +2,7 @@ package dist_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/manifactor/manifactor/dist"
@@ -15,17 +16,30 @@ import (
 // start, the same seed) to 1e-9 relative at every iteration, and the
 // objective never increases.
 func TestFitNMFCDMatchesOneProcess(t *testing.T) {
+	for _, ex := range []bool{false, true} {
+		t.Run(fmt.Sprintf("extrapolate=%v", ex), func(t *testing.T) { fitNMFCDMatchesOneProcess(t, ex) })
+	}
+}
+
+// fitNMFCDMatchesOneProcess is TestFitNMFCDMatchesOneProcess with or
+// without the extrapolated steps (their keep-or-undo decisions, taken on
+// each side's objective, must agree for the traces to).
+func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 	// Dense enough that a row takes many sweeps, so the inner loop's
 	// rule, taken over blocks of rows, decides: the blocks must be the
 	// one process's.
-	const m, n, k, iters = 3*solver.CDBlock + 41, 2*solver.CDBlock + 90, 3, 12
+	const m, n, k = 3*solver.CDBlock + 41, 2*solver.CDBlock + 90, 3
+	iters := 12
+	if ex {
+		iters = 30 // enough for steps to be undone
+	}
 	samples := randomSamples(17, n, m, 0.15)
 	data, err := solver.NewSparseData(samples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1,
+		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1, Extrapolate: ex,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +56,7 @@ func TestFitNMFCDMatchesOneProcess(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, FeatureOrder: order})
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, Extrapolate: ex, FeatureOrder: order})
 			if err != nil {
 				return err
 			}

@@ -69,6 +69,11 @@ type NMFOptions struct {
 	// features must be in BalanceShard's order on that grid (solver.Fit's
 	// frequency order, in blocks).
 	CD bool
+	// Extrapolate, with CD, runs solver.Fit's extrapolated steps
+	// (solver.Options.Extrapolate, solver.Momentum): each rank moves its
+	// own rows, and the decision to keep or undo a step is taken on the
+	// objective every rank holds.
+	Extrapolate bool
 	// FeatureOrder, when set, is the data's feature at each position of
 	// the grid's feature order (BalanceShard's): the blocks and U's rows
 	// follow it, and the start draws U's rows of those features, so the
@@ -131,6 +136,8 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
 	case opts.CD && opts.Lambda != 0:
 		return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
+	case opts.Extrapolate && (!opts.CD || opts.Lambda != 0):
+		return nil, fmt.Errorf("dist: extrapolation is for nmf under the coordinate-descent steps")
 	case opts.CD && g.Align != solver.CDBlock:
 		return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
 	}
@@ -284,20 +291,17 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		res.Formula += len(hl.need)*k + k
 	}
 	tol := opts.tol()
-	for it := 1; it <= opts.Iters; it++ {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		// V half: X^T U to V's owners.
+	// vHalf is the V half-step: X^T U to V's owners, V's update, V^T V.
+	vHalf := func() error {
 		if err := gather(cs.Row, res.U.Data, ui.Data, uCounts); err != nil {
-			return nil, err
+			return err
 		}
 		for r, f := range order {
 			copy(perm.Data[r*k:(r+1)*k], ui.Data[f*k:(f+1)*k])
 		}
 		xt.MulDenseTo(p, perm, opts.Threads)
 		if err := reduceScatter(cs.Col, p.Data, pOwn, vCounts); err != nil {
-			return nil, err
+			return err
 		}
 		var deg []float64
 		if hl != nil {
@@ -308,7 +312,30 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		} else {
 			solver.MUUpdate(res.V, pOwn, utu, wv.Data, deg, opts.Threads)
 		}
-		if vtv, err = gram(world, res.V, nil); err != nil {
+		var err error
+		vtv, err = gram(world, res.V, nil)
+		return err
+	}
+	if opts.Extrapolate {
+		return res, extrapolated(ctx, world, res, opts, vHalf, func() (float64, error) {
+			var err error
+			if utu, dot, err = uHalf(vtv); err != nil {
+				return 0, err
+			}
+			return sqNorm - 2*dot + kernels.Dot(utu, vtv), nil
+		}, func() (err error) {
+			utu, err = gram(world, res.U, nil)
+			return err
+		}, func() (err error) {
+			vtv, err = gram(world, res.V, nil)
+			return err
+		}, tol)
+	}
+	for it := 1; it <= opts.Iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if err := vHalf(); err != nil {
 			return nil, err
 		}
 		if err := graphProduct(); err != nil {
@@ -353,6 +380,66 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		}
 	}
 	return res, nil
+}
+
+// extrapolated is FitNMF's loop under Extrapolate, the steps of
+// solver.Fit's extrapolated cd (see solver.Options.Extrapolate) on each
+// rank's rows: vHalf and uHalf are the half-steps (uHalf returns the
+// objective), uGram and vGram form the Gram matrices of the factors as
+// they stand. At the end U is the accepted pair's.
+func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptions, vHalf func() error, uHalf func() (float64, error), uGram, vGram func() error, tol float64) error {
+	th := opts.Threads
+	u := append([]float64(nil), res.U.Data...)
+	v := append([]float64(nil), res.V.Data...)
+	acc := make([]float64, len(res.V.Data))
+	m := solver.NewMomentum()
+	last := res.Objective[0]
+	defer copy(res.U.Data, u)
+	for it := 1; it <= opts.Iters; it++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		copy(acc, res.V.Data)
+		if err := vHalf(); err != nil {
+			return err
+		}
+		m.Apply(res.V.Data, v, th)
+		if err := vGram(); err != nil {
+			return err
+		}
+		obj, err := uHalf()
+		if err != nil {
+			return err
+		}
+		if obj <= last {
+			m.Grow()
+			m.Apply(res.U.Data, u, th)
+			if err := uGram(); err != nil {
+				return err
+			}
+		} else {
+			// Undone: a plain iteration from the accepted pair.
+			m.Cut()
+			copy(res.U.Data, u)
+			copy(res.V.Data, acc)
+			if err := uGram(); err != nil {
+				return err
+			}
+			if err := vHalf(); err != nil {
+				return err
+			}
+			copy(v, res.V.Data)
+			if obj, err = uHalf(); err != nil {
+				return err
+			}
+			copy(u, res.U.Data)
+		}
+		last = obj
+		if stop, err := res.record(obj, it, tol); err != nil || stop {
+			return err
+		}
+	}
+	return nil
 }
 
 // exchangeBuffers returns where rank's gathered blocks U_i and V_j and

@@ -86,15 +86,13 @@ type nmfIter struct {
 //	U_{k+1} = cd(U^_k; V^_{k+1}),  U^_{k+1} = max(0, U_{k+1} + beta (U_{k+1} - U_k))
 //
 // The iteration's objective is that of the pair (U_{k+1}, V^_{k+1}), which
-// the U half-step's products give for free. While it falls, beta grows by
-// exGrow up to a cap that itself grows by exGrowCap up to 1; when it
-// would rise, the step is undone: the factors go back to the last
-// accepted pair (U_k, V^_k), beta is cut by exCut (the cap set to the
-// beta that failed), and a plain cd iteration from that pair takes the
+// the U half-step's products give for free. beta follows Momentum: it
+// grows while the objective falls; when the objective would rise, the
+// step is undone: the factors go back to the last accepted pair (U_k,
+// V^_k), beta is cut, and a plain cd iteration from that pair takes the
 // step's place. cd's half-steps never increase the objective, so neither
 // does an iteration: the trace stays monotone, at the price of a second
-// iteration's work where a step is undone. These settings are the
-// heuristic's, not tuned on any corpus here.
+// iteration's work where a step is undone.
 type extrapolation struct {
 	// u and v are U_k and V_k, the last results of the half-steps
 	// before their extrapolation: the base of the next momentum. u is
@@ -103,23 +101,50 @@ type extrapolation struct {
 	// acc is V^_k, the accepted pair's V, kept while a step may be
 	// undone.
 	acc []float64
-	// beta, betaCap and last (the accepted pair's objective).
-	beta, betaCap, last float64
+	m   Momentum
+	// last is the accepted pair's objective.
+	last float64
 	// undone counts the steps undone.
 	undone int
 }
 
-const (
-	exBeta    = 0.5
-	exGrow    = 1.05
-	exGrowCap = 1.01
-	exCut     = 1.5
-)
+// Momentum is the step size of the extrapolated cd (Options.Extrapolate)
+// and its schedule, exported for package dist, whose ranks must take the
+// same steps as one process. It starts at 0.5; Grow, after a step that
+// lowered the objective, multiplies it by 1.05 up to a cap that itself
+// grows by 1 % up to 1; Cut, after a step undone, divides it by 1.5 and
+// sets the cap to the value that failed. These are the heuristic's
+// settings, not tuned on any corpus here.
+type Momentum struct {
+	beta, cap float64
+}
 
-// momentum sets cur to max(0, cur + beta (cur - base)) and base to cur's
-// value before: element by element, so the result does not depend on
+// NewMomentum returns the schedule at its start.
+func NewMomentum() Momentum { return Momentum{beta: 0.5, cap: 1} }
+
+// Beta returns the current step size.
+func (m *Momentum) Beta() float64 { return m.beta }
+
+// Grow enlarges the step after a step that lowered the objective.
+func (m *Momentum) Grow() {
+	m.beta = min(m.cap, 1.05*m.beta)
+	m.cap = min(1, 1.01*m.cap)
+}
+
+// Cut shrinks the step after a step undone.
+func (m *Momentum) Cut() {
+	m.cap = m.beta
+	m.beta /= 1.5
+}
+
+// Apply sets cur to max(0, cur + beta (cur - base)) and base to cur's
+// value before, element by element, so the result does not depend on
 // threads.
-func momentum(cur, base []float64, beta float64, threads int) {
+func (m *Momentum) Apply(cur, base []float64, threads int) {
+	if len(base) != len(cur) {
+		panic("solver: Momentum.Apply: lengths differ")
+	}
+	beta := m.beta
 	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
 		b := base[lo:hi]
 		for i, c := range cur[lo:hi] {
@@ -201,7 +226,7 @@ func (it *nmfIter) begin() float64 {
 		e.u = append(e.u[:0], it.f.a.Data...)
 		e.v = append(e.v[:0], it.f.v.Data...)
 		e.acc = make([]float64, len(it.f.v.Data))
-		e.beta, e.betaCap, e.last = exBeta, 1, obj
+		e.m, e.last = NewMomentum(), obj
 	}
 	return obj
 }
@@ -250,15 +275,14 @@ func (it *nmfIter) extrapolated(eval bool) float64 {
 	copy(e.acc, it.f.v.Data)
 	it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
 	it.kkt.v = &it.vw.kkt
-	momentum(it.f.v.Data, e.v, e.beta, th)
+	e.m.Apply(it.f.v.Data, e.v, th)
 	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
 	it.measured(eval)
 	if obj := it.objective(tr); obj <= e.last {
 		e.last = obj
-		e.beta = min(e.betaCap, exGrow*e.beta)
-		e.betaCap = min(1, exGrowCap*e.betaCap)
-		momentum(it.f.a.Data, e.u, e.beta, th)
+		e.m.Grow()
+		e.m.Apply(it.f.a.Data, e.u, th)
 		it.uw.run(half{f: it.f.a, gram: it.utu}, th)
 		return obj
 	}
@@ -266,8 +290,7 @@ func (it *nmfIter) extrapolated(eval bool) float64 {
 	// iteration cannot raise the objective; its results are the next
 	// momentum's base.
 	e.undone++
-	e.betaCap = e.beta
-	e.beta /= exCut
+	e.m.Cut()
 	copy(it.f.a.Data, e.u)
 	copy(it.f.v.Data, e.acc)
 	it.uw.run(half{f: it.f.a, gram: it.utu}, th)

@@ -55,7 +55,7 @@ func (d *distFlags) gridRows(p int) (int, error) {
 // distUnsupported are fit's options the distributed run does not have
 // yet; given with --distributed they are an error, not ignored.
 var distUnsupported = []string{"classes", "labels", "lambdas", "screen-iters", "candidate-start", "papers", "start", "assign", "min-iters", "pg-tol", "stop",
-	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters", "extrapolate"}
+	"evaluate", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory", "cg-tol", "cg-iters"}
 
 // distGraphFlags are the graph options, which only gnmf takes.
 var distGraphFlags = []string{"lambda", "formulation", "neighbors", "weight", "graph-metric", "heat-t", "symmetry", "min-shared", "graph", "graph-search", "symmetrize"}
@@ -216,7 +216,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	// the data's own order, as one process builds it); under coordinate
 	// descent also on one grid row, for one process's order of U's rows.
 	voc := shard.Data.Vocabulary
-	no.CD = cd
+	no.CD, no.Extrapolate = cd, opts.Solver.Extrapolate
 	if g.Rows > 1 || cd {
 		if samples, no.FeatureOrder, err = dist.BalanceShard(cs.Row, g, samples); err != nil {
 			return fail(err)

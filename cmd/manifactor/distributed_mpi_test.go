@@ -453,6 +453,23 @@ func TestDistributedFitCD(t *testing.T) {
 		}
 		checkFactorParts(t, out, sum, x)
 	}
+	// The extrapolated steps (--extrapolate) likewise.
+	ref, _, err = runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "refx"), "--solver", "cd", "--pg-tol", "0", "--extrapolate")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantX := decode(t, ref)["objective"].(float64)
+	if wantX == want {
+		t.Errorf("--extrapolate gave plain cd's objective %v", want)
+	}
+	for _, grid := range []string{"1x2", "2x1"} {
+		out := filepath.Join(dir, "x"+grid)
+		sum := fitOnGrid(t, 2, grid, out, append(append([]string(nil), common...), "--distributed", "--extrapolate", "--out", out))
+		if math.Abs(sum.Objective-wantX) > 1e-9*wantX {
+			t.Errorf("--extrapolate, grid %s: objective %v, one process %v", grid, sum.Objective, wantX)
+		}
+		checkFactorParts(t, out, sum, x)
+	}
 	// A grid with more feature blocks than the data have blocks of
 	// rows: an error when cd was asked for, the multiplicative updates
 	// (said in the summary) under auto.
