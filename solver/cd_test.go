@@ -72,6 +72,23 @@ func exactData(t *testing.T, seed uint64, n, m, k int) (*Data, *mat.Dense) {
 	return d, &x
 }
 
+// nearRankData returns exactData's X with every entry scaled by lo +
+// width u, u uniform in [0, 1) (seeded by seed+1), as Data and the
+// matrix: data near rank k.
+func nearRankData(t *testing.T, seed uint64, n, m, k int, lo, width float64) (*Data, *mat.Dense) {
+	t.Helper()
+	_, x := exactData(t, seed, n, m, k)
+	rng := rand.New(rand.NewPCG(seed+1, 1))
+	for i, v := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = v * (lo + width*rng.Float64())
+	}
+	d, err := NewDenseData(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, x
+}
+
 // TestCDExactFactorization: on X = U0 V0^T, CD reaches the zero-error
 // optimum to 1e-6 relative error ||X - V U^T||_F / ||X||_F, under the
 // Frobenius and the KL objectives.
@@ -105,15 +122,7 @@ func TestCDExactFactorization(t *testing.T) {
 func TestCDAgreesWithMU(t *testing.T) {
 	all, _ := datas(t, 71, 30, 25, 0.4)
 	g := randomGraph(72, 30, 3)
-	_, x := exactData(t, 73, 30, 25, 3)
-	rng := rand.New(rand.NewPCG(74, 1))
-	for i, v := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = v * (0.8 + 0.4*rng.Float64())
-	}
-	nearRank3, err := NewDenseData(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	nearRank3, _ := nearRankData(t, 73, 30, 25, 3, 0.8, 0.4)
 	for _, o := range cdCases() {
 		if o.Method.Base() == LPNMF {
 			continue
@@ -398,15 +407,7 @@ func TestCDRefusedWhereMissing(t *testing.T) {
 // objective in fewer iterations on data near rank 4, and is refused where
 // it does not apply.
 func TestExtrapolation(t *testing.T) {
-	_, x := exactData(t, 111, 200, 120, 4)
-	rng := rand.New(rand.NewPCG(112, 1))
-	for i, v := range x.RawMatrix().Data {
-		x.RawMatrix().Data[i] = v * (0.7 + 0.6*rng.Float64())
-	}
-	d, err := NewDenseData(x)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, x := nearRankData(t, 111, 200, 120, 4, 0.7, 0.6)
 	o := Options{Method: NMF, Algorithm: CD, K: 4, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3}
 	plain, err := Fit(context.Background(), d, o)
 	if err != nil {
