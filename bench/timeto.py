@@ -12,7 +12,8 @@ implementations (this machine's speed drifts) and the table takes medians.
 
 The goal checked (issue 12): reach the error that scikit-learn's cd reaches
 after 40 iterations at least 5 times sooner than scikit-learn's cd does.
-manifactor's cd runs twice, plain and with --extrapolate.
+manifactor's cd runs twice, as by default (extrapolated) and plain
+(--extrapolate=false).
 
 Usage: python3 bench/timeto.py [--data PATH] [--k 30] [--rounds 3]
        [--bin bin/manifactor] [--plot out/timeto.png] [--start random]
@@ -160,13 +161,14 @@ def main():
         main_kl(args, x, info)
         return
     sk = {"cd": [], "mu": []}
-    # "cd+x" is manifactor's cd with --extrapolate.
-    mf = {"cd": [], "cd+x": [], "mu": []}
+    # "cd" is manifactor's default cd (extrapolated), "cd-plain" the same
+    # with --extrapolate=false.
+    mf = {"cd": [], "cd-plain": [], "mu": []}
     for r in range(args.rounds):
         for s in ("cd", "mu"):
             sk[s].append(sklearn_curve(x, args.k, s, r, args.sk_init or None))
-        for s in ("cd", "cd+x", "mu"):
-            solver, extra = (s, ()) if s != "cd+x" else ("cd", ("--extrapolate",))
+        for s in ("cd", "cd-plain", "mu"):
+            solver, extra = (s, ()) if s != "cd-plain" else ("cd", ("--extrapolate=false",))
             mf[s].append(manifactor_curve(args.bin, args.data, args.k, solver, args.iters, args.start, r + 1, extra=extra))
 
     # scikit-learn's cd after 40 iterations sets the target.
@@ -188,13 +190,13 @@ def main():
             times.append(hit[0][1] if hit else float("inf"))
             its.append(hit[0][0] if hit else None)
         rows.append((f"scikit-learn {s}", times, its))
-    for s in ("cd", "cd+x", "mu"):
+    for s in ("cd", "cd-plain", "mu"):
         times, its = [], []
         for tr in mf[s]:
             t, it = first_reaching(tr, sqnorm, target)
             times.append(t if t is not None else float("inf"))
             its.append(it)
-        rows.append((f"manifactor {'cd --extrapolate' if s == 'cd+x' else s}", times, its))
+        rows.append((f"manifactor {'cd --extrapolate=false' if s == 'cd-plain' else s}", times, its))
     for name, times, its in rows:
         t = statistics.median(times)
         shown = [i for i in its if i is not None]
@@ -216,8 +218,8 @@ def main():
             ax.plot([p[1] for p in c], [p[2] for p in c], "o" + style, label=f"scikit-learn {s}")
             tr = mf[s][0]
             ax.plot([p["seconds"] for p in tr], [np.sqrt(p["objective"] / sqnorm) for p in tr], style, label=f"manifactor {s}")
-        tr = mf["cd+x"][0]
-        ax.plot([p["seconds"] for p in tr], [np.sqrt(p["objective"] / sqnorm) for p in tr], ":", label="manifactor cd --extrapolate")
+        tr = mf["cd-plain"][0]
+        ax.plot([p["seconds"] for p in tr], [np.sqrt(p["objective"] / sqnorm) for p in tr], ":", label="manifactor cd --extrapolate=false")
         ax.axhline(target, color="gray", lw=0.8)
         ax.set_xscale("log")
         lo = min(target, min(np.sqrt(p["objective"] / sqnorm) for p in mf["cd"][0]))

@@ -39,7 +39,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1, Extrapolate: ex,
+		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1, PlainCD: !ex,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 			if err != nil {
 				return err
 			}
-			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, Extrapolate: ex, FeatureOrder: order})
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, PlainCD: !ex, FeatureOrder: order})
 			if err != nil {
 				return err
 			}

@@ -69,11 +69,12 @@ type NMFOptions struct {
 	// features must be in BalanceShard's order on that grid (solver.Fit's
 	// frequency order, in blocks).
 	CD bool
-	// Extrapolate, with CD, runs solver.Fit's extrapolated steps
-	// (solver.Options.Extrapolate, solver.Momentum): each rank moves its
-	// own rows, and the decision to keep or undo a step is taken on the
-	// objective every rank holds.
-	Extrapolate bool
+	// PlainCD turns off, as solver.Options.PlainCD does, the extrapolated
+	// steps that CD without a graph term takes by default (solver.Fit's,
+	// with solver.Momentum): each rank moves its own rows, and the
+	// decision to keep or undo a step is taken on the objective every
+	// rank holds.
+	PlainCD bool
 	// FeatureOrder, when set, is the data's feature at each position of
 	// the grid's feature order (BalanceShard's): the blocks and U's rows
 	// follow it, and the start draws U's rows of those features, so the
@@ -136,8 +137,6 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
 	case opts.CD && opts.Lambda != 0:
 		return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
-	case opts.Extrapolate && (!opts.CD || opts.Lambda != 0):
-		return nil, fmt.Errorf("dist: extrapolation is for nmf under the coordinate-descent steps")
 	case opts.CD && g.Align != solver.CDBlock:
 		return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
 	}
@@ -316,8 +315,8 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		vtv, err = gram(world, res.V, nil)
 		return err
 	}
-	if opts.Extrapolate {
-		return res, extrapolated(ctx, world, res, opts, vHalf, func() (float64, error) {
+	if opts.CD && !opts.PlainCD && hl == nil {
+		return res, extrapolated(ctx, world, res, opts, k*k, vHalf, func() (float64, error) {
 			var err error
 			if utu, dot, err = uHalf(vtv); err != nil {
 				return 0, err
@@ -382,13 +381,23 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	return res, nil
 }
 
-// extrapolated is FitNMF's loop under Extrapolate, the steps of
-// solver.Fit's extrapolated cd (see solver.Options.Extrapolate) on each
+// extrapolated is FitNMF's loop under CD without a graph term, the steps
+// of solver.Fit's extrapolated cd (see solver.Options.PlainCD) on each
 // rank's rows: vHalf and uHalf are the half-steps (uHalf returns the
 // objective), uGram and vGram form the Gram matrices of the factors as
-// they stand. At the end U is the accepted pair's.
-func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptions, vHalf func() error, uHalf func() (float64, error), uGram, vGram func() error, tol float64) error {
+// they stand. At the end U is the accepted pair's, and res.Formula counts
+// what the steps moved: a kept step sums two more Gram matrices (kk
+// values each) than a plain iteration, an undone one a plain
+// iteration's more and one more Gram matrix besides.
+func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptions, kk int, vHalf func() error, uHalf func() (float64, error), uGram, vGram func() error, tol float64) error {
 	th := opts.Threads
+	plain := res.Formula
+	var kept, undone int
+	defer func() {
+		if it := kept + undone; it > 0 && plain > 0 {
+			res.Formula = (kept*(plain+2*kk) + undone*(2*plain+2*kk)) / it
+		}
+	}()
 	u := append([]float64(nil), res.U.Data...)
 	v := append([]float64(nil), res.V.Data...)
 	acc := make([]float64, len(res.V.Data))
@@ -412,6 +421,7 @@ func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptio
 			return err
 		}
 		if obj <= last {
+			kept++
 			m.Grow()
 			m.Apply(res.U.Data, u, th)
 			if err := uGram(); err != nil {
@@ -419,6 +429,7 @@ func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptio
 			}
 		} else {
 			// Undone: a plain iteration from the accepted pair.
+			undone++
 			m.Cut()
 			copy(res.U.Data, u)
 			copy(res.V.Data, acc)

@@ -441,7 +441,9 @@ func subsetOf(t *testing.T, ds *dataset.Dataset, classes []int) *dataset.Dataset
 // TestAutoRealData checks Auto against known facts of two corpora: on
 // TDT2, whose 5-nearest-neighbour graph is 94 % pure, it trusts the graph
 // and beats the plain method by far on a draw where NMF splits a large
-// topic; on ohscal, whose graph is 56 % pure and hurts at every weight,
+// topic (seed 3: NMF 0.75; seed 1 was such a draw before NMF's cd
+// extrapolated, and now gives NMF 0.994, leaving the graph nothing to
+// add); on ohscal, whose graph is 56 % pure and hurts at every weight,
 // it does not trust it and stays within a point of the plain method.
 func TestAutoRealData(t *testing.T) {
 	if testing.Short() {
@@ -453,12 +455,13 @@ func TestAutoRealData(t *testing.T) {
 		classes []int
 		trusted bool
 		gain    float64 // the least gain in accuracy over NMF
+		seed    uint64
 	}{
-		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, true, 0.1},
-		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, false, -0.01},
+		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, true, 0.1, 3},
+		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, false, -0.01, 1},
 	} {
 		sub := subsetOf(t, realData(t, c.file), c.classes)
-		o := Options{Method: solver.NMF, K: len(c.classes), Seed: 1}
+		o := Options{Method: solver.NMF, K: len(c.classes), Seed: c.seed}
 		plain, err := Fit(ctx, sub, o)
 		if err != nil {
 			t.Fatal(err)

@@ -35,11 +35,12 @@
 // its rows of V are updated one graph colour at a time, cdGraphHalf).
 // LPNMF's CD minimizes the objective as stated; its MU (paper 003's
 // eq. 9) linearizes the graph term's logarithms and stops above it.
-// Options.Extrapolate adds to NMF's CD the extrapolation of Ang and
-// Gillis (2019): each iteration starts from the factors moved past the
-// previous results by an adaptive momentum, and an iteration that would
-// raise the objective is undone and made plainly, so the objective still
-// never increases (extrapolation, nmfIter.extrapolated).
+// Where no graph term is fitted, the Frobenius CD also extrapolates (Ang
+// and Gillis 2019; Options.PlainCD turns it off): each iteration starts
+// from the factors moved past the previous results by an adaptive
+// momentum, and an iteration that would raise the objective is undone and
+// made plainly, so the objective still never increases (extrapolation,
+// nmfIter.extrapolated).
 //
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed

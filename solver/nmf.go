@@ -71,8 +71,8 @@ type nmfIter struct {
 	// last iteration's (see projGrader).
 	graphKKT kktSums
 	kkt      kktState
-	// ex is the extrapolation's state under Options.Extrapolate, nil
-	// otherwise.
+	// ex is the extrapolation's state: CD without a graph term unless
+	// Options.PlainCD; nil otherwise.
 	ex *extrapolation
 }
 
@@ -108,7 +108,7 @@ type extrapolation struct {
 	undone int
 }
 
-// Momentum is the step size of the extrapolated cd (Options.Extrapolate)
+// Momentum is the step size of the extrapolated cd (Options.PlainCD)
 // and its schedule, exported for package dist, whose ranks must take the
 // same steps as one process. It starts at 0.5; Grow, after a step that
 // lowered the objective, multiplies it by 1.05 up to a cap that itself
@@ -178,7 +178,7 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		}
 		it.cdV = newCDRule(nnz, d.n, k)
 	}
-	if p.opts.Extrapolate && it.cdU != nil && p.reg == nil {
+	if !p.opts.PlainCD && it.cdU != nil && p.reg == nil {
 		it.ex = &extrapolation{}
 	}
 	if p.reg != nil {
@@ -267,7 +267,8 @@ func (it *nmfIter) step(eval bool) (float64, error) {
 	return obj, nil
 }
 
-// extrapolated is step for plain NMF under cd with Options.Extrapolate
+// extrapolated is step under cd without a graph term (unless
+// Options.PlainCD)
 // (see extrapolation). At its start f holds (U^_k, V^_k), e.u U_k and e.v
 // V_k.
 func (it *nmfIter) extrapolated(eval bool) float64 {

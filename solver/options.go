@@ -245,14 +245,16 @@ type Options struct {
 	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
 	Init *Factors
 
-	// Extrapolate makes Frobenius NMF's coordinate descent (nmf and
-	// nmf-ncw under CD) move both factors past each iteration's result
-	// by a momentum that grows while the objective falls and shrinks when
-	// it would rise (Ang and Gillis 2019; see nmfIter.extrapolated). The
-	// objective still never increases: a step that would raise it is
-	// undone and replaced by a plain one. It is an error with any other
-	// method or with MU.
-	Extrapolate bool
+	// PlainCD turns off the extrapolation of the Frobenius methods' CD
+	// where no graph term is fitted (nmf, nmf-ncw, and gnmf with lambda
+	// 0, which must equal nmf): by default their iterations move both
+	// factors past each iteration's result by a momentum that grows while
+	// the objective falls and shrinks when it would rise (Ang and Gillis
+	// 2019; see extrapolation). The objective still never increases: a
+	// step that would raise it is undone and replaced by a plain one. It
+	// has no effect elsewhere (MU, a graph term, the KL and concept
+	// methods).
+	PlainCD bool
 
 	// CGTol is the relative residual each of LPNMF's linear solves must
 	// reach; 0 means 1e-10. CGMaxIter caps their iterations; 0 means 1000.
@@ -475,8 +477,6 @@ func (o Options) check(d *Data) error {
 		return fmt.Errorf("solver: unknown solver %d", int(o.Algorithm))
 	case o.Algorithm == CD && !HasCD(spec):
 		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, CDMethods())
-	case o.Extrapolate && (spec.Base() != NMF || o.Algorithm.Resolve(spec) != CD):
-		return fmt.Errorf("solver: extrapolation is for nmf and nmf-ncw under cd, not %s under %s", spec, o.Algorithm.Resolve(spec))
 	}
 	if o.Formulation != ScaleInvariant && o.Formulation != Papers {
 		return fmt.Errorf("solver: unknown formulation %d", int(o.Formulation))

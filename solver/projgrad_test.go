@@ -139,7 +139,9 @@ func TestProjGradMatchesReference(t *testing.T) {
 		a Algorithm
 	}{{NMF, MU}, {NMF, CD}, {NMFKL, MU}} {
 		for name, d := range all {
-			o := Options{Method: c.m, Algorithm: c.a, K: 4, Seed: 5}.withDefaults()
+			// Plain cd: the reference rebuilds the steps of one plain
+			// iteration from the factors before it.
+			o := Options{Method: c.m, Algorithm: c.a, K: 4, Seed: 5, PlainCD: true}.withDefaults()
 			p, err := prepare(context.Background(), d, o, o.Method)
 			if err != nil {
 				t.Fatal(err)

@@ -290,7 +290,7 @@ func TestRestartsKeepBest(t *testing.T) {
 	d, _ := NewSparseData(sp)
 	for _, short := range []int{0, 5} {
 		last := map[int]float64{}
-		res, err := Fit(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1, Seed: 5, Restarts: 4, RestartIters: short,
+		res, err := Fit(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1, PGTol: -1, Seed: 5, Restarts: 4, RestartIters: short,
 			Progress: func(start, _ int, obj float64) { last[start] = obj }})
 		if err != nil {
 			t.Fatal(err)

@@ -216,7 +216,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	// the data's own order, as one process builds it); under coordinate
 	// descent also on one grid row, for one process's order of U's rows.
 	voc := shard.Data.Vocabulary
-	no.CD, no.Extrapolate = cd, opts.Solver.Extrapolate
+	no.CD, no.PlainCD = cd, opts.Solver.PlainCD
 	if g.Rows > 1 || cd {
 		if samples, no.FeatureOrder, err = dist.BalanceShard(cs.Row, g, samples); err != nil {
 			return fail(err)

@@ -453,20 +453,20 @@ func TestDistributedFitCD(t *testing.T) {
 		}
 		checkFactorParts(t, out, sum, x)
 	}
-	// The extrapolated steps (--extrapolate) likewise.
-	ref, _, err = runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "refx"), "--solver", "cd", "--pg-tol", "0", "--extrapolate")...)
+	// Plain cd (--extrapolate=false, the default extrapolating) likewise.
+	ref, _, err = runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "refp"), "--solver", "cd", "--pg-tol", "0", "--extrapolate=false")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantX := decode(t, ref)["objective"].(float64)
-	if wantX == want {
-		t.Errorf("--extrapolate gave plain cd's objective %v", want)
+	wantP := decode(t, ref)["objective"].(float64)
+	if wantP == want {
+		t.Errorf("--extrapolate=false gave the default's objective %v", want)
 	}
 	for _, grid := range []string{"1x2", "2x1"} {
-		out := filepath.Join(dir, "x"+grid)
-		sum := fitOnGrid(t, 2, grid, out, append(append([]string(nil), common...), "--distributed", "--extrapolate", "--out", out))
-		if math.Abs(sum.Objective-wantX) > 1e-9*wantX {
-			t.Errorf("--extrapolate, grid %s: objective %v, one process %v", grid, sum.Objective, wantX)
+		out := filepath.Join(dir, "p"+grid)
+		sum := fitOnGrid(t, 2, grid, out, append(append([]string(nil), common...), "--distributed", "--extrapolate=false", "--out", out))
+		if math.Abs(sum.Objective-wantP) > 1e-9*wantP {
+			t.Errorf("--extrapolate=false, grid %s: objective %v, one process %v", grid, sum.Objective, wantP)
 		}
 		checkFactorParts(t, out, sum, x)
 	}

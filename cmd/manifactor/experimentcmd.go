@@ -59,8 +59,6 @@ func (f *protocolFlags) check() ([]int, error) {
 			// (begin); here only the other flags are.
 			mf.algorithm = solver.MU
 		}
-		// Likewise --extrapolate, which only nmf and nmf-ncw take.
-		mf.extrapolate = mf.extrapolate && m.Base() == solver.NMF
 		if _, err := mf.options(1, true); err != nil {
 			return nil, err
 		}
@@ -89,9 +87,7 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 			if f.mf.algorithm == solver.CD && !solver.HasCD(m) {
 				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, solver.CDMethods())
 			}
-			if f.mf.extrapolate && m.Base() != solver.NMF {
-				return nil, nil, fmt.Errorf("--extrapolate: for nmf and nmf-ncw under cd, not %s", m)
-			}
+
 		}
 	}
 	ks, err := f.check()

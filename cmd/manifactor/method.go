@@ -145,7 +145,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
 	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
 	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
-	fs.BoolVar(&f.extrapolate, "extrapolate", false, "nmf and nmf-ncw under cd: extrapolate both factors past each iteration, undoing a step that would raise the objective (Ang and Gillis 2019)")
+	fs.BoolVar(&f.extrapolate, "extrapolate", true, "cd without a graph term (nmf, nmf-ncw, gnmf's lambda 0): extrapolate both factors past each iteration, undoing a step that would raise the objective (Ang and Gillis 2019); false for plain cd")
 	f.graph.register(fs, withFile)
 }
 
@@ -202,12 +202,7 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	if o.Solver.Algorithm == solver.CD && !solver.HasCD(f.method) {
 		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, solver.CDMethods())
 	}
-	if f.extrapolate {
-		if a := o.Solver.Algorithm.Resolve(f.method); f.method.Base() != solver.NMF || a != solver.CD {
-			return o, fmt.Errorf("--extrapolate: for nmf and nmf-ncw under cd, not %s under %s", f.method, a)
-		}
-		o.Solver.Extrapolate = true
-	}
+	o.Solver.PlainCD = !f.extrapolate
 	switch {
 	case f.iters < 1:
 		return o, fmt.Errorf("--iters %d: must be at least 1", f.iters)
