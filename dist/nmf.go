@@ -71,7 +71,7 @@ type NMFOptions struct {
 	CD bool
 	// PlainCD turns off, as solver.Options.PlainCD does, the extrapolated
 	// steps that CD without a graph term takes by default (solver.Fit's,
-	// with solver.Momentum): each rank moves its own rows, and the
+	// solver.ExtrapolatedCD): each rank moves its own rows, and the
 	// decision to keep or undo a step is taken on the objective every
 	// rank holds.
 	PlainCD bool
@@ -316,18 +316,23 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return err
 	}
 	if opts.CD && !opts.PlainCD && hl == nil {
-		return res, extrapolated(ctx, world, res, opts, k*k, vHalf, func() (float64, error) {
-			var err error
-			if utu, dot, err = uHalf(vtv); err != nil {
-				return 0, err
-			}
-			return sqNorm - 2*dot + kernels.Dot(utu, vtv), nil
-		}, func() (err error) {
-			utu, err = gram(world, res.U, nil)
-			return err
-		}, func() (err error) {
-			vtv, err = gram(world, res.V, nil)
-			return err
+		return res, extrapolated(ctx, res, opts, k*k, solver.Halves{
+			V: vHalf,
+			U: func() (float64, error) {
+				var err error
+				if utu, dot, err = uHalf(vtv); err != nil {
+					return 0, err
+				}
+				return sqNorm - 2*dot + kernels.Dot(utu, vtv), nil
+			},
+			UGram: func() (err error) {
+				utu, err = gram(world, res.U, nil)
+				return err
+			},
+			VGram: func() (err error) {
+				vtv, err = gram(world, res.V, nil)
+				return err
+			},
 		}, tol)
 	}
 	for it := 1; it <= opts.Iters; it++ {
@@ -381,71 +386,30 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	return res, nil
 }
 
-// extrapolated is FitNMF's loop under CD without a graph term, the steps
-// of solver.Fit's extrapolated cd (see solver.Options.PlainCD) on each
-// rank's rows: vHalf and uHalf are the half-steps (uHalf returns the
-// objective), uGram and vGram form the Gram matrices of the factors as
-// they stand. At the end U is the accepted pair's, and res.Formula counts
-// what the steps moved: a kept step sums two more Gram matrices (kk
-// values each) than a plain iteration, an undone one a plain
+// extrapolated is FitNMF's loop under CD without a graph term: one
+// process's steps (solver.ExtrapolatedCD) on this rank's rows of U and V,
+// with h the rank's half-steps. At the end U is the accepted pair's, and
+// res.Formula counts what the steps moved: a kept step sums two more Gram
+// matrices (kk values each) than a plain iteration, an undone one a plain
 // iteration's more and one more Gram matrix besides.
-func extrapolated(ctx context.Context, world Comm, res *NMFResult, opts NMFOptions, kk int, vHalf func() error, uHalf func() (float64, error), uGram, vGram func() error, tol float64) error {
-	th := opts.Threads
+func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, h solver.Halves, tol float64) error {
+	ex := solver.NewExtrapolatedCD(res.U.Data, res.V.Data, res.Objective[0])
 	plain := res.Formula
-	var kept, undone int
 	defer func() {
+		ex.Accepted(res.U.Data)
+		kept, undone := ex.Counts()
 		if it := kept + undone; it > 0 && plain > 0 {
 			res.Formula = (kept*(plain+2*kk) + undone*(2*plain+2*kk)) / it
 		}
 	}()
-	u := append([]float64(nil), res.U.Data...)
-	v := append([]float64(nil), res.V.Data...)
-	acc := make([]float64, len(res.V.Data))
-	m := solver.NewMomentum()
-	last := res.Objective[0]
-	defer copy(res.U.Data, u)
 	for it := 1; it <= opts.Iters; it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		copy(acc, res.V.Data)
-		if err := vHalf(); err != nil {
-			return err
-		}
-		m.Apply(res.V.Data, v, th)
-		if err := vGram(); err != nil {
-			return err
-		}
-		obj, err := uHalf()
+		obj, err := ex.Step(res.U.Data, res.V.Data, h, opts.Threads)
 		if err != nil {
 			return err
 		}
-		if obj <= last {
-			kept++
-			m.Grow()
-			m.Apply(res.U.Data, u, th)
-			if err := uGram(); err != nil {
-				return err
-			}
-		} else {
-			// Undone: a plain iteration from the accepted pair.
-			undone++
-			m.Cut()
-			copy(res.U.Data, u)
-			copy(res.V.Data, acc)
-			if err := uGram(); err != nil {
-				return err
-			}
-			if err := vHalf(); err != nil {
-				return err
-			}
-			copy(v, res.V.Data)
-			if obj, err = uHalf(); err != nil {
-				return err
-			}
-			copy(u, res.U.Data)
-		}
-		last = obj
 		if stop, err := res.record(obj, it, tol); err != nil || stop {
 			return err
 		}

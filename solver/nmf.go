@@ -71,88 +71,9 @@ type nmfIter struct {
 	// last iteration's (see projGrader).
 	graphKKT kktSums
 	kkt      kktState
-	// ex is the extrapolation's state: CD without a graph term unless
-	// Options.PlainCD; nil otherwise.
-	ex *extrapolation
-}
-
-// extrapolation is the state of Frobenius NMF's extrapolated coordinate
-// descent (Ang and Gillis, "Accelerating nonnegative matrix factorization
-// algorithms using extrapolation", Neural Computation 2019). Each
-// iteration's cd half-steps run from extrapolated factors, and their
-// results are extrapolated again before the next:
-//
-//	V_{k+1} = cd(V^_k; U^_k),   V^_{k+1} = max(0, V_{k+1} + beta (V_{k+1} - V_k))
-//	U_{k+1} = cd(U^_k; V^_{k+1}),  U^_{k+1} = max(0, U_{k+1} + beta (U_{k+1} - U_k))
-//
-// The iteration's objective is that of the pair (U_{k+1}, V^_{k+1}), which
-// the U half-step's products give for free. beta follows Momentum: it
-// grows while the objective falls; when the objective would rise, the
-// step is undone: the factors go back to the last accepted pair (U_k,
-// V^_k), beta is cut, and a plain cd iteration from that pair takes the
-// step's place. cd's half-steps never increase the objective, so neither
-// does an iteration: the trace stays monotone, at the price of a second
-// iteration's work where a step is undone.
-type extrapolation struct {
-	// u and v are U_k and V_k, the last results of the half-steps
-	// before their extrapolation: the base of the next momentum. u is
-	// also the accepted pair's U.
-	u, v []float64
-	// acc is V^_k, the accepted pair's V, kept while a step may be
-	// undone.
-	acc []float64
-	m   Momentum
-	// last is the accepted pair's objective.
-	last float64
-	// undone counts the steps undone.
-	undone int
-}
-
-// Momentum is the step size of the extrapolated cd (Options.PlainCD)
-// and its schedule, exported for package dist, whose ranks must take the
-// same steps as one process. It starts at 0.5; Grow, after a step that
-// lowered the objective, multiplies it by 1.05 up to a cap that itself
-// grows by 1 % up to 1; Cut, after a step undone, divides it by 1.5 and
-// sets the cap to the value that failed. These are the heuristic's
-// settings, not tuned on any corpus here.
-type Momentum struct {
-	beta, cap float64
-}
-
-// NewMomentum returns the schedule at its start.
-func NewMomentum() Momentum { return Momentum{beta: 0.5, cap: 1} }
-
-// Beta returns the current step size.
-func (m *Momentum) Beta() float64 { return m.beta }
-
-// Grow enlarges the step after a step that lowered the objective.
-func (m *Momentum) Grow() {
-	m.beta = min(m.cap, 1.05*m.beta)
-	m.cap = min(1, 1.01*m.cap)
-}
-
-// Cut shrinks the step after a step undone.
-func (m *Momentum) Cut() {
-	m.cap = m.beta
-	m.beta /= 1.5
-}
-
-// Apply sets cur to max(0, cur + beta (cur - base)) and base to cur's
-// value before, element by element, so the result does not depend on
-// threads.
-func (m *Momentum) Apply(cur, base []float64, threads int) {
-	if len(base) != len(cur) {
-		panic("solver: Momentum.Apply: lengths differ")
-	}
-	beta := m.beta
-	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
-		b := base[lo:hi]
-		for i, c := range cur[lo:hi] {
-			e := c + beta*(c-b[i])
-			b[i] = c
-			cur[lo+i] = max(e, 0)
-		}
-	})
+	// ex drives the iterations under CD without a graph term unless
+	// Options.PlainCD (see ExtrapolatedCD); nil otherwise.
+	ex *ExtrapolatedCD
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -177,9 +98,6 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 			nnz += p.reg.w.NNZ()
 		}
 		it.cdV = newCDRule(nnz, d.n, k)
-	}
-	if !p.opts.PlainCD && it.cdU != nil && p.reg == nil {
-		it.ex = &extrapolation{}
 	}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
@@ -222,18 +140,15 @@ func (it *nmfIter) begin() float64 {
 	it.graphProduct()
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
 	obj := it.objective(tr)
-	if e := it.ex; e != nil {
-		e.u = append(e.u[:0], it.f.a.Data...)
-		e.v = append(e.v[:0], it.f.v.Data...)
-		e.acc = make([]float64, len(it.f.v.Data))
-		e.m, e.last = NewMomentum(), obj
+	if !it.p.opts.PlainCD && it.cdU != nil && it.p.reg == nil {
+		it.ex = NewExtrapolatedCD(it.f.a.Data, it.f.v.Data, obj)
 	}
 	return obj
 }
 
 func (it *nmfIter) step(eval bool) (float64, error) {
 	if it.ex != nil {
-		return it.extrapolated(eval), nil
+		return it.ex.Step(it.f.a.Data, it.f.v.Data, it.halves(eval), it.p.opts.Threads)
 	}
 	th := it.p.opts.Threads
 	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}
@@ -251,9 +166,7 @@ func (it *nmfIter) step(eval bool) (float64, error) {
 	}
 	it.graphProduct()
 	if !it.invariant {
-		tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
-		it.measured(eval)
-		return it.objective(tr), nil
+		return it.uHalf(eval), nil
 	}
 	// U half of the scale-invariant objective: with V fixed, the graph
 	// term is sum_c gk[c] |u_c|^2, a ridge penalty on U's columns, which
@@ -267,53 +180,37 @@ func (it *nmfIter) step(eval bool) (float64, error) {
 	return obj, nil
 }
 
-// extrapolated is step under cd without a graph term (unless
-// Options.PlainCD)
-// (see extrapolation). At its start f holds (U^_k, V^_k), e.u U_k and e.v
-// V_k.
-func (it *nmfIter) extrapolated(eval bool) float64 {
-	th, e := it.p.opts.Threads, it.ex
-	copy(e.acc, it.f.v.Data)
-	it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
-	it.kkt.v = &it.vw.kkt
-	e.m.Apply(it.f.v.Data, e.v, th)
-	it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
-	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+// uHalf is the U half-step without the scale-invariant graph term; it
+// returns the objective.
+func (it *nmfIter) uHalf(eval bool) float64 {
+	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, it.p.opts.Threads)
 	it.measured(eval)
-	if obj := it.objective(tr); obj <= e.last {
-		e.last = obj
-		e.m.Grow()
-		e.m.Apply(it.f.a.Data, e.u, th)
-		it.uw.run(half{f: it.f.a, gram: it.utu}, th)
-		return obj
+	return it.objective(tr)
+}
+
+// halves are the half-steps of plain NMF under cd, for ExtrapolatedCD.
+func (it *nmfIter) halves(eval bool) Halves {
+	th := it.p.opts.Threads
+	return Halves{
+		V: func() error {
+			it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
+			it.kkt.v = &it.vw.kkt
+			return nil
+		},
+		U:     func() (float64, error) { return it.uHalf(eval), nil },
+		VGram: func() error { it.vw.run(half{f: it.f.v, gram: it.vtv}, th); return nil },
+		UGram: func() error { it.uw.run(half{f: it.f.a, gram: it.utu}, th); return nil },
 	}
-	// Undo: back to the accepted pair (U_k, V^_k), from which a plain
-	// iteration cannot raise the objective; its results are the next
-	// momentum's base.
-	e.undone++
-	e.m.Cut()
-	copy(it.f.a.Data, e.u)
-	copy(it.f.v.Data, e.acc)
-	it.uw.run(half{f: it.f.a, gram: it.utu}, th)
-	it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
-	it.kkt.v = &it.vw.kkt
-	copy(e.v, it.f.v.Data)
-	tr = it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: it.vtv, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
-	it.measured(eval)
-	copy(e.u, it.f.a.Data)
-	e.last = it.objective(tr)
-	return e.last
 }
 
 // finish leaves f holding the accepted pair, whose objective the last
-// iteration reported (the extrapolated U^ goes back to U_k), so that a
-// fit returns the factors its objective belongs to.
+// iteration reported, so that a fit returns the factors its objective
+// belongs to.
 func (it *nmfIter) finish() {
-	if it.ex == nil {
-		return
+	if it.ex != nil {
+		it.ex.Accepted(it.f.a.Data)
+		it.uw.run(half{f: it.f.a, gram: it.utu}, it.p.opts.Threads)
 	}
-	copy(it.f.a.Data, it.ex.u)
-	it.uw.run(half{f: it.f.a, gram: it.utu}, it.p.opts.Threads)
 }
 
 // measured completes the iteration's measure of stationarity, taken

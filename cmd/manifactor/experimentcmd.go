@@ -87,7 +87,6 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 			if f.mf.algorithm == solver.CD && !solver.HasCD(m) {
 				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, solver.CDMethods())
 			}
-
 		}
 	}
 	ks, err := f.check()

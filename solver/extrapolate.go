@@ -1,0 +1,129 @@
+package solver
+
+import "github.com/manifactor/manifactor/internal/parallel"
+
+// ExtrapolatedCD drives the coordinate descent of the Frobenius methods
+// where no graph term is fitted (Options.PlainCD turns it off), after Ang
+// and Gillis, "Accelerating nonnegative matrix factorization algorithms
+// using extrapolation" (Neural Computation 2019). Each iteration's cd
+// half-steps run from extrapolated factors, and their results are
+// extrapolated again before the next:
+//
+//	V_{k+1} = cd(V^_k; U^_k),   V^_{k+1} = max(0, V_{k+1} + beta (V_{k+1} - V_k))
+//	U_{k+1} = cd(U^_k; V^_{k+1}),  U^_{k+1} = max(0, U_{k+1} + beta (U_{k+1} - U_k))
+//
+// The iteration's objective is that of the pair (U_{k+1}, V^_{k+1}), which
+// the U half-step's products give for free. beta starts at 0.5; after a
+// step that lowered the objective it grows by 5 % up to a cap that itself
+// grows by 1 % up to 1. A step that would raise the objective is undone:
+// the factors go back to the last accepted pair (U_k, V^_k), beta is
+// divided by 1.5 (the cap set to the value that failed), and a plain cd
+// iteration from that pair takes the step's place. cd's half-steps never
+// increase the objective, so neither does an iteration: the trace stays
+// monotone, at the price of a second iteration's work where a step is
+// undone. These settings are the heuristic's, not tuned on any corpus
+// here.
+//
+// It is exported for package dist, whose ranks each hold their own rows
+// of U and V and take one process's steps: the momentum is element by
+// element and the decisions are taken on the objective every rank holds.
+type ExtrapolatedCD struct {
+	// u and v are U_k and V_k, the last results of the half-steps before
+	// their extrapolation: the base of the next momentum. u is also the
+	// accepted pair's U.
+	u, v []float64
+	// acc is V^_k, the accepted pair's V, kept while a step may be undone.
+	acc          []float64
+	beta, cap    float64
+	last         float64 // the accepted pair's objective
+	kept, undone int
+}
+
+// Halves are the half-steps and Gram matrices ExtrapolatedCD drives, on
+// the factors as they stand: V and U are cd's half-steps (each forming
+// its factor's Gram matrix; U returns the iteration's objective), VGram
+// and UGram form a factor's Gram matrix again after the momentum moved it.
+type Halves struct {
+	V            func() error
+	U            func() (float64, error)
+	VGram, UGram func() error
+}
+
+// NewExtrapolatedCD starts the iterations from the factors u and v (their
+// values are copied) whose objective is objective.
+func NewExtrapolatedCD(u, v []float64, objective float64) *ExtrapolatedCD {
+	return &ExtrapolatedCD{u: append([]float64(nil), u...), v: append([]float64(nil), v...), acc: make([]float64, len(v)),
+		beta: 0.5, cap: 1, last: objective}
+}
+
+// Step makes one iteration on the factors u and v (the slices the half-steps
+// work on) and returns its objective, never above the last one.
+func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, error) {
+	copy(e.acc, v)
+	if err := h.V(); err != nil {
+		return 0, err
+	}
+	e.move(v, e.v, threads)
+	if err := h.VGram(); err != nil {
+		return 0, err
+	}
+	obj, err := h.U()
+	if err != nil {
+		return 0, err
+	}
+	if obj <= e.last {
+		e.kept++
+		e.last = obj
+		e.beta = min(e.cap, 1.05*e.beta)
+		e.cap = min(1, 1.01*e.cap)
+		e.move(u, e.u, threads)
+		return obj, h.UGram()
+	}
+	// Undo: back to the accepted pair (U_k, V^_k), from which a plain
+	// iteration cannot raise the objective; its results are the next
+	// momentum's base.
+	e.undone++
+	e.cap = e.beta
+	e.beta /= 1.5
+	copy(u, e.u)
+	copy(v, e.acc)
+	if err := h.UGram(); err != nil {
+		return 0, err
+	}
+	if err := h.V(); err != nil {
+		return 0, err
+	}
+	copy(e.v, v)
+	if obj, err = h.U(); err != nil {
+		return 0, err
+	}
+	copy(e.u, u)
+	e.last = obj
+	return obj, nil
+}
+
+// Accepted copies the accepted pair's U, which the last objective belongs
+// to (the factor in use between iterations is the extrapolated one), into
+// u.
+func (e *ExtrapolatedCD) Accepted(u []float64) { copy(u, e.u) }
+
+// Counts returns the steps kept and the steps undone so far.
+func (e *ExtrapolatedCD) Counts() (kept, undone int) { return e.kept, e.undone }
+
+// move sets cur to max(0, cur + beta (cur - base)) and base to cur's
+// value before, element by element, so the result does not depend on
+// threads.
+func (e *ExtrapolatedCD) move(cur, base []float64, threads int) {
+	if len(base) != len(cur) {
+		panic("solver: ExtrapolatedCD: a factor changed size")
+	}
+	beta := e.beta
+	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
+		b := base[lo:hi]
+		for i, c := range cur[lo:hi] {
+			x := c + beta*(c-b[i])
+			b[i] = c
+			cur[lo+i] = max(x, 0)
+		}
+	})
+}
