@@ -176,9 +176,9 @@ type Options struct {
 	// plain method and the graph method at every weight of Lambdas (from
 	// the same start, or along the weights: CandidateStart), assigns
 	// each, and keeps one by the data alone (no labels): it trusts the
-	// graph when some weight's clustering cuts at most half as much of
-	// the graph as the plain method's, both relative
-	// to what random clusters of the same volumes would cut
+	// graph when the clustering that cuts least of it is the plain
+	// method's or cuts at most half as much as the plain method's, both
+	// relative to what random clusters of the same volumes would cut
 	// (Candidate.RelativeCut), and then keeps the clustering that cuts
 	// least; untrusted, it keeps the clustering most cohesive in the data
 	// (see Cohesion). Result.Candidates reports every candidate.
