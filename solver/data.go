@@ -147,15 +147,16 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 	if samples == nil {
 		return nil, errors.New("solver: nil data")
 	}
-	if err := samples.Validate(); err != nil {
+	st, err := samples.Scan()
+	if err != nil {
 		return nil, fmt.Errorf("solver: invalid data: %w", err)
 	}
 	n, m := samples.Dims()
 	if n == 0 || m == 0 {
 		return nil, fmt.Errorf("solver: empty data (%d samples x %d features)", n, m)
 	}
-	d := &Data{m: m, n: n, sqNorm: samples.SquaredFrobenius(), nnz: samples.NNZ()}
-	if p, found := samples.First(func(v float64) bool { return v < 0 }); found {
+	d := &Data{m: m, n: n, sqNorm: st.SumSquares, nnz: samples.NNZ()}
+	if p := st.FirstNegative; p >= 0 {
 		d.neg = &entry{samples.RowOf(p), samples.Ind[p], samples.Val[p]}
 	}
 	d.blocked = &blockCache{}

@@ -36,67 +36,123 @@ func NewCSR(rows, cols int, indptr, ind []int, val []float64) (*CSR, error) {
 // entries are checked in parallel; the error is the first in row order
 // whatever the number of threads.
 func (a *CSR) Validate() error {
+	_, err := a.Scan()
+	return err
+}
+
+// Stats is what Scan learns of a valid CSR's stored values on the way.
+type Stats struct {
+	// SumSquares is the sum of the squared values: in fixed chunks of
+	// rows, the chunks' sums added in row order, so the same for any
+	// number of threads.
+	SumSquares float64
+	// FirstNegative is the position in Ind and Val of the first negative
+	// value in row order, -1 when there is none.
+	FirstNegative int
+}
+
+// Scan is Validate, which also returns the Stats of the values: one pass
+// over the entries where a caller that needs both would make three (a
+// solver's check of its data: 0.5 s against 0.2 s at 70 million entries
+// on 2 threads, bench/RESULTS.md). Stats is zero when err is not nil.
+func (a *CSR) Scan() (Stats, error) {
 	if a.Rows < 0 || a.Cols < 0 {
-		return fmt.Errorf("sparse: negative dimensions %d x %d", a.Rows, a.Cols)
+		return Stats{}, fmt.Errorf("sparse: negative dimensions %d x %d", a.Rows, a.Cols)
 	}
 	if len(a.Indptr) != a.Rows+1 {
-		return fmt.Errorf("sparse: %d row pointers for %d rows, want %d", len(a.Indptr), a.Rows, a.Rows+1)
+		return Stats{}, fmt.Errorf("sparse: %d row pointers for %d rows, want %d", len(a.Indptr), a.Rows, a.Rows+1)
 	}
 	if len(a.Ind) != len(a.Val) {
-		return fmt.Errorf("sparse: %d column indices but %d values", len(a.Ind), len(a.Val))
+		return Stats{}, fmt.Errorf("sparse: %d column indices but %d values", len(a.Ind), len(a.Val))
 	}
 	if a.Indptr[0] != 0 {
-		return fmt.Errorf("sparse: first row pointer is %d, want 0", a.Indptr[0])
+		return Stats{}, fmt.Errorf("sparse: first row pointer is %d, want 0", a.Indptr[0])
 	}
 	if a.Indptr[a.Rows] != len(a.Val) {
-		return fmt.Errorf("sparse: last row pointer is %d, want %d (number of values)", a.Indptr[a.Rows], len(a.Val))
+		return Stats{}, fmt.Errorf("sparse: last row pointer is %d, want %d (number of values)", a.Indptr[a.Rows], len(a.Val))
 	}
 	for i := 0; i < a.Rows; i++ {
 		lo, hi := a.Indptr[i], a.Indptr[i+1]
 		if hi < lo {
-			return fmt.Errorf("sparse: row pointer decreases at row %d (1-based; %d then %d)", i+1, lo, hi)
+			return Stats{}, fmt.Errorf("sparse: row pointer decreases at row %d (1-based; %d then %d)", i+1, lo, hi)
 		}
 		if hi > len(a.Val) {
-			return fmt.Errorf("sparse: row pointer %d of row %d (1-based) exceeds the %d stored values", hi, i+1, len(a.Val))
+			return Stats{}, fmt.Errorf("sparse: row pointer %d of row %d (1-based) exceeds the %d stored values", hi, i+1, len(a.Val))
 		}
 	}
 	// The entries in fixed chunks of rows, in parallel; the earliest
 	// chunk's error is the first in row order, whatever the threads.
-	errs := make([]error, (a.Rows+validateRows-1)/validateRows)
+	chunks := make([]scanChunk, (a.Rows+validateRows-1)/validateRows)
 	parallel.For(a.Rows, 0, validateRows, func(lo, hi int) {
-		errs[lo/validateRows] = a.validateRows(lo, hi)
+		chunks[lo/validateRows] = a.scanRows(lo, hi)
 	})
-	for _, err := range errs {
-		if err != nil {
-			return err
+	st := Stats{FirstNegative: -1}
+	for _, c := range chunks {
+		if c.err != nil {
+			return Stats{}, c.err
+		}
+		st.SumSquares += c.sq
+		if st.FirstNegative < 0 {
+			st.FirstNegative = c.neg
 		}
 	}
-	return nil
+	return st, nil
 }
 
-// validateRows is how many rows a goroutine of Validate checks at a time.
+// validateRows is how many rows a goroutine of Scan checks at a time.
 const validateRows = 4096
 
-// validateRows checks the entries of rows i0..i1-1, whose pointers
-// Validate has checked.
-func (a *CSR) validateRows(i0, i1 int) error {
+// scanChunk is scanRows' result for one chunk of rows.
+type scanChunk struct {
+	sq  float64 // sum of squares
+	neg int     // first negative entry, -1 if none
+	err error
+}
+
+// finiteMask selects a float64's exponent bits, which are all set only
+// for the infinities and NaN.
+const finiteMask = 0x7ff0000000000000
+
+// scanRows checks the entries of rows i0..i1-1, whose pointers Scan has
+// checked, and sums their squares. The loop tests each entry with one
+// unsigned compare for the column's range, one for its order and a mask
+// for finiteness; the message is built only for a bad entry.
+func (a *CSR) scanRows(i0, i1 int) scanChunk {
+	c := scanChunk{neg: -1}
+	cols := uint(a.Cols)
 	for i := i0; i < i1; i++ {
+		lo, hi := a.Indptr[i], a.Indptr[i+1]
+		ind := a.Ind[lo:hi]
+		val := a.Val[lo:hi]
+		val = val[:len(ind)]
 		prev := -1
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			j := a.Ind[p]
-			if j < 0 || j >= a.Cols {
-				return fmt.Errorf("sparse: row %d: column %d out of range [1, %d] (1-based)", i+1, j+1, a.Cols)
-			}
-			if j <= prev {
-				return fmt.Errorf("sparse: row %d: columns not strictly increasing (%d after %d, 1-based)", i+1, j+1, prev+1)
+		for p, j := range ind {
+			v := val[p]
+			if uint(j) >= cols || j <= prev || math.Float64bits(v)&finiteMask == finiteMask {
+				c.err = a.entryError(i, j, prev, v)
+				return c
 			}
 			prev = j
-			if v := a.Val[p]; math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("sparse: row %d, column %d (1-based): value %v is not finite", i+1, j+1, v)
+			c.sq += v * v
+			if v < 0 && c.neg < 0 {
+				c.neg = lo + p
 			}
 		}
 	}
-	return nil
+	return c
+}
+
+// entryError describes the bad entry (column j after prev, value v) of
+// row i that scanRows found.
+func (a *CSR) entryError(i, j, prev int, v float64) error {
+	switch {
+	case j < 0 || j >= a.Cols:
+		return fmt.Errorf("sparse: row %d: column %d out of range [1, %d] (1-based)", i+1, j+1, a.Cols)
+	case j <= prev:
+		return fmt.Errorf("sparse: row %d: columns not strictly increasing (%d after %d, 1-based)", i+1, j+1, prev+1)
+	default:
+		return fmt.Errorf("sparse: row %d, column %d (1-based): value %v is not finite", i+1, j+1, v)
+	}
 }
 
 // First returns the position in Ind and Val of the first stored entry, in

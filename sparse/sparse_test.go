@@ -343,6 +343,57 @@ func TestValidateFirstError(t *testing.T) {
 	}
 }
 
+// TestScan checks Scan's Stats against serial loops, with negative values
+// on both sides of its chunks' edges: the first negative entry exactly,
+// the sum of squares as the chunks' serial sums added in order, the same
+// for any number of threads; and that -0 is not negative.
+func TestScan(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(7, 8))
+	r := 3*validateRows + 17
+	a := randomCSR(rng, r, 30, 0.2)
+	for _, rows := range [][]int{nil, {0}, {validateRows - 1, validateRows}, {2*validateRows + 5, validateRows + 1}, {r - 1}} {
+		b := a.Clone()
+		for _, i := range rows {
+			for b.Indptr[i] == b.Indptr[i+1] {
+				i++
+			}
+			b.Val[b.Indptr[i+1]-1] = -0.5
+		}
+		b.Val[0] = math.Copysign(0, -1)
+		want := -1
+		for p, v := range b.Val {
+			if v < 0 {
+				want = p
+				break
+			}
+		}
+		var sum float64
+		for lo := 0; lo < r; lo += validateRows {
+			var c float64
+			for _, v := range b.Val[b.Indptr[lo]:b.Indptr[min(lo+validateRows, r)]] {
+				c += v * v
+			}
+			sum += c
+		}
+		for _, procs := range []int{1, 2, 7} {
+			runtime.GOMAXPROCS(procs)
+			st, err := b.Scan()
+			if err != nil || st.FirstNegative != want || st.SumSquares != sum {
+				t.Errorf("negative in rows %v, %d procs: %+v, %v; want first negative %d, sum of squares %v", rows, procs, st, err, want, sum)
+			}
+			if !closeRel(st.SumSquares, b.SquaredFrobenius(), sum) {
+				t.Errorf("sum of squares %v, SquaredFrobenius %v", st.SumSquares, b.SquaredFrobenius())
+			}
+		}
+	}
+	bad := a.Clone()
+	bad.Val[len(bad.Val)/2] = math.Inf(1)
+	if st, err := bad.Scan(); err == nil || st != (Stats{}) {
+		t.Errorf("Inf: %+v, %v; want zero Stats and an error", st, err)
+	}
+}
+
 // TestFirst checks First and RowOf against a serial search, with bad
 // entries on both sides of First's chunk edges.
 func TestFirst(t *testing.T) {
