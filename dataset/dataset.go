@@ -140,6 +140,10 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	switch ext {
 	case ".mat", ".mtx", ".svm", ".svmlight", ".libsvm", ".csv", ".tsv", ".npy":
 	default:
+		if _, err := os.Stat(path); err != nil {
+			// A mistyped name is more likely than an unknown format.
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: unknown data format %q (want .mat, .mtx, .svm, .libsvm, .csv, .tsv or .npy, optionally .gz)", path, filepath.Ext(path))
 	}
 	f, err := os.Open(path)

@@ -89,7 +89,11 @@ func TestLoadDispatch(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Load(context.Background(), filepath.Join(dir, "x.parquet"), LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown data format") {
+	parquet := filepath.Join(dir, "x.parquet")
+	if err := os.WriteFile(parquet, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), parquet, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "unknown data format") {
 		t.Errorf("unknown extension: %v", err)
 	}
 	if _, err := Load(context.Background(), files[1], LoadOptions{Transpose: true, CSV: CSVOptions{LabelColumn: "a"}}); err == nil {

@@ -323,11 +323,17 @@ func (c *mtxCoord) entry(m *mtxReader, toks [][]byte, emit func(i, j int, x floa
 		return m.errorf("entry %q: want %d fields", text(), c.fields)
 	}
 	i, ok := parseCount(toks[0])
-	if !ok || i < 1 || i > c.rows {
+	if !ok {
+		return m.errorf("entry %q: row index %q is not a whole number from 1 to %d", text(), truncate(toks[0]), c.rows)
+	}
+	if i < 1 || i > c.rows {
 		return m.errorf("entry %q: row index %q out of range [1,%d]", text(), truncate(toks[0]), c.rows)
 	}
 	j, ok := parseCount(toks[1])
-	if !ok || j < 1 || j > c.cols {
+	if !ok {
+		return m.errorf("entry %q: column index %q is not a whole number from 1 to %d", text(), truncate(toks[1]), c.cols)
+	}
+	if j < 1 || j > c.cols {
 		return m.errorf("entry %q: column index %q out of range [1,%d]", text(), truncate(toks[1]), c.cols)
 	}
 	x := 1.0

@@ -198,6 +198,8 @@ func TestReadMatrixMarketErrors(t *testing.T) {
 		{"row range", hdr + "2 2 1\n3 1 1\n", []string{"test.mtx:3:", `"3 1 1"`, "row index", "[1,2]"}},
 		{"row zero", hdr + "2 2 1\n0 1 1\n", []string{"test.mtx:3:", "row index"}},
 		{"column range", hdr + "2 2 2\n1 1 1\n% c\n1 5 1\n", []string{"test.mtx:5:", `"1 5 1"`, "column index", "[1,2]"}},
+		{"fractional index", hdr + "2 2 1\n1.5 1 1\n", []string{"test.mtx:3:", `row index "1.5" is not a whole number from 1 to 2`}},
+		{"negative index", hdr + "2 2 1\n1 -1 1\n", []string{"test.mtx:3:", `column index "-1" is not a whole number from 1 to 2`}},
 		{"fields", hdr + "2 2 1\n1 1\n", []string{"test.mtx:3:", "want 3 fields"}},
 		{"value", hdr + "2 2 1\n1 1 abc\n", []string{"test.mtx:3:", `"abc"`, "not a number"}},
 		{"NaN", hdr + "2 2 1\n1 1 NaN\n", []string{"test.mtx:3:", `"NaN"`, "not finite"}},
@@ -314,7 +316,10 @@ func TestLoadFiles(t *testing.T) {
 		opt  LoadOptions
 		want []string
 	}{
-		{filepath.Join(dir, "x.xlsx"), LoadOptions{}, []string{"x.xlsx", "unknown data format"}},
+		{writeFile(t, dir, "x.xlsx", []byte("PK")), LoadOptions{}, []string{"x.xlsx", "unknown data format"}},
+		// A missing file whose name has no known extension is missing,
+		// not of an unknown format.
+		{filepath.Join(dir, "nodata"), LoadOptions{}, []string{"nodata", "no such file"}},
 		{filepath.Join(dir, "missing.mat"), LoadOptions{}, []string{"missing.mat"}},
 		{mtxPath, LoadOptions{Labels: writeFile(t, dir, "short.txt", []byte("1\n2\n"))}, []string{"short.txt", "2 labels for 3 samples"}},
 		{mtxPath, LoadOptions{Labels: writeFile(t, dir, "long.txt", []byte("1\n2\n3\n4\n"))}, []string{"long.txt:4:", "more labels"}},

@@ -306,8 +306,8 @@ func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]strin
 		}
 		seen[k] = true
 	}
-	if p.Runs < 1 {
-		return nil, nil, fmt.Errorf("experiment: %d runs per k: need at least 1", p.Runs)
+	if p.Runs < 1 || p.Runs > MaxRuns {
+		return nil, nil, fmt.Errorf("experiment: %d runs per k: need 1 to %d", p.Runs, MaxRuns)
 	}
 	if p.Workers < 0 {
 		return nil, nil, fmt.Errorf("experiment: %d workers: must not be negative", p.Workers)
@@ -330,6 +330,11 @@ func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]strin
 	sort.Strings(names)
 	return names, classes, nil
 }
+
+// MaxRuns is the most draws per k a Protocol takes: far more than any
+// table needs (the papers draw 50), and few enough that Run's record of
+// every draw stays small; billions exhausted memory before the first fit.
+const MaxRuns = 100000
 
 // draw returns the sorted classes of run r for k and the methods' seed.
 func (p Protocol) draw(classes []int, k, r int) ([]int, uint64) {

@@ -207,6 +207,7 @@ func TestBadInputs(t *testing.T) {
 		{"duplicate k", Protocol{Classes: []int{2, 2}, Runs: 1}, ds, good, "twice"},
 		{"no k", Protocol{Runs: 1}, ds, good, "no values of k"},
 		{"no runs", Protocol{Classes: []int{2}}, ds, good, "0 runs"},
+		{"too many runs", Protocol{Classes: []int{2}, Runs: MaxRuns + 1}, ds, good, "100001 runs per k: need 1 to 100000"},
 		{"nil method", ok, ds, map[string]Method{"x": nil}, `method "x" is nil`},
 		{"unknown baseline", ok, ds, map[string]Method{"x": Baseline{Algorithm: "dbscan"}}, `unknown baseline "dbscan"`},
 		{"unknown factorization", ok, ds, map[string]Method{"x": Factorization{Options: model.Options{Method: 40}}}, `unknown method 40`},

@@ -35,6 +35,12 @@ func (r ReadNotes) String() string {
 	return strings.Join(parts, "; ")
 }
 
+// MaxWeight is the largest edge weight FromWeights accepts: the graph
+// term sums products of weights and squared factors, which leave float64
+// above about 1e154 (the data's values have the same bound, in package
+// model); a weight of 1e200 made GNMF report an objective of -4e183.
+const MaxWeight = 1e150
+
 // FromWeights makes a graph on n samples from a user-supplied weight
 // matrix, such as a hyperlink graph read from a file (model.ReadGraph):
 // an n x n matrix of finite non-negative weights, W_ij being the weight
@@ -57,10 +63,17 @@ func FromWeights(a *sparse.CSR, n int, source string) (*Graph, ReadNotes, error)
 		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
 			if v := a.Val[p]; !(v >= 0) || math.IsInf(v, 0) {
 				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is negative or not finite; graph weights must be finite and non-negative", source, v, i+1, a.Ind[p]+1)
+			} else if v > MaxWeight {
+				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is above %g: the graph term's products of weights and factors would leave double precision (scale the weights down)", source, v, i+1, a.Ind[p]+1, MaxWeight)
 			}
 		}
 	}
 	w, notes := symmetrizeMax(a)
+	if edges := w.NNZ(); edges == 0 {
+		// A graph term over no edges is zero: the graph method would be
+		// the plain one, reported as regularized.
+		return nil, notes, fmt.Errorf("%s: no edges of positive weight between distinct samples; the graph term would be zero (run the plain method, or --lambda 0)", source)
+	}
 	g, err := NewGraph(w)
 	if err != nil {
 		// symmetrizeMax leaves a valid graph; this guards the invariant.

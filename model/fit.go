@@ -418,7 +418,19 @@ func sampleGraph(ctx context.Context, ds *dataset.Dataset, opts Options) (*graph
 		}
 		return opts.SampleGraph, nil
 	}
-	return BuildGraph(ctx, ds, opts.Graph, opts.Seed, opts.Threads)
+	g, err := BuildGraph(ctx, ds, opts.Graph, opts.Seed, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range g.Degree {
+		if d > 0 {
+			return g, nil
+		}
+	}
+	// Every weight underflowed (a heat kernel far narrower than the
+	// distances): the graph method would run as the plain one while
+	// reporting a graph term.
+	return nil, fmt.Errorf("the %d-NN graph has no edge of positive weight (%v weights, heat width %v); the graph term would be zero", opts.Graph.Neighbors, opts.Graph.Weight, opts.Graph.HeatT)
 }
 
 // BuildGraph returns the p-nearest-neighbour graph of ds's samples as o

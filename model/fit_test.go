@@ -398,6 +398,9 @@ func TestFitBadOptions(t *testing.T) {
 		{Options{K: 2, Solver: solver.Options{Seed: 3}}, "the pipeline owns"},
 		{Options{K: 2, Method: solver.LPNMF, Start: NormalizedStart, Formulation: solver.Papers}, "normalized start"},
 		{Options{K: 2, Threads: -1}, "thread"},
+		// Heat weights that all underflow: GNMF ran as NMF, reporting a
+		// graph term.
+		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(1), Graph: graph.Options{Weight: graph.Heat, HeatT: 1e-300}}, "no edge of positive weight"},
 	} {
 		if _, err := Fit(ctx, ds, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)

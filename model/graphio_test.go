@@ -119,6 +119,12 @@ func TestReadGraphErrors(t *testing.T) {
 		{"nan.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 3 nan\n", 3, []string{"nan.mtx:4", `"2 3 nan"`, "not finite"}},
 		{"malformed.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1 x 1\n", 3, []string{"malformed.mtx:3", `"1 x 1"`}},
 		{"header.mtx", "1 2 3\n", 3, []string{"header.mtx:1", "not a Matrix Market file"}},
+		// Weights of 1e200 made GNMF's objective -4e183.
+		{"huge.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 3 1e200\n", 3, []string{"weight 1e+200 at row 2, column 3", "above 1e+150"}},
+		// A graph without edges ran GNMF as NMF, reported as regularized.
+		{"noedges.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 0\n", 3, []string{"no edges"}},
+		{"zeros.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 0\n2 3 0\n", 3, []string{"no edges"}},
+		{"loops.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 3\n", 3, []string{"no edges"}},
 	} {
 		path := writeText(t, c.name, c.text)
 		g, _, err := ReadGraph(path, c.n)

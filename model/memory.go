@@ -24,10 +24,24 @@ type Memory struct {
 // Total is the sum of the parts.
 func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
 
-// String lists the parts in GB.
+// String lists the parts (FormatBytes).
 func (m Memory) String() string {
-	gb := func(b int64) string { return fmt.Sprintf("%.2f GB", float64(b)/1e9) }
-	return fmt.Sprintf("%s: data %s, graph %s, factors %s", gb(m.Total()), gb(m.Data), gb(m.Graph), gb(m.Factors))
+	return fmt.Sprintf("%s: data %s, graph %s, factors %s", FormatBytes(m.Total()), FormatBytes(m.Data), FormatBytes(m.Graph), FormatBytes(m.Factors))
+}
+
+// FormatBytes writes b in GB, MB or kB with two decimals, whichever
+// leaves at least one unit, or in bytes: a limit of 1 kB once read "0.00
+// GB".
+func FormatBytes(b int64) string {
+	for _, u := range []struct {
+		size float64
+		name string
+	}{{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}} {
+		if float64(b) >= u.size {
+			return fmt.Sprintf("%.2f %s", float64(b)/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", b)
 }
 
 // EstimateMemory returns the estimate of Memory for fitting ds with opts

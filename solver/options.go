@@ -191,9 +191,9 @@ type Options struct {
 	// MinIter is the least number of iterations before the stopping rule
 	// may stop a start; 0 means none.
 	MinIter int
-	// Tol is the threshold of the stopping rule; 0 means DefaultTol; a
-	// negative value disables it (and with PGTol negative too, exactly
-	// MaxIter iterations run).
+	// Tol is the threshold of the stopping rule, below 1; 0 means
+	// DefaultTol; a negative value disables it (and with PGTol negative
+	// too, exactly MaxIter iterations run).
 	Tol float64
 	// StopRule selects the stopping rule; the zero value is
 	// RelativeDecrease.
@@ -458,8 +458,8 @@ func (o Options) check(d *Data) error {
 	if o.Threads < 0 {
 		return fmt.Errorf("solver: negative thread count %d", o.Threads)
 	}
-	if math.IsNaN(o.Tol) || math.IsNaN(o.PGTol) || o.PGTol >= 1 {
-		return fmt.Errorf("solver: tolerance out of range (Tol %v, PGTol %v): want a number, PGTol below 1, or negative to disable", o.Tol, o.PGTol)
+	if math.IsNaN(o.Tol) || math.IsNaN(o.PGTol) || o.Tol >= 1 || o.PGTol >= 1 {
+		return fmt.Errorf("solver: tolerance out of range (Tol %v, PGTol %v): want numbers below 1 (a relative decrease and a relative residual), or negative to disable", o.Tol, o.PGTol)
 	}
 	if o.StopRule != RelativeDecrease && o.StopRule != MeanFit {
 		return fmt.Errorf("solver: unknown stopping rule %d", o.StopRule)

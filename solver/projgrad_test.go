@@ -287,4 +287,9 @@ func TestStationaryStop(t *testing.T) {
 	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, PGTol: 1}); err == nil {
 		t.Fatal("PGTol 1 accepted")
 	}
+	// A relative decrease is at most 1: Tol 2 stopped every start after
+	// one iteration and called it converged.
+	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Tol: 2}); err == nil {
+		t.Fatal("Tol 2 accepted")
+	}
 }

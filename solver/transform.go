@@ -194,6 +194,13 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 			}
 		}
 	}
+	// Factors as large as 1e300 pass every check of a model's files and
+	// overflow in the updates' products: never return their NaN.
+	for p, x := range out.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("solver: new sample %d's factor %d became %v: the model's factors or the new data overflow the updates' products", p/k+1, p%k+1, x)
+		}
+	}
 	return mat.NewDense(n2, k, out.Data), nil
 }
 
@@ -275,6 +282,9 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 				di = deg[i]
 			}
 			for t := 0; t < opts.MaxIter; t++ {
+				if stopped(ctx, t) {
+					return
+				}
 				clear(den)
 				kernels.AxpyGather(den, vi, idx, utu.Data, k)
 				kernels.Axpy(di, vi, den)
@@ -286,6 +296,14 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 		err = e
 	}
 	return err
+}
+
+// stopped reports, every 256th iteration t of one sample's updates,
+// whether ctx is done: a sample's updates run MaxIter times, which a
+// caller may set to billions, so a check between samples alone left an
+// interrupt waiting for the sample to finish.
+func stopped(ctx context.Context, t int) bool {
+	return t&255 == 255 && ctx.Err() != nil
 }
 
 // transformConcept runs paper 002 eqs. 29-30 for every new point, with
@@ -382,6 +400,9 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 					di = deg[i]
 				}
 				for t := 0; t < opts.MaxIter; t++ {
+					if stopped(ctx, t) {
+						return
+					}
 					// w' update: (k' V^) = a^T V + c v'; V^T V^ = V^T V + v' v'^T.
 					copy(num, kv)
 					kernels.Axpy(c, vi, num)
@@ -410,7 +431,7 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 			}
 		})
 	}
-	return nil
+	return ctx.Err()
 }
 
 // crossKernel returns the kernel values between new samples lo..hi-1 and
@@ -538,6 +559,9 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 				dj = deg[j]
 			}
 			for t := 0; t < opts.MaxIter; t++ {
+				if stopped(ctx, t) {
+					return
+				}
 				for q := p0; q < p1; q++ {
 					i := xt.Ind[q]
 					ratio[q-p0] = xt.Val[q] / max(kernels.Dot(vj, u.Data[i*k:(i+1)*k]), Eps)

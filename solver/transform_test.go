@@ -2,10 +2,12 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -233,11 +235,48 @@ func TestTransformBadInput(t *testing.T) {
 	if _, err := Transform(context.Background(), &Result{}, d, d, TransformOptions{}); err == nil {
 		t.Error("empty result accepted")
 	}
+	// A model's factors at 1e300 (a hand-edited U.mtx) overflow the
+	// updates: an error, not NaN factors.
+	huge := *res
+	huge.U = mat.DenseCopyOf(res.U)
+	huge.U.Scale(1e300, huge.U)
+	if v, err := Transform(context.Background(), &huge, d, d, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "overflow") {
+		t.Errorf("factors of 1e300: %v, %v", v, err)
+	}
 	g := randomGraph(3, 20, 2)
 	resG, _ := Fit(context.Background(), d, Options{Method: GNMF, K: 2, MaxIter: 5, Lambda: Fixed(1), Graph: g})
 	bad, _ := sparse.FromTriplets(20, 19, nil, nil, nil)
 	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
 		t.Errorf("links of the wrong size: %v", err)
+	}
+}
+
+// TestTransformCancelled: a transform asked for 2^40 updates a sample
+// returns the context's error once it is done, for each family of method
+// (before, a sample's updates ran to the end whatever the context said).
+func TestTransformCancelled(t *testing.T) {
+	sp, _ := randomSamples(8, 20, 10, 0.4)
+	d, _ := NewSparseData(sp)
+	for _, m := range []Method{NMF, CF, NMFKL} {
+		res, err := Fit(context.Background(), d, Options{Method: m, K: 2, MaxIter: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		done := make(chan error, 1)
+		go func() {
+			_, err := Transform(ctx, res, d, d, TransformOptions{MaxIter: 1 << 40})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v: %v, want the context's error", m, err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("%v: Transform still running a minute after its context ended", m)
+		}
+		cancel()
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,7 +94,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := df.check(); err != nil {
 		return err
 	}
-	if _, err := mf.options(rt.threads, true); err != nil {
+	if _, err := mf.options(rt.threads, anyData); err != nil {
+		return err
+	}
+	if err := mf.checkUsed(); err != nil {
+		return err
+	}
+	if *trace && !*asJSON {
+		return errors.New("--trace: the trace is part of --json's output; give --json too")
+	}
+	if err := checkOutput("--cpuprofile", *cpuProfile, append(df.inputFiles(), mf.graph.file)...); err != nil {
 		return err
 	}
 	setup := time.Now()
@@ -103,7 +113,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ds := p.Data
 	sparse := ds.Sparse != nil
-	opts, err := mf.options(rt.threads, sparse)
+	opts, err := mf.options(rt.threads, kindOf(sparse))
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,10 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 
 // onceValue refuses a second value for its flag: a flag given twice is
 // most likely a mistake in a long command line, and the flag package
-// would silently keep the last.
+// would silently keep the last. It refuses an empty value too: several
+// flags read "" as their default (an empty --lambda ran lambda auto, an
+// empty --memory the default limit), and a value left empty by a
+// script's unset variable should not pass for a choice.
 type onceValue struct {
 	flag.Value
 	first string
@@ -59,6 +62,9 @@ type onceValue struct {
 func (o *onceValue) Set(s string) error {
 	if o.set {
 		return fmt.Errorf("given twice (%q, then %q): give it once", o.first, s)
+	}
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty value: give a value or leave the flag out for its default")
 	}
 	o.set, o.first = true, s
 	return o.Value.Set(s)
@@ -155,12 +161,12 @@ func (r *runtimeFlags) checkMemory(source string, est model.Memory) error {
 	if r.memory == "" {
 		if fi, err := os.Stat(source); err == nil && fi.Mode().IsRegular() {
 			if b := max(jobFloor, jobRatio*fi.Size()); limit == 0 || b < limit {
-				limit, what = b, fmt.Sprintf("default for a file of %d bytes: %d times its size, at least %.2f GB", fi.Size(), jobRatio, float64(jobFloor)/1e9)
+				limit, what = b, fmt.Sprintf("default for a file of %d bytes: %d times its size, at least %s", fi.Size(), jobRatio, model.FormatBytes(jobFloor))
 			}
 		}
 	}
 	if limit > 0 && est.Total() > limit {
-		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %.2f GB (%s); give more with --memory, or reduce k or the data", source, est, float64(limit)/1e9, what)
+		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %s (%s); give more with --memory, or reduce k or the data", source, est, model.FormatBytes(limit), what)
 	}
 	return nil
 }
@@ -556,3 +562,26 @@ func parseList(s string) ([]int, error) {
 
 // maxThreads is the most --threads accepts: four per core, at least 8.
 func maxThreads() int { return max(8, 4*runtime.NumCPU()) }
+
+// inputFiles returns the files the data flags name for reading.
+func (d *dataFlags) inputFiles() []string { return []string{d.path, d.opts.Labels} }
+
+// checkOutput refuses an output file that is one of the files the command
+// reads: written at the end of the run, it would replace the data with
+// the output (`graph --data g.mat --out g.mat` did). Names that do not
+// exist yet, and empty names, are fine.
+func checkOutput(flagName, out string, inputs ...string) error {
+	fo, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" {
+			continue
+		}
+		if fi, err := os.Stat(in); err == nil && os.SameFile(fo, fi) {
+			return fmt.Errorf("%s %s: the same file as the input %s; refusing to replace the input with the output", flagName, out, in)
+		}
+	}
+	return nil
+}

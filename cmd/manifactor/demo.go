@@ -48,6 +48,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := rt.apply(); err != nil {
 		return err
 	}
+	if set(fs, "k") && *k < 1 {
+		return fmt.Errorf("--k %d: must be at least 1 (leave it out for the number of topics)", *k)
+	}
 	begin := time.Now()
 	ds, err := loadDemo(ctx)
 	if err != nil {

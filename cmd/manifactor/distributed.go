@@ -187,7 +187,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
-	opts, err := mf.options(rt.threads, true)
+	opts, err := mf.options(rt.threads, sparseData)
 	if err != nil {
 		return fail(err)
 	}

@@ -47,8 +47,8 @@ func (f *protocolFlags) check() ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--clusters: %w", err)
 	}
-	if f.runs < 1 {
-		return nil, fmt.Errorf("--runs %d: must be at least 1", f.runs)
+	if f.runs < 1 || f.runs > experiment.MaxRuns {
+		return nil, fmt.Errorf("--runs %d: must be 1 to %d", f.runs, experiment.MaxRuns)
 	}
 	// The factorization flags, checked once for a method of each family.
 	for _, m := range []solver.Method{solver.NMF, solver.GNMF, solver.LPNMF} {
@@ -59,7 +59,7 @@ func (f *protocolFlags) check() ([]int, error) {
 			// (begin); here only the other flags are.
 			mf.algorithm = solver.MU
 		}
-		if _, err := mf.options(1, true); err != nil {
+		if _, err := mf.options(1, anyData); err != nil {
 			return nil, err
 		}
 	}
@@ -121,7 +121,7 @@ func (f *protocolFlags) method(name string, sparse bool, tweak func(*model.Optio
 	mf := f.mf
 	mf.method, mf.k = m, 2 // the protocol sets k
 	// The runs go in parallel, so each method runs on one thread.
-	o, err := mf.options(1, sparse)
+	o, err := mf.options(1, kindOf(sparse))
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,10 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	// Everything the flags alone decide is checked before the data load.
-	if _, err := mf.options(rt.threads, true); err != nil {
+	if _, err := mf.options(rt.threads, anyData); err != nil {
+		return err
+	}
+	if err := mf.checkUsed(); err != nil {
 		return err
 	}
 	if err := df.check(); err != nil {
@@ -100,7 +103,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	opts, err := mf.options(rt.threads, p.Data.Sparse != nil)
+	opts, err := mf.options(rt.threads, kindOf(p.Data.Sparse != nil))
 	if err != nil {
 		return err
 	}
@@ -214,6 +217,9 @@ func printSummary(w io.Writer, s *fitSummary) {
 		}
 		if s.GraphPurity != nil {
 			fmt.Fprintf(w, ", label purity %.3f", *s.GraphPurity)
+		}
+		if s.Isolated != nil && *s.Isolated > 0 {
+			fmt.Fprintf(w, "; %d of %d samples without an edge, out of the graph term's reach", *s.Isolated, s.Samples)
 		}
 		fmt.Fprintln(w)
 	}

@@ -61,6 +61,9 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if err := checkOutput("--out", *out, df.inputFiles()...); err != nil {
+		return err
+	}
 	p, err := df.load(ctx, &rt)
 	if err != nil {
 		return err

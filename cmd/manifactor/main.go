@@ -19,9 +19,11 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "manifactor:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			// -h asked for the usage, which went to stderr: not a failure.
+			return
 		}
+		fmt.Fprintln(os.Stderr, "manifactor:", err)
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
 		}

@@ -298,6 +298,10 @@ func TestBenchJSON(t *testing.T) {
 // room); chance is about 25 %, so a broken reader, pipeline or solver
 // falls far below them.
 func TestDemo(t *testing.T) {
+	// --k 0 once ran with the default k.
+	if _, _, err := runCLI(t, "demo", "--k", "0"); err == nil || !strings.Contains(err.Error(), "--k 0") {
+		t.Errorf("demo --k 0: %v", err)
+	}
 	if testing.Short() {
 		t.Skip("demo takes a second")
 	}
@@ -419,7 +423,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 		for _, assign := range []string{"argmax", "kmeans"} {
 			args := []string{"cluster", "--data", mtx, "--labels", labels, "--method", m, "--k", "3",
 				"--restarts", "3", "--assign", assign, "--json"}
-			if strings.HasSuffix(m, "-ncw") {
+			if m == "gnmf-ncw" || m == "lccf-ncw" {
 				args = append(args, "--lambda", "0.1")
 			}
 			out, _, err := runCLI(t, args...)
@@ -534,6 +538,21 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "gnmf", "--lambda", "10", "--lambdas", "1,2"}, []string{"--lambdas 1,2", "10"}},
 		{[]string{"--method", "lccf", "--kernel-memory", "1e-10"}, []string{"--kernel-memory 1e-10"}},
 		{[]string{"--method", "nmf", "--tol", "NaN"}, []string{"--tol NaN"}},
+		{[]string{"--method", "gnmf", "--tol", "2"}, []string{"--tol 2: must be below 1"}},
+		// Flags the method would ignore.
+		{[]string{"--method", "nmf", "--lambda", "5"}, []string{"--lambda: nmf takes no graph", "gnmf"}},
+		{[]string{"--method", "nmf-ncw", "--neighbors", "3"}, []string{"--neighbors: nmf-ncw takes no graph"}},
+		{[]string{"--method", "nmf", "--graph", small}, []string{"--graph: nmf takes no graph"}},
+		{[]string{"--method", "gnmf", "--graph", small, "--weight", "heat"}, []string{"--weight: the graph is --graph"}},
+		{[]string{"--method", "cf", "--sigma", "2"}, []string{"--sigma: a setting of the gaussian kernel, but --kernel is linear"}},
+		{[]string{"--method", "lccf", "--kernel", "gaussian", "--degree", "3"}, []string{"--degree: a setting of the poly kernel"}},
+		{[]string{"--method", "gnmf", "--coef0", "1"}, []string{"--coef0: a setting of cf's and lccf's kernels"}},
+		{[]string{"--method", "gnmf", "--cg-tol", "1e-6"}, []string{"--cg-tol: a setting of lpnmf's linear solves"}},
+		// An empty value once passed for the flag's default.
+		{[]string{"--method", "gnmf", "--lambda", ""}, []string{"-lambda", "empty value"}},
+		{[]string{"--method", "gnmf", "--lambdas", ""}, []string{"-lambdas", "empty value"}},
+		{[]string{"--method", "nmf", "--memory", ""}, []string{"-memory", "empty value"}},
+		{[]string{"--method", "nmf", "--classes", " "}, []string{"-classes", "empty value"}},
 		{[]string{"--method", "nmf", "--tol", "-1"}, []string{"--tol -1"}},
 		{[]string{"--method", "nmf", "--pg-tol", "NaN"}, []string{"--pg-tol NaN"}},
 		{[]string{"--method", "nmf", "--pg-tol", "-1e-4"}, []string{"--pg-tol -0.0001"}},
@@ -742,6 +761,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "nmf", "--tol", "NaN"}, "--tol NaN"},
 		{[]string{"--methods", "gnmf", "--neighbors", "0"}, "--neighbors 0"},
 		{[]string{"--methods", "nmf", "--runs", "0"}, "--runs"},
+		{[]string{"--methods", "nmf", "--runs", "99999999999"}, "--runs 99999999999: must be 1 to 100000"},
 		{[]string{"--methods", "lpnmf", "--papers", "--start", "normalized"}, "Frobenius"},
 		{[]string{"--methods", "gnmf", "--graph", mtx}, "-graph"},
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
@@ -1004,7 +1024,7 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 		{[]string{"--data", mtx, "--method", "gnmf", "--lambda", "1e308"}, "lambda 1e+308 is too large"},
 		{[]string{"--data", mtx, "--method", "lccf", "--lambda", "1e308", "--formulation", "papers"}, "lambda 1e+308 is too large"},
 		{[]string{"--data", mtx, "--method", "lpnmf", "--lambda", "1e308"}, "lambda 1e+308 is too large"},
-		{[]string{"--data", mtx, "--method", "gnmf", "--graph", huge}, huge + ": graph: the weights overflow"},
+		{[]string{"--data", mtx, "--method", "gnmf", "--graph", huge}, huge + ": weight 1e+308 at row 1, column 2 (1-based) is above 1e+150"},
 		{[]string{"--data", mtx, "--method", "lccf", "--kernel", "gaussian", "--sigma", "1e-300"}, "width 1e-300 is too small"},
 		{[]string{"--data", mtx, "--method", "cf", "--kernel", "poly", "--degree", "1000", "--coef0", "2"}, "the poly kernel overflows float64 (degree 1000, coef0 2)"},
 	} {
@@ -1044,5 +1064,66 @@ func TestHelp(t *testing.T) {
 		if strings.Contains(s, "panic") {
 			t.Errorf("%s -h: %s", c.name, s)
 		}
+	}
+}
+
+// TestDenseGraphMetrics: the dense samples' metrics pass the flags' check
+// made before the data is read (which once assumed sparse data and
+// refused them in every command that factorizes), and are still refused
+// for sparse data once it is read.
+func TestDenseGraphMetrics(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(31, 32))
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 12; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%.4f", rng.Float64()+float64((i/20)*(j%2)))
+		}
+		b.WriteByte('\n')
+	}
+	data := filepath.Join(dir, "dense.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"fit", "cluster", "bench"} {
+		for _, metric := range []string{"euclidean", "correlation"} {
+			args := []string{cmd, "--data", data, "--method", "gnmf", "--lambda", "1", "--k", "2", "--iters", "5", "--graph-metric", metric, "--quiet"}
+			if cmd == "fit" {
+				args = append(args, "--out", filepath.Join(dir, "fit-"+metric))
+			}
+			if _, _, err := runCLI(t, args...); err != nil {
+				t.Errorf("%s --graph-metric %s on dense data: %v", cmd, metric, err)
+			}
+		}
+	}
+	mtx, _ := writeFixture(t, dir)
+	if _, _, err := runCLI(t, "cluster", "--data", mtx, "--method", "gnmf", "--lambda", "1", "--k", "2", "--graph-metric", "euclidean", "--quiet"); err == nil || !strings.Contains(err.Error(), "sparse samples are compared by cosine") {
+		t.Errorf("--graph-metric euclidean on sparse data: %v", err)
+	}
+}
+
+// TestOutputIsNotInput: an output file naming a file the command reads is
+// refused before any work, and the input is left as it was.
+func TestOutputIsNotInput(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	before, err := os.ReadFile(mtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][]string{
+		{"graph", "--data", mtx, "--out", mtx},
+		{"graph", "--data", mtx, "--labels", labels, "--out", labels},
+		{"bench", "--data", mtx, "--k", "2", "--iters", "1", "--cpuprofile", mtx},
+	} {
+		if _, _, err := runCLI(t, c...); err == nil || !strings.Contains(err.Error(), "the same file as the input") {
+			t.Errorf("%v: %v, want a refusal", c, err)
+		}
+	}
+	if after, _ := os.ReadFile(mtx); string(after) != string(before) {
+		t.Error("the input was replaced")
 	}
 }

@@ -174,7 +174,28 @@ func finite(name string, v float64, zeroOK bool) error {
 
 // options checks every flag and returns the pipeline's options; the data
 // decide nothing here (the data's shape is checked by model.Fit).
-func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
+// dataKind is what options knows of the data: nothing yet (the check of
+// the flags before the data is read), or its form.
+type dataKind int
+
+const (
+	anyData dataKind = iota
+	sparseData
+	denseData
+)
+
+// kindOf returns the dataKind of data held sparse or not.
+func kindOf(sparse bool) dataKind {
+	if sparse {
+		return sparseData
+	}
+	return denseData
+}
+
+func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error) {
+	// The papers' settings for data of unknown form are those of sparse
+	// data; only the graph's metric depends on the form (below).
+	sparse := kind != denseData
 	var o model.Options
 	if f.k < 1 {
 		return o, fmt.Errorf("--k is required and must be at least 1 (got %d)", f.k)
@@ -250,6 +271,9 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 			o.Lambdas = append(o.Lambdas, v)
 		}
 	}
+	if f.tol >= 1 {
+		return o, fmt.Errorf("--tol %v: must be below 1 (a start stops once an iteration lowers the objective by less than this fraction of it, which at 1 or more every iteration does)", f.tol)
+	}
 	if f.pgTol >= 1 {
 		return o, fmt.Errorf("--pg-tol %v: must be below 1 (the residual is relative to the gradient's data part)", f.pgTol)
 	}
@@ -273,8 +297,10 @@ func (f *methodFlags) options(threads int, sparse bool) (model.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if err := f.graph.checkMetric(sparse); err != nil {
-		return o, err
+	if kind != anyData {
+		if err := f.graph.checkMetric(sparse); err != nil {
+			return o, err
+		}
 	}
 	weight, metric := o.Graph.Weight, o.Graph.Metric
 	o.Graph = g
@@ -329,11 +355,15 @@ type fitSummary struct {
 	Neighbors      int      `json:"neighbors,omitempty"`
 	Weight         string   `json:"weight,omitempty"`
 	GraphPurity    *float64 `json:"graph_purity,omitempty"`
-	Kernel         string   `json:"kernel,omitempty"`
-	Assign         string   `json:"assign"`
-	Start          string   `json:"start"`
-	Iterations     int      `json:"iterations"`
-	Status         string   `json:"status"`
+	// Isolated counts the samples without an edge in the graph: the
+	// graph term does not reach them (a heat kernel's tiny width, or a
+	// --graph file, can leave most of them so).
+	Isolated   *int   `json:"isolated,omitempty"`
+	Kernel     string `json:"kernel,omitempty"`
+	Assign     string `json:"assign"`
+	Start      string `json:"start"`
+	Iterations int    `json:"iterations"`
+	Status     string `json:"status"`
 	// ProjGrad is the final relative KKT residual (solver.Result.ProjGrad),
 	// where the method measures it.
 	ProjGrad     *float64 `json:"projected_gradient,omitempty"`
@@ -369,7 +399,7 @@ type cgJSON struct {
 // ConsumeData): p.Data keeps its labels and names but no matrix.
 func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runtimeFlags, progress func(model.Progress), consume bool, stderr io.Writer) (*fitSummary, *model.Result, model.Options, error) {
 	ds := p.Data
-	opts, err := mf.options(rt.threads, ds.Sparse != nil)
+	opts, err := mf.options(rt.threads, kindOf(ds.Sparse != nil))
 	if err != nil {
 		return nil, nil, opts, err
 	}
@@ -409,6 +439,13 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 				purity := res.Graph.Agreement(ds.Labels)
 				sum.GraphPurity = &purity
 			}
+			isolated := 0
+			for _, d := range res.Graph.Degree {
+				if d == 0 {
+					isolated++
+				}
+			}
+			sum.Isolated = &isolated
 		}
 	}
 	if opts.Method.Concept() {
@@ -441,4 +478,68 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.Accuracy, sum.NMI = &acc, &nmi
 	}
 	return sum, res, opts, nil
+}
+
+// checkUsed refuses, for a command that runs one method, a flag given on
+// the command line that the method and the other flags make no use of:
+// silently ignored, `fit --method nmf --lambda 5` looked like a graph
+// method's fit, and `--graph FILE` with nmf read the file for nothing.
+// (experiment and sweep run several methods with one set of flags, each
+// taking what applies to it, and do not call it.)
+func (f *methodFlags) checkUsed() error {
+	if f.fs == nil {
+		return nil
+	}
+	m := f.method
+	unused := func(names []string, why string) error {
+		for _, name := range names {
+			if set(f.fs, name) {
+				return fmt.Errorf("--%s: %s", name, why)
+			}
+		}
+		return nil
+	}
+	knn := []string{"neighbors", "weight", "graph-metric", "symmetry", "min-shared", "heat-t", "graph-search"}
+	if !m.TakesGraph() {
+		graphOnly := append([]string{"lambda", "lambdas", "screen-iters", "candidate-start", "graph", "symmetrize"}, knn...)
+		if err := unused(graphOnly, fmt.Sprintf("%s takes no graph (the graph methods: %s)", m, graphMethodNames())); err != nil {
+			return err
+		}
+	}
+	if f.graph.file != "" {
+		if err := unused(knn, "the graph is --graph "+f.graph.file+", not a nearest-neighbour graph"); err != nil {
+			return err
+		}
+	}
+	if m.Concept() {
+		if f.kernel != solver.Polynomial {
+			if err := unused([]string{"degree", "coef0"}, fmt.Sprintf("a setting of the poly kernel, but --kernel is %v", f.kernel)); err != nil {
+				return err
+			}
+		}
+		if f.kernel != solver.Gaussian {
+			if err := unused([]string{"sigma"}, fmt.Sprintf("a setting of the gaussian kernel, but --kernel is %v", f.kernel)); err != nil {
+				return err
+			}
+		}
+	} else if err := unused([]string{"degree", "coef0", "sigma", "kernel-memory"}, fmt.Sprintf("a setting of cf's and lccf's kernels; %s has none", m)); err != nil {
+		return err
+	}
+	if m.Base() != solver.LPNMF {
+		if err := unused([]string{"cg-tol", "cg-iters"}, fmt.Sprintf("a setting of lpnmf's linear solves; %s makes none", m)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// graphMethodNames lists the methods that fit a graph, comma-separated.
+func graphMethodNames() string {
+	var names []string
+	for _, name := range solver.MethodNames() {
+		if m, err := solver.ParseMethod(name); err == nil && m.TakesGraph() {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

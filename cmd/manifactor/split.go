@@ -33,8 +33,8 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "" {
 		return errors.New("--out is required")
 	}
-	if *parts < 1 {
-		return fmt.Errorf("--parts %d: want at least 1", *parts)
+	if *parts < 1 || *parts > maxParts {
+		return fmt.Errorf("--parts %d: want 1 to %d (and at most the number of samples)", *parts, maxParts)
 	}
 	known := []string{dataset.PartsFile, "labels.txt", "features.txt"}
 	for t := 0; t < *parts; t++ {
@@ -72,3 +72,9 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		df.path, man.Samples, man.Features, man.NNZ, len(man.Parts), man.Parts[len(man.Parts)-1].Rows, man.Parts[0].Rows, *out)
 	return nil
 }
+
+// maxParts bounds --parts before the data is read (the count of samples
+// is known only after): the output directory's file names are listed
+// first, so that a bad --out fails before a long read, and a count in the
+// billions exhausted memory listing them.
+const maxParts = 1 << 20

@@ -45,7 +45,9 @@ func TestSplit(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--parts", "0", "--out", filepath.Join(dir, "p0")}, "--parts 0: want at least 1"},
+		{[]string{"--parts", "0", "--out", filepath.Join(dir, "p0")}, "--parts 0: want 1 to 1048576"},
+		// Billions of parts exhausted memory listing their file names.
+		{[]string{"--parts", "99999999999", "--out", filepath.Join(dir, "pbig")}, "--parts 99999999999: want 1 to 1048576"},
 		{[]string{"--parts", "61", "--out", filepath.Join(dir, "p61")}, "--parts 61: " + mtx + " has 60 samples"},
 		{[]string{"--parts", "2"}, "--out is required"},
 		{[]string{"--parts", "2", "--out", filepath.Join(dir, "p2"), "--weighting", "none"}, "flag provided but not defined: -weighting"},
