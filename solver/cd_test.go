@@ -464,6 +464,85 @@ func TestExtrapolation(t *testing.T) {
 	}
 }
 
+// TestGNMFExtrapolation: GNMF's cd extrapolates by default too, in both
+// formulations (the scale-invariant one rescaling the driver's stored
+// factors with the ones in use): the trace is monotone with some steps
+// undone, the returned factors (unit basis columns under ScaleInvariant)
+// give the reported objective, the result does not depend on threads, and
+// plain cd's 300-iteration objective is reached within 150 iterations.
+func TestGNMFExtrapolation(t *testing.T) {
+	const n, m, k, lambda = 120, 90, 4, 10
+	d, x := nearRankData(t, 121, n, m, k, 0.7, 0.6)
+	xd := rows(x, true)
+	g := randomGraph(122, n, 4)
+	w, deg := graphDense(g)
+	for _, f := range []Formulation{ScaleInvariant, Papers} {
+		o := Options{Method: GNMF, Algorithm: CD, Formulation: f, Lambda: Fixed(lambda), Graph: g, K: k, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3, PlainCD: true}
+		plain, err := Fit(context.Background(), d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.PlainCD = false
+		ex, err := Fit(context.Background(), d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkMonotone(t, fmt.Sprintf("%v extrapolated", f), ex.Objective)
+		at := slices.IndexFunc(ex.Objective, func(v float64) bool { return v <= plain.Final() })
+		if at < 0 || at >= 150 {
+			t.Errorf("%v: plain cd's 300-iteration objective %v reached at iteration %d (final %v), want within 150", f, plain.Final(), at, ex.Final())
+		}
+		o.Threads = 3
+		if three, err := Fit(context.Background(), d, o); err != nil || !slices.Equal(three.Objective, ex.Objective) || !mat.Equal(three.V, ex.V) {
+			t.Errorf("%v: 3 threads differ from the default (%v)", f, err)
+		}
+		o.Threads = 0
+		lam := float64(lambda)
+		if f == ScaleInvariant {
+			lam /= meanDegree(deg)
+		}
+		short := o
+		short.MaxIter = 6
+		early, err := Fit(context.Background(), d, short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Under Papers the result's final normalization rescales V, which
+		// changes the graph term (Result.Objective): only U V^T, whose
+		// fit is part of the objective, can be checked there.
+		if f == Papers {
+			lam = 0
+		}
+		direct := objectiveRef(xd, rows(early.U, false), rows(early.V, false), lam, w, deg)
+		if (f == ScaleInvariant && !relClose(direct, early.Final(), 1e-9)) || direct > early.Final()*(1+1e-9) {
+			t.Errorf("%v: returned factors give %v, the reported objective is %v", f, direct, early.Final())
+		}
+		// The same fit step by step: some steps were undone.
+		po := o.withDefaults()
+		p, err := prepare(context.Background(), d, po, po.Method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fa := p.newFactors()
+		p.random(fa, po.Seed, 0)
+		it := p.iterator(fa).(*nmfIter)
+		last := it.begin()
+		for range 300 {
+			obj, err := it.step(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obj > last*(1+1e-9) {
+				t.Fatalf("%v: step raised the objective: %v -> %v", f, last, obj)
+			}
+			last = obj
+		}
+		if _, undone := it.ex.Counts(); undone == 0 {
+			t.Errorf("%v: no step was undone in 300: the undo path went untested", f)
+		}
+	}
+}
+
 // TestNonFiniteStops: factors that overflow stop the fit with an error
 // naming the iteration, never a result with NaN or Inf in it.
 func TestNonFiniteStops(t *testing.T) {
@@ -786,7 +865,9 @@ func TestGNMFGraphPasses(t *testing.T) {
 		for _, name := range []string{"sparse", "dense"} {
 			for _, threads := range []int{1, 3} {
 				d := all[name]
-				o := Options{Method: GNMF, Lambda: Fixed(100), Formulation: f, Algorithm: CD, K: k, MaxIter: 40, Tol: -1, PGTol: -1, Seed: 5, Graph: g, Threads: threads}
+				// Plain cd: the rule caps a plain iteration's passes (an
+				// extrapolated step undone makes two V halves).
+				o := Options{Method: GNMF, Lambda: Fixed(100), Formulation: f, Algorithm: CD, K: k, MaxIter: 40, Tol: -1, PGTol: -1, Seed: 5, Graph: g, Threads: threads, PlainCD: true}
 				res, err := Fit(context.Background(), d, o)
 				if err != nil {
 					t.Fatal(err)

@@ -35,12 +35,13 @@
 // its rows of V are updated one graph colour at a time, cdGraphHalf).
 // LPNMF's CD minimizes the objective as stated; its MU (paper 003's
 // eq. 9) linearizes the graph term's logarithms and stops above it.
-// Where no graph term is fitted, the Frobenius CD also extrapolates (Ang
+// The Frobenius CD, with or without a graph term, also extrapolates (Ang
 // and Gillis 2019; Options.PlainCD turns it off): each iteration starts
 // from the factors moved past the previous results by an adaptive
 // momentum, and an iteration that would raise the objective is undone and
-// made plainly, so the objective still never increases (extrapolation,
-// nmfIter.extrapolated).
+// made plainly, so the objective still never increases (ExtrapolatedCD;
+// GNMF's scale-invariant formulation rescales the driver's stored factors
+// with the ones in use, which keeps every pair's objective).
 //
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed

@@ -2,8 +2,8 @@ package solver
 
 import "github.com/manifactor/manifactor/internal/parallel"
 
-// ExtrapolatedCD drives the coordinate descent of the Frobenius methods
-// where no graph term is fitted (Options.PlainCD turns it off), after Ang
+// ExtrapolatedCD drives the coordinate descent of the Frobenius methods,
+// NMF's and GNMF's (Options.PlainCD turns it off), after Ang
 // and Gillis, "Accelerating nonnegative matrix factorization algorithms
 // using extrapolation" (Neural Computation 2019). Each iteration's cd
 // half-steps run from extrapolated factors, and their results are
@@ -100,6 +100,20 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 	copy(e.u, u)
 	e.last = obj
 	return obj, nil
+}
+
+// Rescale scales column c of the stored U factors by 1/s[c] and of the
+// stored V factors by s[c] (k columns, row-major), as a formulation that
+// fixes the factors' scale does to the factors in use: every stored pair
+// keeps its objective and the momentum its direction.
+func (e *ExtrapolatedCD) Rescale(k int, s []float64) {
+	for i := range e.u {
+		e.u[i] /= s[i%k]
+	}
+	for i := range e.v {
+		e.v[i] *= s[i%k]
+		e.acc[i] *= s[i%k]
+	}
 }
 
 // Accepted copies the accepted pair's U, which the last objective belongs

@@ -71,8 +71,8 @@ type nmfIter struct {
 	// last iteration's (see projGrader).
 	graphKKT kktSums
 	kkt      kktState
-	// ex drives the iterations under CD without a graph term unless
-	// Options.PlainCD (see ExtrapolatedCD); nil otherwise.
+	// ex drives the iterations under CD unless Options.PlainCD (see
+	// ExtrapolatedCD; graphHalves with a graph term); nil otherwise.
 	ex *ExtrapolatedCD
 }
 
@@ -140,7 +140,7 @@ func (it *nmfIter) begin() float64 {
 	it.graphProduct()
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
 	obj := it.objective(tr)
-	if !it.p.opts.PlainCD && it.cdU != nil && it.p.reg == nil {
+	if !it.p.opts.PlainCD && it.cdU != nil {
 		it.ex = NewExtrapolatedCD(it.f.a.Data, it.f.v.Data, obj)
 	}
 	return obj
@@ -148,7 +148,11 @@ func (it *nmfIter) begin() float64 {
 
 func (it *nmfIter) step(eval bool) (float64, error) {
 	if it.ex != nil {
-		return it.ex.Step(it.f.a.Data, it.f.v.Data, it.halves(eval), it.p.opts.Threads)
+		h := it.halves(eval)
+		if it.p.reg != nil {
+			h = it.graphHalves(eval)
+		}
+		return it.ex.Step(it.f.a.Data, it.f.v.Data, h, it.p.opts.Threads)
 	}
 	th := it.p.opts.Threads
 	h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}
@@ -203,6 +207,41 @@ func (it *nmfIter) halves(eval bool) Halves {
 	}
 }
 
+// graphHalves are GNMF's half-steps under cd, for ExtrapolatedCD. The V
+// half is cdGraphHalf's passes; in the scale-invariant formulation it
+// first brings U's columns to unit length (the passes minimize the
+// objective for unit columns), scaling the driver's stored factors alike,
+// which leaves every pair's objective unchanged. The U half forms lambda
+// W V for the V it meets (extrapolated or not), so the objective it
+// returns is that pair's.
+func (it *nmfIter) graphHalves(eval bool) Halves {
+	th := it.p.opts.Threads
+	return Halves{
+		V: func() error {
+			if it.invariant {
+				it.ex.Rescale(it.f.k, it.rescale())
+			}
+			it.cdGraphHalf(it.rowsXtU(), it.utu.Data, th, eval)
+			it.kkt.v = &it.graphKKT
+			it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+			return nil
+		},
+		U: func() (float64, error) {
+			it.graphProduct()
+			if !it.invariant {
+				return it.uHalf(eval), nil
+			}
+			columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
+			s := withDiagonal(it.sv, it.vtv, it.gk)
+			tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
+			it.measured(eval)
+			return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk), nil
+		},
+		VGram: func() error { it.vw.run(half{f: it.f.v, gram: it.vtv}, th); return nil },
+		UGram: func() error { it.uw.run(half{f: it.f.a, gram: it.utu}, th); return nil },
+	}
+}
+
 // finish leaves f holding the accepted pair, whose objective the last
 // iteration reported, so that a fit returns the factors its objective
 // belongs to.
@@ -210,6 +249,12 @@ func (it *nmfIter) finish() {
 	if it.ex != nil {
 		it.ex.Accepted(it.f.a.Data)
 		it.uw.run(half{f: it.f.a, gram: it.utu}, it.p.opts.Threads)
+		if it.invariant {
+			// As after every plain iteration: U's columns at unit
+			// length, for the result and for a run that goes on.
+			it.graphProduct()
+			it.ex.Rescale(it.f.k, it.rescale())
+		}
 	}
 }
 
@@ -228,13 +273,14 @@ func (it *nmfIter) projGrad() (kktState, bool) { return it.kkt, it.kkt.ok }
 // rescale sets U's columns to unit length and scales V's columns, the
 // Gram matrices and lambda W V to match; U V^T and the scale-invariant
 // objective are unchanged.
-func (it *nmfIter) rescale() {
+func (it *nmfIter) rescale() []float64 {
 	norms, th := unitScales(it.utu), it.p.opts.Threads
 	scaleColumns(it.f.a, norms, false, th)
 	scaleColumns(it.f.v, norms, true, th)
 	scaleColumns(it.wv, norms, true, th)
 	scaleGram(it.utu, norms, false)
 	scaleGram(it.vtv, norms, true)
+	return norms
 }
 
 // graphProduct forms lambda W V for the current V: the regularizer's part

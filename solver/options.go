@@ -246,13 +246,12 @@ type Options struct {
 	Init *Factors
 
 	// PlainCD turns off the extrapolation of the Frobenius methods' CD
-	// where no graph term is fitted (nmf, nmf-ncw, and gnmf with lambda
-	// 0, which must equal nmf): by default their iterations move both
-	// factors past each iteration's result by a momentum that grows while
-	// the objective falls and shrinks when it would rise (Ang and Gillis
-	// 2019; see extrapolation). The objective still never increases: a
-	// step that would raise it is undone and replaced by a plain one. It
-	// has no effect elsewhere (MU, a graph term, the KL and concept
+	// (nmf, gnmf and their -ncw forms): by default their iterations move
+	// both factors past each iteration's result by a momentum that grows
+	// while the objective falls and shrinks when it would rise (Ang and
+	// Gillis 2019; see ExtrapolatedCD). The objective still never
+	// increases: a step that would raise it is undone and replaced by a
+	// plain one. It has no effect elsewhere (MU, the KL and concept
 	// methods).
 	PlainCD bool
 

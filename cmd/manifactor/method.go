@@ -145,7 +145,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
 	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
 	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
-	fs.BoolVar(&f.extrapolate, "extrapolate", true, "cd without a graph term (nmf, nmf-ncw, gnmf's lambda 0): extrapolate both factors past each iteration, undoing a step that would raise the objective (Ang and Gillis 2019); false for plain cd")
+	fs.BoolVar(&f.extrapolate, "extrapolate", true, "cd of nmf, gnmf and their -ncw forms: extrapolate both factors past each iteration, undoing a step that would raise the objective (Ang and Gillis 2019); false for plain cd")
 	f.graph.register(fs, withFile)
 }
 
