@@ -407,17 +407,8 @@ func TestCDRefusedWhereMissing(t *testing.T) {
 // objective in fewer iterations on data near rank 4.
 func TestExtrapolation(t *testing.T) {
 	d, x := nearRankData(t, 111, 200, 120, 4, 0.7, 0.6)
-	o := Options{Method: NMF, Algorithm: CD, K: 4, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3, PlainCD: true}
-	plain, err := Fit(context.Background(), d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.PlainCD = false
-	ex, err := Fit(context.Background(), d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkMonotone(t, "extrapolated", ex.Objective)
+	o := Options{Method: NMF, Algorithm: CD, K: 4, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3}
+	plain, ex := plainAndExtrapolated(t, "nmf", d, o)
 	// Early, where the extrapolated U is far from the accepted one.
 	short := o
 	short.MaxIter = 6
@@ -437,6 +428,33 @@ func TestExtrapolation(t *testing.T) {
 		t.Fatalf("extrapolated cd reached plain cd's 300-iteration objective %v at iteration %d (final %v), want within 150", target, at, ex.Final())
 	}
 	// The same fit step by step: some steps were undone.
+	if last := stepExtrapolated(t, "nmf", d, o, 300); last != ex.Final() {
+		t.Errorf("stepping by hand ends at %v, Fit at %v", last, ex.Final())
+	}
+}
+
+// plainAndExtrapolated fits o on d with plain cd and with the default
+// extrapolation, and checks the latter's trace is monotone.
+func plainAndExtrapolated(t *testing.T, what string, d *Data, o Options) (plain, ex *Result) {
+	t.Helper()
+	o.PlainCD = true
+	plain, err := Fit(context.Background(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.PlainCD = false
+	if ex, err = Fit(context.Background(), d, o); err != nil {
+		t.Fatal(err)
+	}
+	checkMonotone(t, what+" extrapolated", ex.Objective)
+	return plain, ex
+}
+
+// stepExtrapolated runs the extrapolated cd of o on d by hand for iters
+// iterations, failing if a step raises the objective or none was undone
+// (the undo path would go untested), and returns the last objective.
+func stepExtrapolated(t *testing.T, what string, d *Data, o Options, iters int) float64 {
+	t.Helper()
 	po := o.withDefaults()
 	p, err := prepare(context.Background(), d, po, po.Method)
 	if err != nil {
@@ -446,22 +464,20 @@ func TestExtrapolation(t *testing.T) {
 	p.random(f, po.Seed, 0)
 	it := p.iterator(f).(*nmfIter)
 	last := it.begin()
-	for range 300 {
+	for range iters {
 		obj, err := it.step(true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if obj > last*(1+1e-9) {
-			t.Fatalf("step raised the objective: %v -> %v", last, obj)
+			t.Fatalf("%s: step raised the objective: %v -> %v", what, last, obj)
 		}
 		last = obj
 	}
 	if _, undone := it.ex.Counts(); undone == 0 {
-		t.Error("no step was undone in 300: the undo path went untested")
+		t.Errorf("%s: no step was undone in %d: the undo path went untested", what, iters)
 	}
-	if last != ex.Final() {
-		t.Errorf("stepping by hand ends at %v, Fit at %v", last, ex.Final())
-	}
+	return last
 }
 
 // TestGNMFExtrapolation: GNMF's cd extrapolates by default too, in both
@@ -477,17 +493,8 @@ func TestGNMFExtrapolation(t *testing.T) {
 	g := randomGraph(122, n, 4)
 	w, deg := graphDense(g)
 	for _, f := range []Formulation{ScaleInvariant, Papers} {
-		o := Options{Method: GNMF, Algorithm: CD, Formulation: f, Lambda: Fixed(lambda), Graph: g, K: k, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3, PlainCD: true}
-		plain, err := Fit(context.Background(), d, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.PlainCD = false
-		ex, err := Fit(context.Background(), d, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkMonotone(t, fmt.Sprintf("%v extrapolated", f), ex.Objective)
+		o := Options{Method: GNMF, Algorithm: CD, Formulation: f, Lambda: Fixed(lambda), Graph: g, K: k, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3}
+		plain, ex := plainAndExtrapolated(t, f.String(), d, o)
 		at := slices.IndexFunc(ex.Objective, func(v float64) bool { return v <= plain.Final() })
 		if at < 0 || at >= 150 {
 			t.Errorf("%v: plain cd's 300-iteration objective %v reached at iteration %d (final %v), want within 150", f, plain.Final(), at, ex.Final())
@@ -518,28 +525,7 @@ func TestGNMFExtrapolation(t *testing.T) {
 			t.Errorf("%v: returned factors give %v, the reported objective is %v", f, direct, early.Final())
 		}
 		// The same fit step by step: some steps were undone.
-		po := o.withDefaults()
-		p, err := prepare(context.Background(), d, po, po.Method)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fa := p.newFactors()
-		p.random(fa, po.Seed, 0)
-		it := p.iterator(fa).(*nmfIter)
-		last := it.begin()
-		for range 300 {
-			obj, err := it.step(true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if obj > last*(1+1e-9) {
-				t.Fatalf("%v: step raised the objective: %v -> %v", f, last, obj)
-			}
-			last = obj
-		}
-		if _, undone := it.ex.Counts(); undone == 0 {
-			t.Errorf("%v: no step was undone in 300: the undo path went untested", f)
-		}
+		stepExtrapolated(t, f.String(), d, o, 300)
 	}
 }
 

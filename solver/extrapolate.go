@@ -1,6 +1,10 @@
 package solver
 
-import "github.com/manifactor/manifactor/internal/parallel"
+import (
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/manifactor/manifactor/internal/parallel"
+)
 
 // ExtrapolatedCD drives the coordinate descent of the Frobenius methods,
 // NMF's and GNMF's (Options.PlainCD turns it off), after Ang
@@ -103,17 +107,16 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 }
 
 // Rescale scales column c of the stored U factors by 1/s[c] and of the
-// stored V factors by s[c] (k columns, row-major), as a formulation that
-// fixes the factors' scale does to the factors in use: every stored pair
-// keeps its objective and the momentum its direction.
-func (e *ExtrapolatedCD) Rescale(k int, s []float64) {
-	for i := range e.u {
-		e.u[i] /= s[i%k]
-	}
-	for i := range e.v {
-		e.v[i] *= s[i%k]
-		e.acc[i] *= s[i%k]
-	}
+// stored V factors by s[c] (row-major, len(s) columns), as a formulation
+// that fixes the factors' scale does to the factors in use (with the same
+// operation on each entry, scaleColumns): every stored pair keeps its
+// objective and the momentum its direction.
+func (e *ExtrapolatedCD) Rescale(s []float64, threads int) {
+	k := len(s)
+	view := func(f []float64) blas64.General { return blas64.General{Rows: len(f) / k, Cols: k, Stride: k, Data: f} }
+	scaleColumns(view(e.u), s, false, threads)
+	scaleColumns(view(e.v), s, true, threads)
+	scaleColumns(view(e.acc), s, true, threads)
 }
 
 // Accepted copies the accepted pair's U, which the last objective belongs

@@ -168,20 +168,29 @@ func (it *nmfIter) step(eval bool) (float64, error) {
 		it.vw.run(h, th)
 		it.kkt.v = &it.vw.kkt
 	}
+	obj := it.graphUHalf(eval)
+	if it.invariant {
+		it.rescale()
+	}
+	return obj, nil
+}
+
+// graphUHalf forms lambda W V for the current V (nothing without a graph
+// term) and makes the U half-step, returning the objective of the pair.
+// Under ScaleInvariant, with V fixed, the graph term is sum_c gk[c]
+// |u_c|^2, a ridge penalty on U's columns, which adds gk[c] to the
+// diagonal of V^T V.
+func (it *nmfIter) graphUHalf(eval bool) float64 {
 	it.graphProduct()
 	if !it.invariant {
-		return it.uHalf(eval), nil
+		return it.uHalf(eval)
 	}
-	// U half of the scale-invariant objective: with V fixed, the graph
-	// term is sum_c gk[c] |u_c|^2, a ridge penalty on U's columns, which
-	// adds gk[c] to the diagonal of V^T V in the denominator.
+	th := it.p.opts.Threads
 	columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
 	s := withDiagonal(it.sv, it.vtv, it.gk)
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
 	it.measured(eval)
-	obj := it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
-	it.rescale()
-	return obj, nil
+	return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 }
 
 // uHalf is the U half-step without the scale-invariant graph term; it
@@ -211,32 +220,22 @@ func (it *nmfIter) halves(eval bool) Halves {
 // half is cdGraphHalf's passes; in the scale-invariant formulation it
 // first brings U's columns to unit length (the passes minimize the
 // objective for unit columns), scaling the driver's stored factors alike,
-// which leaves every pair's objective unchanged. The U half forms lambda
-// W V for the V it meets (extrapolated or not), so the objective it
-// returns is that pair's.
+// which leaves every pair's objective unchanged. The U half
+// (graphUHalf) forms lambda W V for the V it meets, extrapolated or not,
+// so the objective it returns is that pair's.
 func (it *nmfIter) graphHalves(eval bool) Halves {
 	th := it.p.opts.Threads
 	return Halves{
 		V: func() error {
 			if it.invariant {
-				it.ex.Rescale(it.f.k, it.rescale())
+				it.ex.Rescale(it.rescale(), it.p.opts.Threads)
 			}
 			it.cdGraphHalf(it.rowsXtU(), it.utu.Data, th, eval)
 			it.kkt.v = &it.graphKKT
 			it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
 			return nil
 		},
-		U: func() (float64, error) {
-			it.graphProduct()
-			if !it.invariant {
-				return it.uHalf(eval), nil
-			}
-			columnGraphTerms(it.gk, it.f.v, it.wv, it.p.reg.deg, th)
-			s := withDiagonal(it.sv, it.vtv, it.gk)
-			tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
-			it.measured(eval)
-			return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk), nil
-		},
+		U:     func() (float64, error) { return it.graphUHalf(eval), nil },
 		VGram: func() error { it.vw.run(half{f: it.f.v, gram: it.vtv}, th); return nil },
 		UGram: func() error { it.uw.run(half{f: it.f.a, gram: it.utu}, th); return nil },
 	}
@@ -253,7 +252,7 @@ func (it *nmfIter) finish() {
 			// As after every plain iteration: U's columns at unit
 			// length, for the result and for a run that goes on.
 			it.graphProduct()
-			it.ex.Rescale(it.f.k, it.rescale())
+			it.ex.Rescale(it.rescale(), it.p.opts.Threads)
 		}
 	}
 }

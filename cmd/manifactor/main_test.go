@@ -836,6 +836,9 @@ func TestExperimentCompareAndPlots(t *testing.T) {
 		want string
 	}{
 		{[]string{"--method", "nmf", "--param", "lambda=1"}, "takes no graph"},
+		// The swept flag itself was silently overridden.
+		{[]string{"--method", "gnmf", "--param", "lambda=1", "--lambda", "5"}, "--lambda: --param lambda=1 sets lambda at each of its values"},
+		{[]string{"--method", "gnmf", "--param", "neighbors=2-3", "--neighbors", "4"}, "--neighbors: --param neighbors=2-3"},
 		{[]string{"--method", "gnmf", "--param", "lambda=1,-3"}, "-3"},
 		{[]string{"--method", "gnmf", "--param", "alpha=1"}, "lambda and neighbors"},
 		{[]string{"--method", "gnmf", "--param", "neighbors=0-2"}, "at least 1"},
@@ -929,20 +932,7 @@ func TestThreadsFarAboveCores(t *testing.T) {
 func TestThreadsSameBits(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(21, 22))
-	var b strings.Builder
-	for i := 0; i < 600; i++ {
-		for j := 0; j < 400; j++ {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "%.6f", rng.Float64()*float64(1+(i+j)%7))
-		}
-		b.WriteByte('\n')
-	}
-	data := filepath.Join(dir, "dense.csv")
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeDenseCSV(t, filepath.Join(dir, "dense.csv"), 600, 400, func(i, j int) float64 { return rng.Float64() * float64(1+(i+j)%7) })
 	cases := [][]string{
 		{"--method", "nmf", "--start", "random"},
 		{"--method", "nmf", "--start", "kmeans"},
@@ -1074,20 +1064,7 @@ func TestHelp(t *testing.T) {
 func TestDenseGraphMetrics(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(31, 32))
-	var b strings.Builder
-	for i := 0; i < 40; i++ {
-		for j := 0; j < 12; j++ {
-			if j > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "%.4f", rng.Float64()+float64((i/20)*(j%2)))
-		}
-		b.WriteByte('\n')
-	}
-	data := filepath.Join(dir, "dense.csv")
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeDenseCSV(t, filepath.Join(dir, "dense.csv"), 40, 12, func(i, j int) float64 { return rng.Float64() + float64((i/20)*(j%2)) })
 	for _, cmd := range []string{"fit", "cluster", "bench"} {
 		for _, metric := range []string{"euclidean", "correlation"} {
 			args := []string{cmd, "--data", data, "--method", "gnmf", "--lambda", "1", "--k", "2", "--iters", "5", "--graph-metric", metric, "--quiet"}
@@ -1126,4 +1103,24 @@ func TestOutputIsNotInput(t *testing.T) {
 	if after, _ := os.ReadFile(mtx); string(after) != string(before) {
 		t.Error("the input was replaced")
 	}
+}
+
+// writeDenseCSV writes a rows x cols CSV of value(i, j), row by row, to
+// path and returns path.
+func writeDenseCSV(t *testing.T, path string, rows, cols int, value func(i, j int) float64) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%.6f", value(i, j))
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -109,6 +109,16 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// The swept parameter's own flags would be overridden at every value.
+	conflicts := []string{sp.name}
+	if sp.name == "lambda" {
+		conflicts = append(conflicts, "lambdas")
+	}
+	for _, name := range conflicts {
+		if set(fs, name) {
+			return fmt.Errorf("--%s: --param %s sets %s at each of its values; leave --%s out", name, *param, sp.name, name)
+		}
+	}
 	if sp.name == "neighbors" && pf.mf.graph.minShared > 0 {
 		for _, v := range sp.values {
 			if int(v) <= pf.mf.graph.minShared {
