@@ -296,6 +296,11 @@ func TestLoadErrors(t *testing.T) {
 		{"features.tsv", "header", func(s string) string { return strings.Replace(s, "\tidf", "", 1) }},
 		{"U.mtx", "U.mtx", func(s string) string { return strings.Replace(s, "\n", "\nNaN\n", 2)[:len(s)] }},
 		{"V.mtx", "V.mtx", func(s string) string { return s[:len(s)/2] }},
+		// Values no fit writes: they overflowed transform or placed every
+		// new sample at zero.
+		{"U.mtx", "row 1, column 1 (1-based): value 1e+300", func(s string) string { return mtxValues(s, firstValue("1e300")) }},
+		{"U.mtx", "every entry is zero", func(s string) string { return mtxValues(s, func(int, string) string { return "0" }) }},
+		{"centers.mtx", "row 1, column 1 (1-based): value -1", func(s string) string { return mtxValues(s, firstValue("-1")) }},
 		{"train.mtx", "train.mtx", func(s string) string { return s[:len(s)-40] }},
 		{"reach.txt", "truncated", func(s string) string { return s[:strings.Index(s, "\n")+1] }},
 		{"reach.txt", "reach.txt:1", func(s string) string { return "2\n" + s[strings.Index(s, "\n")+1:] }},
@@ -329,6 +334,34 @@ func TestLoadErrors(t *testing.T) {
 	}
 	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "manifest.json") {
 		t.Errorf("empty directory: %v", err)
+	}
+}
+
+// mtxValues rewrites the values of a Matrix Market array file: value q
+// (in the file's order) becomes edit(q, its text).
+func mtxValues(s string, edit func(q int, v string) string) string {
+	lines := strings.Split(s, "\n")
+	q, sized := 0, false
+	for i, l := range lines {
+		switch {
+		case l == "" || strings.HasPrefix(l, "%"):
+		case !sized:
+			sized = true // the size line
+		default:
+			lines[i] = edit(q, l)
+			q++
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// firstValue is an edit for mtxValues that sets the first value to x.
+func firstValue(x string) func(int, string) string {
+	return func(q int, v string) string {
+		if q == 0 {
+			return x
+		}
+		return v
 	}
 }
 

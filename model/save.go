@@ -303,6 +303,24 @@ func Load(dir string) (*Model, error) {
 		if r, c := a.Dims(); r != rows || c != cols {
 			return nil, fmt.Errorf("%s: %d x %d, want %d x %d", path, r, c, rows, cols)
 		}
+		// Factors a fit writes are non-negative (but U = X W of a concept
+		// model on data with negative values) and within the data's
+		// bounds; a hand-edited 1e300 overflowed transform's products,
+		// and an all-zero basis placed every new sample at zero.
+		signed := name == "U.mtx" && mf.Method.Concept()
+		var any bool
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				x := a.At(i, j)
+				if (x < 0 && !signed) || math.Abs(x) > maxValue {
+					return nil, fmt.Errorf("%s: row %d, column %d (1-based): value %v; a fit writes factors in [0, %g]", path, i+1, j+1, x, maxValue)
+				}
+				any = any || x != 0
+			}
+		}
+		if !any && name == "U.mtx" {
+			return nil, fmt.Errorf("%s: every entry is zero; no fit writes such a basis", path)
+		}
 		return a, nil
 	}
 	n, mfeat, k := mf.State.Samples, mf.State.Features, mf.K
