@@ -331,11 +331,12 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 // Without the first case a plain clustering that already follows the
 // graph closely lost to a weight's that cuts three times as much but is
 // slightly more cohesive (TDT2 topics 1, 4, 9 and 17, seed 2: accuracy
-// 0.787 kept against the plain method's 0.994; docs/REPRODUCTION.md). Relative to chance, because a
-// clustering that puts almost every sample in one cluster cuts almost
-// nothing (the graph term at large weights can collapse a factorization
-// that way on a graph that mixes the classes). Untrusted, the clustering
-// most cohesive in the data is kept. Ties keep the smaller weight.
+// 0.787 kept against the plain method's 0.994; docs/REPRODUCTION.md).
+// Relative to chance, because a clustering that puts almost every sample
+// in one cluster cuts almost nothing (the graph term at large weights can
+// collapse a factorization that way on a graph that mixes the classes).
+// Untrusted, the clustering most cohesive in the data is kept. Ties keep
+// the smaller weight.
 //
 // How the rule was chosen, against the best fixed weight on seven labelled
 // corpora, and the rules it replaced: docs/REPRODUCTION.md, "Lambda auto".

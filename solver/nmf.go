@@ -228,7 +228,7 @@ func (it *nmfIter) graphHalves(eval bool) Halves {
 	return Halves{
 		V: func() error {
 			if it.invariant {
-				it.ex.Rescale(it.rescale(), it.p.opts.Threads)
+				it.ex.Rescale(it.rescale(), th)
 			}
 			it.cdGraphHalf(it.rowsXtU(), it.utu.Data, th, eval)
 			it.kkt.v = &it.graphKKT
@@ -250,8 +250,8 @@ func (it *nmfIter) finish() {
 		it.uw.run(half{f: it.f.a, gram: it.utu}, it.p.opts.Threads)
 		if it.invariant {
 			// As after every plain iteration: U's columns at unit
-			// length, for the result and for a run that goes on.
-			it.graphProduct()
+			// length, for the result and for a run that goes on (lambda
+			// W V is the last U half's, for this V, and is scaled too).
 			it.ex.Rescale(it.rescale(), it.p.opts.Threads)
 		}
 	}

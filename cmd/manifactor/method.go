@@ -172,8 +172,6 @@ func finite(name string, v float64, zeroOK bool) error {
 	return nil
 }
 
-// options checks every flag and returns the pipeline's options; the data
-// decide nothing here (the data's shape is checked by model.Fit).
 // dataKind is what options knows of the data: nothing yet (the check of
 // the flags before the data is read), or its form.
 type dataKind int
@@ -192,6 +190,9 @@ func kindOf(sparse bool) dataKind {
 	return denseData
 }
 
+// options checks every flag and returns the pipeline's options; of the
+// data only its form (kind) counts here, for the graph's metric (the
+// data's shape is checked by model.Fit).
 func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error) {
 	// The papers' settings for data of unknown form are those of sparse
 	// data; only the graph's metric depends on the form (below).
