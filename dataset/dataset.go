@@ -451,11 +451,15 @@ func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
 // readMTXDataset reads a Matrix Market file of samples x features (or the
 // transpose).
 func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dataset, error) {
-	a, dense, err := readMTX(r, name, size)
+	a, dense, summed, err := readMTXSummed(r, name, size)
 	if err != nil {
 		return nil, err
 	}
 	d, _ := transposed(&Dataset{Source: name, Sparse: a, Dense: dense}, opt.Transpose)
+	if summed > 0 {
+		// Allowed (scipy's mmread adds them too), but rarely meant.
+		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d entries repeat a position listed before them; each was added to it", name, summed))
+	}
 	if n, m := d.Dims(); n == 0 || m == 0 {
 		return nil, streamErr(name, "empty data set (%d samples x %d features)", n, m)
 	}

@@ -217,6 +217,10 @@ func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64
 		if v == 0x0200 {
 			return nil, nil, fmt.Errorf("%s: MAT-file version 7.3 (HDF5) is not supported; save with -v7", name)
 		}
+		if v == 0x0001 {
+			// 0x0100 in the other byte order.
+			return nil, nil, byteErr(name, 124, "MAT-file version %#04x, want 0x0100: the endian indicator %q at byte 126 does not match the byte order of the header", v, hdr[126:128])
+		}
 		return nil, nil, byteErr(name, 124, "MAT-file version %#04x, want 0x0100", v)
 	}
 	// Tags hold 32-bit sizes, so a file of unknown size needs no budget of

@@ -397,6 +397,8 @@ func TestReadMATBadInput(t *testing.T) {
 		{"empty", nil, []string{"test.mat", "not a MATLAB level-5 MAT-file"}},
 		{"text", []byte(strings.Repeat("hello world\n", 20)), []string{"test.mat", "endian indicator"}},
 		{"version", corrupt(good, func(b []byte) { b[125] = 0 }), []string{"test.mat", "version"}},
+		// A little-endian header labelled big-endian.
+		{"byte order", corrupt(good, func(b []byte) { b[126], b[127] = 'M', 'I' }), []string{"test.mat", "version 0x0001", "does not match the byte order"}},
 		{"v7.3", corrupt(good, func(b []byte) { copy(b, "MATLAB 7.3 MAT-file"); b[124], b[125] = 0, 2 }), []string{"test.mat", "7.3", "HDF5"}},
 		{"top-level type", corrupt(good, func(b []byte) { b[128] = 99 }), []string{"test.mat", "byte 128", "unknown (99)"}},
 		{"element past end", corrupt(good, func(b []byte) { b[132] = 0xff }), []string{"test.mat", "byte 128", "claims"}},

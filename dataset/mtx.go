@@ -38,8 +38,11 @@ type mtxReader struct {
 	br   *bufio.Reader
 	name string
 	line int
-	pos  int64 // bytes read, line endings included
-	toks [][]byte
+	// summed counts the coordinate entries added to an earlier one at the
+	// same position.
+	summed int
+	pos    int64 // bytes read, line endings included
+	toks   [][]byte
 }
 
 // next returns the next line without its line ending, or io.EOF.
@@ -141,17 +144,24 @@ func parseCount(b []byte) (int64, bool) {
 }
 
 func readMTX(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, error) {
+	a, d, _, err := readMTXSummed(r, name, size)
+	return a, d, err
+}
+
+// readMTXSummed is readMTX that also returns how many entries of a
+// coordinate file were added to an earlier entry at the same position.
+func readMTXSummed(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, int, error) {
 	m := &mtxReader{br: bufio.NewReaderSize(r, maxMTXLine), name: name}
 	format, field, sym, err := m.header()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if format == "coordinate" {
 		a, err := readMTXCoordinate(m, size, field, sym)
-		return a, nil, err
+		return a, nil, m.summed, err
 	}
 	a, err := readMTXArray(m, size, field)
-	return nil, a, err
+	return nil, a, 0, err
 }
 
 // header reads and checks the header line: the format (coordinate or
@@ -257,6 +267,7 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 	if err != nil {
 		return nil, streamErr(m.name, "%v", err)
 	}
+	m.summed = len(v) - a.NNZ()
 	if err := finiteSums(a, m.name, 0); err != nil {
 		return nil, err
 	}

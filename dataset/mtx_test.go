@@ -333,3 +333,32 @@ func TestLoadFiles(t *testing.T) {
 		wantErr(t, err, c.want...)
 	}
 }
+
+// TestMatrixMarketRepeatsNoted: a data file's repeated positions are
+// added, as the format's readers do, and the data set says how many, so
+// that they are not added silently; a symmetric file's mirrored entries
+// are not repeats.
+func TestMatrixMarketRepeatsNoted(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		notes      int
+	}{
+		{"repeats.mtx", "%%MatrixMarket matrix coordinate real general\n2 3 4\n1 1 1.5\n2 3 2\n1 1 0.5\n2 3 1\n", 1},
+		{"symmetric.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 1\n3 1 2\n3 2 4\n", 0},
+	} {
+		d, err := Load(context.Background(), writeFile(t, dir, c.name, []byte(c.text)), LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, n := range d.Notes {
+			if strings.Contains(n, "repeat a position") {
+				got = append(got, n)
+			}
+		}
+		if len(got) != c.notes || (c.notes > 0 && !strings.Contains(got[0], "2 entries repeat")) {
+			t.Errorf("%s: notes %q", c.name, d.Notes)
+		}
+	}
+}
