@@ -331,6 +331,20 @@ func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]strin
 	return names, classes, nil
 }
 
+// SubsetPreparation returns a Protocol.Prepare for a corpus prepared
+// (weighted, normalized) once as a whole, as the papers' document
+// vectors are: each subset only loses the features none of its samples
+// has, unless keepZeroFeatures.
+func SubsetPreparation(keepZeroFeatures bool) func(*dataset.Dataset) (*dataset.Dataset, error) {
+	return func(d *dataset.Dataset) (*dataset.Dataset, error) {
+		p, err := model.Prepare(d, model.PrepareOptions{Weighting: model.NoWeighting, Normalize: model.NoNormalization, KeepZeroFeatures: keepZeroFeatures})
+		if err != nil {
+			return nil, err
+		}
+		return p.Data, nil
+	}
+}
+
 // MaxRuns is the most draws per k a Protocol takes: far more than any
 // table needs (the papers draw 50), and few enough that Run's record of
 // every draw stays small; billions exhausted memory before the first fit.

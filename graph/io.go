@@ -69,7 +69,7 @@ func FromWeights(a *sparse.CSR, n int, source string) (*Graph, ReadNotes, error)
 		}
 	}
 	w, notes := symmetrizeMax(a)
-	if edges := w.NNZ(); edges == 0 {
+	if w.NNZ() == 0 {
 		// A graph term over no edges is zero: the graph method would be
 		// the plain one, reported as regularized.
 		return nil, notes, fmt.Errorf("%s: no edges of positive weight between distinct samples; the graph term would be zero (run the plain method, or --lambda 0)", source)

@@ -139,13 +139,7 @@ func (f *protocolFlags) method(name string, sparse bool, tweak func(*model.Optio
 // only loses the features none of its samples has.
 func (f *protocolFlags) protocol(ks []int, stderr io.Writer) experiment.Protocol {
 	prot := experiment.Protocol{Classes: ks, Runs: f.runs, Seed: f.mf.seed, Workers: f.rt.threads,
-		Prepare: func(d *dataset.Dataset) (*dataset.Dataset, error) {
-			p, err := model.Prepare(d, model.PrepareOptions{Weighting: model.NoWeighting, Normalize: model.NoNormalization, KeepZeroFeatures: f.df.prep.KeepZeroFeatures})
-			if err != nil {
-				return nil, err
-			}
-			return p.Data, nil
-		}}
+		Prepare: experiment.SubsetPreparation(f.df.prep.KeepZeroFeatures)}
 	f.terminal, f.progress = isTerminal(stderr), stderr
 	if f.rt.quiet {
 		f.progress = io.Discard

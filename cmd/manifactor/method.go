@@ -537,9 +537,9 @@ func (f *methodFlags) checkUsed() error {
 // graphMethodNames lists the methods that fit a graph, comma-separated.
 func graphMethodNames() string {
 	var names []string
-	for _, name := range solver.MethodNames() {
-		if m, err := solver.ParseMethod(name); err == nil && m.TakesGraph() {
-			names = append(names, name)
+	for _, m := range solver.Methods() {
+		if m.TakesGraph() {
+			names = append(names, m.String())
 		}
 	}
 	return strings.Join(names, ", ")

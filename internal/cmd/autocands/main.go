@@ -88,8 +88,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// As experiment does: the whole corpus weighted once, each subset
-	// only losing the features none of its samples has.
+	// As experiment does: the whole corpus weighted once (each subset then
+	// through experiment.SubsetPreparation).
 	p, err := model.Prepare(ds, model.PrepareOptions{})
 	if err != nil {
 		return err
@@ -99,14 +99,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	for k := 2; k <= *maxK; k++ {
 		ks = append(ks, k)
 	}
-	prot := experiment.Protocol{Classes: ks, Runs: *runs, Seed: *seed,
-		Prepare: func(d *dataset.Dataset) (*dataset.Dataset, error) {
-			p, err := model.Prepare(d, model.PrepareOptions{Weighting: model.NoWeighting, Normalize: model.NoNormalization})
-			if err != nil {
-				return nil, err
-			}
-			return p.Data, nil
-		}}
+	prot := experiment.Protocol{Classes: ks, Runs: *runs, Seed: *seed, Prepare: experiment.SubsetPreparation(false)}
 	f := experiment.Factorization{Options: model.Options{Method: m, Threads: 1}}
 	type draw struct{ k, r int }
 	draws := make(chan draw)
