@@ -78,14 +78,22 @@ type nmfIter struct {
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
 	d, k := p.d, f.k
-	it := &nmfIter{p: p, f: f, uw: newPassWork(d.m, k), vw: newPassWork(d.n, k), utu: general(k, k), vtv: general(k, k), kkt: newKKTState(k)}
-	switch {
-	case !d.IsSparse():
+	it := &nmfIter{p: p, f: f, utu: general(k, k), vtv: general(k, k), kkt: newKKTState(k)}
+	if !d.IsSparse() {
 		it.xtu, it.xv = general(d.n, k), general(d.m, k)
-	case d.xBlocks(k) != nil:
-		// V is too large for the caches: X V is formed whole by column
-		// blocks (Data.mulV) instead of row by row in the U pass.
-		it.xv = general(d.m, k)
+		it.uw, it.vw = newPassWork(d.m, k), newPassWork(d.n, k)
+	} else {
+		// The U pass's chunks follow X's rows also when X V is formed
+		// whole (below), so that blocking changes no sum; those chunks
+		// then differ in rows rather than cost, which the passes'
+		// dynamic scheduling evens out.
+		it.uw, it.vw = newPassWorkCost(d.m, k, d.x.Indptr), newPassWorkCost(d.n, k, d.xt.Indptr)
+		if d.xBlocks(k) != nil {
+			// V is too large for the caches: X V is formed whole by
+			// column blocks (Data.mulV) instead of row by row in the U
+			// pass.
+			it.xv = general(d.m, k)
+		}
 	}
 	if p.opts.Algorithm == CD {
 		// The stored non-zeros also for dense data, so that both forms
