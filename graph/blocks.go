@@ -145,7 +145,7 @@ func (c *Candidates) Rows(incoming []Edge, sq []float64) (*sparse.CSR, error) {
 
 // SquaredNorms returns the squared length of each row of a, as Sparse
 // computes them.
-func SquaredNorms(a *sparse.CSR) []float64 { return sparseSquaredNorms(a) }
+func SquaredNorms(a *sparse.CSR) []float64 { return sparseSquaredNorms(a, 0) }
 
 // OfferPairs offers every pair of a query and a base sample once, to
 // both: base samples as candidates of the queries (c's lists, rows qlo to
@@ -172,7 +172,7 @@ func (c *Candidates) OfferPairs(ctx context.Context, query *sparse.CSR, querySq 
 		return nil
 	}
 	inv, invQ := inverses(baseSq), inverses(querySq)
-	ix := newPostings(base.RowSlice(blo, bhi))
+	ix := newPostings(base.RowSlice(blo, bhi), threads)
 	n := bhi - blo
 	workers := parallel.Workers(qhi-qlo, threads, queryGrain)
 	accs := make([][]float64, workers)

@@ -68,7 +68,7 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	if err := opt.checkSparseMetric(); err != nil {
 		return nil, err
 	}
-	sq := sparseSquaredNorms(a)
+	sq := sparseSquaredNorms(a, opt.Threads)
 	w, err := newWeigher(opt, sq, func() (float64, error) { return sparseHeatT(ctx, a, opt.Seed, opt.Threads) })
 	if err != nil {
 		return nil, err
@@ -86,13 +86,13 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	}
 	if opt.Search.ForSparse(a) == ApproxSearch {
 		sc := newSparseCosine(a, inv, opt.Threads)
-		l, err := nnDescent(ctx, n, p, sc, opt.Seed, opt.Threads, sparseInit(sc, descentK(p, n)), opt.Progress)
+		l, err := nnDescent(ctx, n, p, sc, opt.Seed, opt.Threads, sparseInit(sc, descentK(p, n), opt.Threads), opt.Progress)
 		if err != nil {
 			return nil, err
 		}
 		return l.graph(w, opt, ApproxSearch, true)
 	}
-	ix := newPostings(a)
+	ix := newPostings(a, opt.Threads)
 	// fwd holds each sample's best candidates after it, filled by the
 	// sample's own row; back[worker] the best before it, offered by the
 	// earlier rows that worker computed.
@@ -139,12 +139,14 @@ func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 }
 
 // sparseSquaredNorms returns the squared length of each row of a.
-func sparseSquaredNorms(a *sparse.CSR) []float64 {
+func sparseSquaredNorms(a *sparse.CSR, threads int) []float64 {
 	sq := make([]float64, a.Rows)
-	for i := range sq {
-		v := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-		sq[i] = kernels.Dot(v, v)
-	}
+	parallel.For(a.Rows, threads, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			v := a.Val[a.Indptr[i]:a.Indptr[i+1]]
+			sq[i] = kernels.Dot(v, v)
+		}
+	})
 	return sq
 }
 
@@ -448,30 +450,18 @@ type postings struct {
 
 // newPostings builds the inverted index of a, leaving out stored zeros
 // (tf-idf stores zeros for terms present in every document).
-func newPostings(a *sparse.CSR) *postings {
-	ix := &postings{ptr: make([]int, a.Cols+1), at: make([]int, len(a.Ind))}
-	for p, t := range a.Ind {
-		if a.Val[p] != 0 {
-			ix.ptr[t+1]++
-		}
-	}
-	for t := 0; t < a.Cols; t++ {
-		ix.ptr[t+1] += ix.ptr[t]
-	}
-	ix.doc = make([]int32, ix.ptr[a.Cols])
-	ix.val = make([]float64, ix.ptr[a.Cols])
-	next := slices.Clone(ix.ptr[:a.Cols])
-	for i := 0; i < a.Rows; i++ {
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			ix.at[p] = -1
-			if x := a.Val[p]; x != 0 {
-				t := a.Ind[p]
-				ix.at[p] = next[t]
-				ix.doc[next[t]], ix.val[next[t]] = int32(i), x
-				next[t]++
+func newPostings(a *sparse.CSR, threads int) *postings {
+	ix := &postings{at: make([]int, len(a.Ind)), doc: make([]int32, len(a.Ind)), val: make([]float64, len(a.Ind))}
+	ix.ptr = bucketFill(a.Rows, a.Cols, func(i int) (int, int) { return a.Indptr[i], a.Indptr[i+1] },
+		func(p int) int {
+			if a.Val[p] == 0 {
+				ix.at[p] = -1 // stored zeros are left out
+				return -1
 			}
-		}
-	}
+			return a.Ind[p]
+		},
+		func(q, i, p int) { ix.at[p], ix.doc[q], ix.val[q] = q, int32(i), a.Val[p] }, threads)
+	ix.doc, ix.val = ix.doc[:ix.ptr[a.Cols]], ix.val[:ix.ptr[a.Cols]]
 	return ix
 }
 
@@ -613,9 +603,9 @@ func meanDistance(rowSums []float64) (float64, error) {
 // sparseHeatT returns the default heat kernel width for the rows of a.
 func sparseHeatT(ctx context.Context, a *sparse.CSR, seed uint64, threads int) (float64, error) {
 	s := a.SelectRows(heatSample(a.Rows, seed))
-	sq := sparseSquaredNorms(s)
+	sq := sparseSquaredNorms(s, threads)
 	rowSums := make([]float64, s.Rows)
-	err := newPostings(s).eachUpper(ctx, s, threads, nil, func(_, i int, acc []float64) {
+	err := newPostings(s, threads).eachUpper(ctx, s, threads, nil, func(_, i int, acc []float64) {
 		rowSums[i] = distanceSum(sq, i, acc)
 	})
 	if err != nil {

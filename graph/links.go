@@ -58,7 +58,7 @@ func SparseLinks(ctx context.Context, base, query *sparse.CSR, reach []float64, 
 	if reach != nil && len(reach) != base.Rows {
 		return nil, fmt.Errorf("graph: %d reaches for %d base samples", len(reach), base.Rows)
 	}
-	sqBase, sqQuery := sparseSquaredNorms(base), sparseSquaredNorms(query)
+	sqBase, sqQuery := sparseSquaredNorms(base, opt.Threads), sparseSquaredNorms(query, opt.Threads)
 	w, err := newWeigher(opt, append(append([]float64(nil), sqBase...), sqQuery...), func() (float64, error) {
 		return sparseHeatT(ctx, base, opt.Seed, opt.Threads)
 	})

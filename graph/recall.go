@@ -35,8 +35,8 @@ func SparseRecall(ctx context.Context, a *sparse.CSR, g *Graph, opt Options, que
 	if err := opt.checkSparseMetric(); err != nil {
 		return 0, err
 	}
-	sq := sparseSquaredNorms(a)
-	ix := newPostings(a)
+	sq := sparseSquaredNorms(a, opt.Threads)
+	ix := newPostings(a, opt.Threads)
 	return recall(ctx, g, p, seededSample(n, queries, opt.Seed, recallStream), opt.Threads, func() func(q int, out *lists) {
 		acc := make([]float64, n)
 		return func(q int, out *lists) {
