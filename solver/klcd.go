@@ -312,13 +312,16 @@ func (it *klIter) scaleStart() {
 	f := it.f
 	it.logs()
 	it.sums()
-	var sx float64
-	for j := 0; j < it.xt.Rows; j++ {
-		g := it.weight(j)
-		for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
-			sx += g * it.xt.Val[q]
+	sx := fixedSum(it.xt.Rows, it.p.opts.Threads, func(lo, hi int) float64 {
+		var s float64
+		for j := lo; j < hi; j++ {
+			g := it.weight(j)
+			for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
+				s += g * it.xt.Val[q]
+			}
 		}
-	}
+		return s
+	})
 	it.graphTerms(it.rc)
 	den := kernels.Dot(it.colU, it.wsumV)
 	for c, r := range it.rc {
