@@ -287,6 +287,30 @@ func fixedSum(n, threads int, term func(lo, hi int) float64) float64 {
 	return s
 }
 
+// columnSumsBy sets out (length k) to the sum over rows i in [0, n) of
+// what row(i, acc) adds into acc (k values): over fixed chunks of rowChunk
+// rows in parallel, each chunk's sums on cache lines of its own, the
+// chunks' sums added in chunk order, so the result does not depend on
+// threads. A factor's column sums taken row by row on one goroutine cost
+// 10-15 ms an iteration at 500,000 samples, at every thread count.
+func columnSumsBy(out []float64, n, threads int, row func(i int, acc []float64)) {
+	k := len(out)
+	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)
+	part := make([]float64, chunks*ps)
+	parallel.For(chunks, threads, 1, func(c0, c1 int) {
+		for ch := c0; ch < c1; ch++ {
+			acc := part[ch*ps : ch*ps+k]
+			for i := ch * rowChunk; i < min((ch+1)*rowChunk, n); i++ {
+				row(i, acc)
+			}
+		}
+	})
+	clear(out)
+	for ch := 0; ch < chunks; ch++ {
+		kernels.Axpy(1, part[ch*ps:ch*ps+k], out)
+	}
+}
+
 // frob returns sum a .* b over equal-shaped contiguous matrices, in fixed
 // chunks.
 func frob(a, b blas64.General, threads int) float64 {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -568,17 +569,28 @@ func (p *problem) columnNorms(f *factors) []float64 {
 func (p *problem) normalizeStart(f *factors) {
 	k := f.k
 	norms := p.columnNorms(f)
-	for j, nj := range norms {
-		if nj == 0 {
-			continue
-		}
-		for i := 0; i < f.a.Rows; i++ {
-			f.a.Data[i*k+j] /= nj
-		}
-		for i := 0; i < f.v.Rows; i++ {
-			f.v.Data[i*k+j] *= nj
-		}
+	// Row by row in parallel, each entry divided or multiplied as before:
+	// column by column, every column a strided pass over all the rows,
+	// took one goroutine through k passes over each factor (120 MB for V
+	// at 500,000 samples and k = 30).
+	scale := func(g blas64.General, div bool) {
+		parallel.For(g.Rows, p.opts.Threads, 256, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := g.Data[i*k : (i+1)*k]
+				for j, nj := range norms {
+					switch {
+					case nj == 0:
+					case div:
+						row[j] /= nj
+					default:
+						row[j] *= nj
+					}
+				}
+			}
+		})
 	}
+	scale(f.a, true)
+	scale(f.v, false)
 }
 
 // row maps an internal row of the first factor to the caller's row.

@@ -135,15 +135,14 @@ func relativeKKT(a, v *kktSums, na, nv []float64) float64 {
 }
 
 // columnSquares sets out to the squared length of each column of the
-// row-major f (k = len(out) columns), summed row by row.
-func columnSquares(out, f []float64) {
+// row-major f (k = len(out) columns), by columnSumsBy.
+func columnSquares(out, f []float64, threads int) {
 	k := len(out)
-	clear(out)
-	for i := 0; i+k <= len(f); i += k {
-		for c, x := range f[i : i+k] {
-			out[c] += x * x
+	columnSumsBy(out, len(f)/k, threads, func(i int, acc []float64) {
+		for c, x := range f[i*k : (i+1)*k] {
+			acc[c] += x * x
 		}
-	}
+	})
 }
 
 // gramDiagonal sets out to the diagonal of the k x k row-major g.

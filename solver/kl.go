@@ -192,22 +192,20 @@ func (it *klIter) sums() {
 	it.sumV()
 }
 
-// sumU sets colU, the column sums of U.
+// sumU sets colU, the column sums of U (columnSumsBy).
 func (it *klIter) sumU() {
 	k, f := it.f.k, it.f
-	clear(it.colU)
-	for i := 0; i < f.a.Rows; i++ {
-		kernels.Axpy(1, f.a.Data[i*k:(i+1)*k], it.colU)
-	}
+	columnSumsBy(it.colU, f.a.Rows, it.p.opts.Threads, func(i int, acc []float64) {
+		kernels.Axpy(1, f.a.Data[i*k:(i+1)*k], acc)
+	})
 }
 
-// sumV sets wsumV, the sample-weighted column sums of V.
+// sumV sets wsumV, the sample-weighted column sums of V (columnSumsBy).
 func (it *klIter) sumV() {
 	k, f := it.f.k, it.f
-	clear(it.wsumV)
-	for j := 0; j < f.v.Rows; j++ {
-		kernels.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], it.wsumV)
-	}
+	columnSumsBy(it.wsumV, f.v.Rows, it.p.opts.Threads, func(j int, acc []float64) {
+		kernels.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], acc)
+	})
 }
 
 // evaluate forms, for the current factors, the ratios at X^T's non-zeros
@@ -336,8 +334,8 @@ func (it *klIter) projGrad() (kktState, bool) {
 		return kktState{}, false
 	}
 	// Nothing rescales the factors after the halves measured them.
-	columnSquares(it.na, it.f.a.Data)
-	columnSquares(it.nv, it.f.v.Data)
+	columnSquares(it.na, it.f.a.Data, it.p.opts.Threads)
+	columnSquares(it.nv, it.f.v.Data, it.p.opts.Threads)
 	return kktState{a: &it.kktU, v: &it.kktV, na: it.na, nv: it.nv}, true
 }
 
@@ -414,31 +412,17 @@ func (it *klIter) graphTerms(rc []float64) {
 	if !it.cd {
 		it.logs()
 	}
-	n := v.Rows
-	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)
-	part := make([]float64, chunks*ps)
-	parallel.For(chunks, th, 1, func(c0, c1 int) {
-		for c := c0; c < c1; c++ {
-			acc := part[c*ps : c*ps+k]
-			for j := c * rowChunk; j < min((c+1)*rowChunk, n); j++ {
-				vj, lj := v.Data[j*k:(j+1)*k], it.logV[j*k:(j+1)*k]
-				for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
-					s := w.Ind[q]
-					vs, ls := v.Data[s*k:(s+1)*k], it.logV[s*k:(s+1)*k]
-					h := 0.5 * w.Val[q]
-					for col := range acc {
-						acc[col] += h * (vj[col] - vs[col]) * (lj[col] - ls[col])
-					}
-				}
+	columnSumsBy(rc, v.Rows, th, func(j int, acc []float64) {
+		vj, lj := v.Data[j*k:(j+1)*k], it.logV[j*k:(j+1)*k]
+		for q := w.Indptr[j]; q < w.Indptr[j+1]; q++ {
+			s := w.Ind[q]
+			vs, ls := v.Data[s*k:(s+1)*k], it.logV[s*k:(s+1)*k]
+			h := 0.5 * w.Val[q]
+			for col := range acc {
+				acc[col] += h * (vj[col] - vs[col]) * (lj[col] - ls[col])
 			}
 		}
 	})
-	clear(rc)
-	for c := 0; c < chunks; c++ {
-		for col := range rc {
-			rc[col] += part[c*ps+col]
-		}
-	}
 }
 
 // logs sets logV to the floored logarithms of V's entries.

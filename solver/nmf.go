@@ -324,26 +324,13 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 // chunks in parallel, each chunk's k sums added in chunk order so the
 // result does not depend on threads.
 func columnGraphTerms(gk []float64, v, wv blas64.General, deg []float64, threads int) {
-	k, n := v.Cols, v.Rows
-	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)
-	part := make([]float64, chunks*ps)
-	parallel.For(chunks, threads, 1, func(c0, c1 int) {
-		for ch := c0; ch < c1; ch++ {
-			acc := part[ch*ps : ch*ps+k]
-			for i := ch * rowChunk; i < min((ch+1)*rowChunk, n); i++ {
-				vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
-				for c, x := range vi {
-					acc[c] += deg[i]*x*x - x*wi[c]
-				}
-			}
+	k := v.Cols
+	columnSumsBy(gk, v.Rows, threads, func(i int, acc []float64) {
+		vi, wi := v.Data[i*k:(i+1)*k], wv.Data[i*k:(i+1)*k]
+		for c, x := range vi {
+			acc[c] += deg[i]*x*x - x*wi[c]
 		}
 	})
-	clear(gk)
-	for ch := 0; ch < chunks; ch++ {
-		for c := range gk {
-			gk[c] += part[ch*ps+c]
-		}
-	}
 }
 
 // withDiagonal sets dst = s + diag(d) for the k x k s and returns it.
