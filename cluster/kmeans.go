@@ -21,10 +21,16 @@ const (
 
 // Rows per chunk of the parallel loops. Each row's result is computed alone,
 // so these only set the granularity of the work, never the result.
-const (
-	assignGrain = 256
-	seedGrain   = 1024
-)
+const seedGrain = 1024
+
+// assignGrain is the rows per chunk of the assignment step: 256, or fewer
+// where that would leave under 8 chunks a goroutine. With 256 TDT2's
+// 9,394 rows made 37 chunks, two or three for each of 16 goroutines, and
+// k-means gained 1.27x from 8 to 16 threads on a 16-core machine
+// (bench/RESULTS.md).
+func assignGrain(n, threads int) int {
+	return max(16, min(256, n/(8*parallel.Threads(threads))))
+}
 
 // KMeansOptions configures KMeans; the zero value (with K set) is sensible.
 type KMeansOptions struct {
@@ -268,7 +274,7 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 			w.ct[t*k+j] = v
 		}
 	}
-	parallel.ForWorker(p.n, p.threads, assignGrain, func(worker, lo, hi int) {
+	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
 		fast := w.scratch[worker]
 		for i := lo; i < hi; i++ {
 			xi := p.row(i)

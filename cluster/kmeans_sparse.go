@@ -207,7 +207,7 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 			}
 		}
 	})
-	parallel.ForWorker(p.n, p.threads, assignGrain, func(worker, lo, hi int) {
+	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
 		fast := w.scratch[worker]
 		for i := lo; i < hi; i++ {
 			val, ind := p.row(i)
