@@ -161,7 +161,6 @@ type sparseCosine struct {
 	indptr []int
 	ind    []int32
 	val    []float32
-	df     []int // entries of each feature, in the compact numbering
 }
 
 func newSparseCosine(a *sparse.CSR, inv []float64, threads int) *sparseCosine {
@@ -178,9 +177,9 @@ func newSparseCosine(a *sparse.CSR, inv []float64, threads int) *sparseCosine {
 		return int(x - y)
 	})
 	rank := make([]int32, m)
-	s := &sparseCosine{a: a, inv: inv, indptr: a.Indptr, ind: make([]int32, len(a.Ind)), val: make([]float32, len(a.Val)), df: make([]int, m)}
+	s := &sparseCosine{a: a, inv: inv, indptr: a.Indptr, ind: make([]int32, len(a.Ind)), val: make([]float32, len(a.Val))}
 	for r, f := range ord {
-		rank[f], s.df[r] = int32(r), df[f]
+		rank[f] = int32(r)
 	}
 	parallel.For(n, threads, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -127,11 +127,11 @@ func (e *ExtrapolatedCD) Accepted(u []float64) { copy(u, e.u) }
 // Counts returns the steps kept and the steps undone so far.
 func (e *ExtrapolatedCD) Counts() (kept, undone int) { return e.kept, e.undone }
 
-// copyFactor copies src to dst (of equal length) in parallel: a factor
-// of 500,000 x 30 takes 15-30 ms to copy on one core, 7-14 % of a cd
-// iteration at 16 threads, which every iteration paid on one goroutine
-// (cd's 500,000-document iteration gained 9.7x from 1 to 16 threads, mu's
-// 12x).
+// copyFactor copies src to dst (of equal length) in parallel. Step's copy
+// of V on one goroutine took 29 ms of CPU an iteration at 500,000 samples
+// and k = 30 (a profile on 2 cores), which at 16 threads would be 7-14 %
+// of a cd iteration (cd's 500,000-document iteration gained 9.7x from 1
+// to 16 threads, mu's 12x).
 func copyFactor(dst, src []float64, threads int) {
 	if len(dst) != len(src) {
 		panic("solver: copyFactor: lengths differ")
