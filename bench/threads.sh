@@ -6,7 +6,10 @@
 #   - an NMF iteration on a generated corpus of DOCS documents, k = 30, mu
 #     (bench --iters 5), and cd at the first and last T;
 #   - the exact 5-NN graph of TDT2;
-# then, at the first T, the corpus's approximate graph and GNMF end to end
+# then, once at each T, the other methods on TDT2 (nmf-kl and lpnmf under
+# mu and cd, gnmf under cd: ms an iteration) and the k-means start (bench
+# --start kmeans --iters 1: its fit time less the iteration, in seconds);
+# and at the first T the corpus's approximate graph and GNMF end to end
 # (cluster --method gnmf --k 20 --lambda 10). Prints one line per run
 # (label, threads, ms an iteration or seconds) and a table of medians.
 #
@@ -73,6 +76,16 @@ for r in $(seq "$rounds"); do
 	for t in "${ths[0]}" "${ths[-1]}"; do
 		run corpus-cd-ms "$t" ms_per_iter "${B[@]}" --data "$corpus" --solver cd --iters 5
 	done
+done
+for t in "${ths[@]}"; do
+	for ms in nmf-kl:mu:20 nmf-kl:cd:10 lpnmf:mu:20 lpnmf:cd:10 gnmf:cd:30; do
+		IFS=: read -r m sv it <<<"$ms"
+		run "tdt2-$m-$sv-ms" "$t" ms_per_iter bench --method "$m" --k 30 --data "$data" --solver "$sv" --iters "$it"
+	done
+	# The k-means start: the fit's time less its one iteration.
+	v=$(GOMAXPROCS=$t "$mf" bench --method nmf --k 30 --data "$data" --start kmeans --iters 1 --threads "$t" --quiet --json 2>/dev/null |
+		tr -d '\n ' | grep -o '"ms_per_iter":[0-9.e+-]*\|"fit_seconds":[0-9.e+-]*' | cut -d: -f2 | tr '\n' ' ')
+	echo "tdt2-kmeans-start-s $t $(echo "$v" | awk '{ if (NF == 2) printf "%.3f", $2 - $1 / 1000; else print "failed" }')" | tee -a "$log"
 done
 run corpus-graph-s "${ths[0]}" seconds graph --data "$corpus" --out /dev/null
 run corpus-gnmf-s "${ths[0]}" seconds cluster --data "$corpus" --method gnmf --k 20 --lambda 10

@@ -196,6 +196,9 @@ type lloydWork struct {
 	start   []int       // k+1 offsets into order
 	fill    []int       // k insertion points into order
 	order   []int       // rows grouped by cluster, ascending within each
+	// colSums holds per worker the column sums of columnMeans, made on
+	// first use.
+	colSums [][]float64
 }
 
 // newLloydWork returns the scratch space for n rows of d columns, k

@@ -651,3 +651,56 @@ func compactRows(x *sparse.CSR) *sparse.CSR {
 	}
 	return y
 }
+
+// TestColumnMeans requires the column-by-column means, which run where
+// one cluster holds more than a goroutine's share of the rows, to give
+// setMeans' bits, on chunks of columns of one and several goroutines, and
+// k-means with such a cluster to give the same clustering on 1 and 8
+// threads.
+func TestColumnMeans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	x := randomSparse(rng, 500, 3*meansGrain+5, 0.02, rng.NormFloat64)
+	const k = 7
+	for _, threads := range []int{1, 3} {
+		p, err := newSparsePoints(x, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := make([]int, p.n)
+		for i := range labels {
+			labels[i] = rng.IntN(k)
+			if i < k {
+				labels[i] = i // none empty
+			}
+		}
+		w := p.work(k)
+		for _, l := range labels {
+			w.counts[l]++
+		}
+		want := make([]float64, k*p.d)
+		setMeans(want, p.d, labels, threads, w, p.scatter)
+		got := make([]float64, k*p.d)
+		p.columnMeans(got, labels, w)
+		if !sameBits(got, want) {
+			t.Fatalf("threads %d: columnMeans differs from setMeans", threads)
+		}
+	}
+	// One cluster of most rows: 8 threads take the column path.
+	y := randomSparse(rng, 400, 60, 0.1, func() float64 { return 1 - rng.Float64() })
+	for i := 0; i < 300; i++ {
+		for q := y.Indptr[i]; q < y.Indptr[i+1]; q++ {
+			y.Val[q] += 5
+		}
+	}
+	one, err := KMeansSparse(context.Background(), y, KMeansOptions{K: 4, Replicates: 2, Seed: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eight, err := KMeansSparse(context.Background(), y, KMeansOptions{K: 4, Replicates: 2, Seed: 2, Threads: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(one.Labels, eight.Labels) || !sameBits(one.Centers.RawMatrix().Data, eight.Centers.RawMatrix().Data) {
+		t.Fatal("k-means on 8 threads (column means) differs from 1 thread")
+	}
+}
