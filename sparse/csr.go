@@ -562,13 +562,6 @@ func (a *CSR) ColNNZ() []int {
 	// are exact, so the parts change nothing but the time.
 	const minPart = 1 << 20
 	parts := min(parallel.Threads(0), max(1, len(a.Ind)/minPart))
-	if parts == 1 {
-		c := make([]int, a.Cols)
-		for _, j := range a.Ind {
-			c[j]++
-		}
-		return c
-	}
 	counts := make([][]int, parts)
 	parallel.For(parts, parts, 1, func(t, _ int) {
 		c := make([]int, a.Cols)

@@ -680,3 +680,26 @@ func TestTTo(t *testing.T) {
 	}()
 	a.TTo(a)
 }
+
+// TestColNNZParts: with entries enough for several parts (1 << 20 each),
+// ColNNZ's per-goroutine counts add up to a plain count.
+func TestColNNZParts(t *testing.T) {
+	const rows, cols = 1 << 14, 1000 // about 3 million entries
+	rng := rand.New(rand.NewPCG(4, 4))
+	a := &CSR{Rows: rows, Cols: cols, Indptr: make([]int, rows+1)}
+	want := make([]int, cols)
+	for i := 0; i < rows; i++ {
+		for j := rng.IntN(5); j < cols; j += 1 + rng.IntN(9) {
+			a.Ind = append(a.Ind, j)
+			a.Val = append(a.Val, 1)
+			want[j]++
+		}
+		a.Indptr[i+1] = len(a.Ind)
+	}
+	if len(a.Ind) < 2<<20 {
+		t.Fatalf("only %d entries: one part", len(a.Ind))
+	}
+	if got := a.ColNNZ(); !slices.Equal(got, want) {
+		t.Fatal("ColNNZ differs from a plain count")
+	}
+}
