@@ -176,9 +176,10 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	dataStart := time.Now()
 	if ds.Sparse != nil {
 		if ds.Sparse.NNZ() >= collectBeforeCopy && res.Graph == nil {
-			// The solver copies the data twice (a gigabyte each at 70
-			// million entries), and what the loader left behind (a .mat
-			// file's column-major arrays) is garbage by now. Collecting
+			// The solver transposes the data into fresh memory (a
+			// gigabyte at 70 million entries), and what the loader left
+			// behind (a .mat file's column-major arrays) is garbage by
+			// now. Collecting
 			// first lets the copies reuse that memory: fresh pages cost a
 			// fault each, 2.7 ms a megabyte on the virtual machine of
 			// bench/RESULTS.md, where the first copy of 500,000 generated

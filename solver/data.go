@@ -11,12 +11,14 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
 
 // Data is the matrix X (m features x n samples) in the forms the products
 // need: for sparse X both X (one row per feature) and X^T (one row per
-// sample) in CSR, so that X V and X^T U are both row-parallel products; for
+// sample) in CSR, so that X V and X^T U are both row-parallel products
+// (X^T's rows keep the caller's order of entries, see renumberSamples); for
 // dense X one row-major copy of X^T, used through BLAS. A Data is read-only
 // once built and may be shared by concurrent fits.
 type Data struct {
@@ -116,7 +118,8 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 		return nil, err
 	}
 	d.x, d.order = samples.TByFrequency()
-	d.xt = d.x.T()
+	d.xt = samples.Clone()
+	d.renumberSamples()
 	return d, nil
 }
 
@@ -135,10 +138,32 @@ func NewSparseDataInPlace(samples *sparse.CSR) (*Data, error) {
 		return nil, err
 	}
 	d.x, d.order = samples.TByFrequency()
-	d.xt = &sparse.CSR{Indptr: samples.Indptr, Ind: samples.Ind, Val: samples.Val}
+	d.xt = &sparse.CSR{Rows: samples.Rows, Cols: samples.Cols, Indptr: samples.Indptr, Ind: samples.Ind, Val: samples.Val}
 	samples.Indptr, samples.Ind, samples.Val = nil, nil, nil
-	d.x.TTo(d.xt)
+	d.renumberSamples()
 	return d, nil
+}
+
+// renumberSamples gives d.xt's column indices the internal feature
+// numbers in place. The rows' entries keep the caller's order and are
+// therefore not sorted by internal number: xt breaks sparse.CSR's rule of
+// increasing columns, which nothing that reads it needs (its products,
+// sampled products and sums visit a row's entries in any order, and
+// scaledSamples rescales X rather than transposing xt). Sorting them was
+// what a second transpose (X^T from X) did, and it was most of the
+// solver's set-up: 0.85 s at 63 million entries on 2 threads against
+// well under 0.1 s for the renumbering (bench/RESULTS.md).
+func (d *Data) renumberSamples() {
+	newCol := make([]int, d.m)
+	for r, j := range d.order {
+		newCol[j] = r
+	}
+	ind := d.xt.Ind
+	parallel.For(len(ind), parallel.Threads(0), 1<<16, func(lo, hi int) {
+		for q, j := range ind[lo:hi] {
+			ind[lo+q] = newCol[j]
+		}
+	})
 }
 
 // checkSparse checks samples for NewSparseData and returns the Data's
@@ -270,9 +295,16 @@ func (d *Data) scaledSamples(f []float64) *Data {
 	e := *d
 	e.sqNorm = 0
 	if d.xt != nil {
+		// Both orientations are scaled where they are: xt's rows are not
+		// sorted (renumberSamples), so it is not transposed.
 		e.xt = d.xt.Clone()
 		e.xt.ScaleRows(f)
-		e.x = e.xt.T()
+		e.x = d.x.Clone()
+		parallel.For(len(e.x.Val), parallel.Threads(0), 1<<16, func(lo, hi int) {
+			for q := lo; q < hi; q++ {
+				e.x.Val[q] *= f[e.x.Ind[q]]
+			}
+		})
 		e.blocked = &blockCache{}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e

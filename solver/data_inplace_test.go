@@ -82,6 +82,22 @@ func TestNewSparseDataInPlace(t *testing.T) {
 	if slices.Contains(seen, false) {
 		t.Error("EachFeature skipped a feature")
 	}
+	// X^T: each sample's entries, renumbered, in the caller's order, from
+	// both constructors alike.
+	dc, err := NewSparseData(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, xt := range []*sparse.CSR{d.xt, dc.xt} {
+		if !slices.Equal(xt.Indptr, a.Indptr) || !slices.Equal(xt.Val, a.Val) {
+			t.Fatal("X^T's rows are not the samples' entries in their order")
+		}
+		for q, r := range xt.Ind {
+			if d.feature(r) != a.Ind[q] {
+				t.Fatalf("X^T entry %d: internal feature %d is the caller's %d, want %d", q, r, d.feature(r), a.Ind[q])
+			}
+		}
+	}
 	dd, err := NewDenseData(dense)
 	if err != nil {
 		t.Fatal(err)

@@ -49,11 +49,12 @@ func (p *problem) nndsvd(ctx context.Context, f *factors) error {
 	var ua, va *mat.Dense // left (features) and right (samples) vectors
 	var s []float64
 	if d.xt != nil {
-		// X^T = A: its left vectors are X's right ones. The randomized
+		// The SVD of X, with X^T given so that it is not copied (its rows
+		// are not sorted, which its products do not need). The randomized
 		// SVD's seed is fixed so the start is the same whatever
 		// Options.Seed is, as NNDSVD is meant to be deterministic.
 		var err error
-		va, s, ua, err = sparse.TruncatedSVD(ctx, d.xt, k, sparse.SVDOptions{Seed: nndsvdSeed, Threads: p.opts.Threads})
+		ua, s, va, err = sparse.TruncatedSVD(ctx, d.x, k, sparse.SVDOptions{Seed: nndsvdSeed, Threads: p.opts.Threads, T: d.xt})
 		if err != nil {
 			return fmt.Errorf("solver: nndsvd: %w", err)
 		}

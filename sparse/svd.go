@@ -44,6 +44,12 @@ type SVDOptions struct {
 	// subtracted (principal component analysis), without forming it: each
 	// product with a is corrected by a rank-one term, so a stays sparse.
 	Center bool
+	// T, when not nil, is a's transpose, which the products with a^T then
+	// use instead of a copy made by TruncatedSVD (about a's memory). Only
+	// its shape and number of entries are checked, and its rows' entries
+	// may come in any order (a product with it does not depend on the
+	// order of the entries in a row beyond the rounding of its sums).
+	T *CSR
 }
 
 // TruncatedSVD returns the k leading singular triplets of a (r x c): u
@@ -70,8 +76,8 @@ type SVDOptions struct {
 //
 // a must pass Validate and have at least one row and one column; k must be
 // in 1..min(r, c). An a without stored entries gives zero singular values
-// and some orthonormal u and v. It keeps a.T() for the products with a^T,
-// about a's memory again. TruncatedSVD checks ctx before each power
+// and some orthonormal u and v. Unless opt.T gives it, it keeps a.T() for
+// the products with a^T, about a's memory again. TruncatedSVD checks ctx before each power
 // iteration and before the final product, and returns nil results with
 // ctx.Err() when it is done.
 func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
@@ -101,7 +107,13 @@ func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.De
 		return nil, nil, nil, err
 	}
 
-	at := a.T()
+	at := opt.T
+	switch {
+	case at == nil:
+		at = a.T()
+	case at.Rows != c || at.Cols != r || at.NNZ() != a.NNZ() || len(at.Indptr) != c+1:
+		return nil, nil, nil, fmt.Errorf("sparse: TruncatedSVD: the transpose given is %d x %d with %d entries, want %d x %d with %d", at.Rows, at.Cols, at.NNZ(), c, r, a.NNZ())
+	}
 	// With Center, a G becomes a G - e (mu^T G) and a^T Q becomes
 	// a^T Q - mu (e^T Q).
 	var mu []float64

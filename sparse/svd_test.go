@@ -388,3 +388,50 @@ func TestTruncatedSVDCentered(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedSVDGivenTranspose: with a's transpose given in SVDOptions.T
+// the result is the same bits as with the copy TruncatedSVD makes; with
+// the transpose's rows in another order it agrees to rounding; a
+// transpose of the wrong shape or entry count is an error.
+func TestTruncatedSVDGivenTranspose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	a := randomCSR(rng, 120, 70, 0.1)
+	ctx := context.Background()
+	u0, s0, v0, err := TruncatedSVD(ctx, a, 6, SVDOptions{Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := a.T()
+	u1, s1, v1, err := TruncatedSVD(ctx, a, 6, SVDOptions{Seed: 4, T: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s1, s0) || !mat.Equal(u1, u0) || !mat.Equal(v1, v0) {
+		t.Error("the transpose given gives another result than TruncatedSVD's own")
+	}
+	// Each row of the transpose reversed: the products sum in another
+	// order, the same numbers to rounding.
+	rev := at.Clone()
+	for i := range rev.Rows {
+		lo, hi := rev.Indptr[i], rev.Indptr[i+1]
+		slices.Reverse(rev.Ind[lo:hi])
+		slices.Reverse(rev.Val[lo:hi])
+	}
+	u2, s2, v2, err := TruncatedSVD(ctx, a, 6, SVDOptions{Seed: 4, T: rev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s0 {
+		if math.Abs(s2[i]-s0[i]) > 1e-10*s0[0] {
+			t.Errorf("singular value %d: %v with the rows reversed, %v", i, s2[i], s0[i])
+		}
+	}
+	if !mat.EqualApprox(u2, u0, 1e-8) || !mat.EqualApprox(v2, v0, 1e-8) {
+		t.Error("vectors with the transpose's rows reversed differ beyond rounding")
+	}
+	for _, bad := range []*CSR{a, {Rows: 70, Cols: 120, Indptr: make([]int, 71)}} {
+		if _, _, _, err := TruncatedSVD(ctx, a, 6, SVDOptions{T: bad}); err == nil || !strings.Contains(err.Error(), "transpose given") {
+			t.Errorf("transpose %d x %d with %d entries: error %v", bad.Rows, bad.Cols, bad.NNZ(), err)
+		}
+	}
+}
