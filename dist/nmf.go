@@ -147,7 +147,8 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	// the caches, as solver.Fit arranges X; gathered U_i is permuted into
 	// that order and X V's rows back out of it.
 	x, order := block.TByFrequency()
-	xt := x.T()
+	xt := block.Clone()
+	solver.RenumberFeatures(xt, order)
 	xb := solver.BlockedProduct(x, k)
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows

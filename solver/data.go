@@ -145,20 +145,29 @@ func NewSparseDataInPlace(samples *sparse.CSR) (*Data, error) {
 }
 
 // renumberSamples gives d.xt's column indices the internal feature
-// numbers in place. The rows' entries keep the caller's order and are
-// therefore not sorted by internal number: xt breaks sparse.CSR's rule of
-// increasing columns, which nothing that reads it needs (its products,
-// sampled products and sums visit a row's entries in any order, and
-// scaledSamples rescales X rather than transposing xt). Sorting them was
-// what a second transpose (X^T from X) did, and it was most of the
-// solver's set-up: 0.85 s at 63 million entries on 2 threads against
-// well under 0.1 s for the renumbering (bench/RESULTS.md).
-func (d *Data) renumberSamples() {
-	newCol := make([]int, d.m)
-	for r, j := range d.order {
+// numbers in place (RenumberFeatures).
+func (d *Data) renumberSamples() { RenumberFeatures(d.xt, d.order) }
+
+// RenumberFeatures renames feature order[r] of samples (a matrix of one
+// row per sample) to r in place, order being the permutation that
+// sparse.CSR.TByFrequency returns, so that samples becomes X^T in the
+// numbering of TByFrequency's X. Each row keeps its entries in their
+// order, which is therefore no longer increasing: the result breaks
+// sparse.CSR's rule of sorted columns, and is meant for products, sampled
+// products and sums, which visit a row's entries in any order (Data's
+// X^T; dist's blocks). Sorting them was what a second transpose (X^T
+// from X) did, and it was most of the solver's set-up: 0.85 s at 63
+// million entries on 2 threads against under 0.1 s for the renumbering
+// (bench/RESULTS.md). It uses up to GOMAXPROCS goroutines.
+func RenumberFeatures(samples *sparse.CSR, order []int) {
+	if len(order) != samples.Cols {
+		panic("solver: RenumberFeatures needs one number per feature")
+	}
+	newCol := make([]int, len(order))
+	for r, j := range order {
 		newCol[j] = r
 	}
-	ind := d.xt.Ind
+	ind := samples.Ind
 	parallel.For(len(ind), parallel.Threads(0), 1<<16, func(lo, hi int) {
 		for q, j := range ind[lo:hi] {
 			ind[lo+q] = newCol[j]
