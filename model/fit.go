@@ -179,13 +179,12 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			// The solver transposes the data into fresh memory (a
 			// gigabyte at 70 million entries), and what the loader left
 			// behind (a .mat file's column-major arrays) is garbage by
-			// now. Collecting
-			// first lets the copies reuse that memory: fresh pages cost a
-			// fault each, 2.7 ms a megabyte on the virtual machine of
-			// bench/RESULTS.md, where the first copy of 500,000 generated
-			// documents took 4.5 s into fresh memory and 1.0-1.7 s after
-			// a collection. After a graph, the collection above has
-			// done this.
+			// now. Collecting first lets the transpose reuse that
+			// memory: fresh pages cost a fault each, 2.7 ms a megabyte
+			// on the virtual machine of bench/RESULTS.md, where the
+			// first copy of 500,000 generated documents took 4.5 s into
+			// fresh memory and 1.0-1.7 s after a collection. After a
+			// graph, the collection above has done this.
 			runtime.GC()
 		}
 		if opts.ConsumeData {

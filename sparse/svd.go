@@ -77,9 +77,9 @@ type SVDOptions struct {
 // a must pass Validate and have at least one row and one column; k must be
 // in 1..min(r, c). An a without stored entries gives zero singular values
 // and some orthonormal u and v. Unless opt.T gives it, it keeps a.T() for
-// the products with a^T, about a's memory again. TruncatedSVD checks ctx before each power
-// iteration and before the final product, and returns nil results with
-// ctx.Err() when it is done.
+// the products with a^T, about a's memory again. TruncatedSVD checks ctx
+// before each power iteration and before the final product, and returns
+// nil results with ctx.Err() when it is done.
 func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
 	if a == nil {
 		return nil, nil, nil, fmt.Errorf("sparse: TruncatedSVD: matrix is nil")
