@@ -583,13 +583,24 @@ func (d *Dataset) Classes() (labels []int, sizes []int) {
 // one of Sparse and Dense, an invalid CSR, a non-finite value, or labels
 // whose count differs from the number of samples.
 func (d *Dataset) Validate() error {
+	_, err := d.Scan()
+	return err
+}
+
+// Scan is Validate, which also returns what the sparse matrix's check
+// learns of its values on the way (sparse.CSR.Scan); the Stats are zero,
+// FirstNegative -1, for dense data or when err is not nil.
+func (d *Dataset) Scan() (sparse.Stats, error) {
+	st := sparse.Stats{FirstNegative: -1}
 	if (d.Sparse == nil) == (d.Dense == nil) {
-		return fmt.Errorf("%s: exactly one of Sparse and Dense must be set", d.Source)
+		return st, fmt.Errorf("%s: exactly one of Sparse and Dense must be set", d.Source)
 	}
 	if d.Sparse != nil {
-		if err := d.Sparse.Validate(); err != nil {
-			return fmt.Errorf("%s: %v", d.Source, err)
+		s, err := d.Sparse.Scan()
+		if err != nil {
+			return st, fmt.Errorf("%s: %v", d.Source, err)
 		}
+		st = s
 	} else {
 		var err error
 		d.eachDenseRow(func(i int, row []float64) {
@@ -600,20 +611,21 @@ func (d *Dataset) Validate() error {
 			}
 		})
 		if err != nil {
-			return err
+			return st, err
 		}
 	}
+	fail := func(err error) (sparse.Stats, error) { return sparse.Stats{FirstNegative: -1}, err }
 	n, m := d.Dims()
 	if d.Labels != nil && len(d.Labels) != n {
-		return fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n)
+		return fail(fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n))
 	}
 	if d.Vocabulary != nil && len(d.Vocabulary) != m {
-		return fmt.Errorf("%s: %d feature names (Vocabulary) for %d features", d.Source, len(d.Vocabulary), m)
+		return fail(fmt.Errorf("%s: %d feature names (Vocabulary) for %d features", d.Source, len(d.Vocabulary), m))
 	}
 	if d.IDs != nil && len(d.IDs) != n {
-		return fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n)
+		return fail(fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n))
 	}
-	return nil
+	return st, nil
 }
 
 // New returns a data set of the samples in m, one per row, with labels

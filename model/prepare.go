@@ -158,13 +158,11 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	if sharded && opt.Classes != nil {
 		return nil, fmt.Errorf("%s: a class selection is not available on a data set spread over processes", ds.Source)
 	}
-	err := ds.Validate()
-	// One parallel pass over a sparse matrix's values answers the checks
-	// below; the dataset's own checks run only to name a failure.
-	var kinds valueKinds
-	if err == nil && ds.Sparse != nil {
-		kinds = kindsOf(ds.Sparse.Val)
-	}
+	// The check of a sparse matrix's entries also answers the questions
+	// below on the same pass; the dataset's own checks run only to name
+	// a failure.
+	st, err := ds.Scan()
+	kinds := valueKinds{negative: st.FirstNegative >= 0, fraction: st.Fraction, nonCount: st.NonCount}
 	if err == nil && (ds.Sparse == nil || kinds.negative) {
 		err = ds.CheckNonNegative()
 	}
@@ -320,7 +318,9 @@ func documentFrequency(ds *dataset.Dataset, pool Pool) (df []int, n int, err err
 	return local, int(c[len(local)]), nil
 }
 
-// valueKinds says which kinds of values a matrix holds.
+// valueKinds says which kinds of values a sparse matrix holds
+// (sparse.Stats; all false for dense data, which the dataset's checks
+// examine).
 type valueKinds struct {
 	negative bool // some value below 0
 	fraction bool // some value not a whole number
@@ -328,30 +328,9 @@ type valueKinds struct {
 }
 
 // valueChunk is how many values a goroutine of the passes over a sparse
-// matrix's values (kindsOf, checkScale) reads at a time: fixed chunks, so
-// that what the passes find does not depend on the threads.
+// matrix's values (checkScale) reads at a time: fixed chunks, so that
+// what the passes find does not depend on the threads.
 const valueChunk = 1 << 16
-
-// kindsOf returns the kinds of the finite values v, in parallel.
-func kindsOf(v []float64) valueKinds {
-	found := make([]valueKinds, (len(v)+valueChunk-1)/valueChunk)
-	parallel.For(len(v), 0, valueChunk, func(lo, hi int) {
-		var k valueKinds
-		for _, x := range v[lo:hi] {
-			k.negative = k.negative || x < 0
-			k.fraction = k.fraction || x != math.Trunc(x)
-			k.nonCount = k.nonCount || (x != 0 && x < 1)
-		}
-		found[lo/valueChunk] = k
-	})
-	var all valueKinds
-	for _, k := range found {
-		all.negative = all.negative || k.negative
-		all.fraction = all.fraction || k.fraction
-		all.nonCount = all.nonCount || k.nonCount
-	}
-	return all
-}
 
 // selectClasses keeps the samples whose label is in keep; every label in
 // keep must occur.

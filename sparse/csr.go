@@ -49,6 +49,10 @@ type Stats struct {
 	// FirstNegative is the position in Ind and Val of the first negative
 	// value in row order, -1 when there is none.
 	FirstNegative int
+	// Fraction reports some value that is not a whole number, and
+	// NonCount some non-zero value below 1: what tells term counts from
+	// weighted data (model.Prepare's weighting), at no pass of its own.
+	Fraction, NonCount bool
 }
 
 // Scan is Validate, which also returns the Stats of the values: one pass
@@ -96,6 +100,8 @@ func (a *CSR) Scan() (Stats, error) {
 		if st.FirstNegative < 0 {
 			st.FirstNegative = c.neg
 		}
+		st.Fraction = st.Fraction || c.frac
+		st.NonCount = st.NonCount || c.nonCount
 	}
 	return st, nil
 }
@@ -105,9 +111,10 @@ const validateRows = 4096
 
 // scanChunk is scanRows' result for one chunk of rows.
 type scanChunk struct {
-	sq  float64 // sum of squares
-	neg int     // first negative entry, -1 if none
-	err error
+	sq             float64 // sum of squares
+	neg            int     // first negative entry, -1 if none
+	frac, nonCount bool    // Stats' Fraction and NonCount
+	err            error
 }
 
 // finiteMask selects a float64's exponent bits, which are all set only
@@ -138,6 +145,8 @@ func (a *CSR) scanRows(i0, i1 int) scanChunk {
 			if v < 0 && c.neg < 0 {
 				c.neg = lo + p
 			}
+			c.frac = c.frac || v != math.Trunc(v)
+			c.nonCount = c.nonCount || (v != 0 && v < 1)
 		}
 	}
 	return c

@@ -394,6 +394,42 @@ func TestScan(t *testing.T) {
 	}
 }
 
+// TestScanKinds checks Scan's Fraction and NonCount against serial loops
+// over matrices of whole counts with one value that is not (a fraction,
+// a value below 1, a negative whole number) at each side of the scan's
+// chunk edges, for several thread counts.
+func TestScanKinds(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	rng := rand.New(rand.NewPCG(3, 4))
+	r := 2*validateRows + 9
+	a := randomCSR(rng, r, 20, 0.3)
+	for p := range a.Val {
+		a.Val[p] = float64(1 + rng.IntN(4))
+	}
+	edges := []int{0, a.Indptr[validateRows] - 1, a.Indptr[validateRows], a.NNZ() - 1}
+	for _, x := range []float64{0, 2.5, 0.25, -3, 7} {
+		for _, at := range edges {
+			b := a.Clone()
+			b.Val[at] = x
+			var frac, nonCount bool
+			for _, v := range b.Val {
+				frac = frac || v != math.Trunc(v)
+				nonCount = nonCount || (v != 0 && v < 1)
+			}
+			if x == 0.25 && !(frac && nonCount) || x == 7 && (frac || nonCount) {
+				t.Fatalf("the serial loop misreads %v", x)
+			}
+			for _, procs := range []int{1, 2, 5} {
+				runtime.GOMAXPROCS(procs)
+				st, err := b.Scan()
+				if err != nil || st.Fraction != frac || st.NonCount != nonCount {
+					t.Errorf("%v at %d, %d procs: %+v, %v; want Fraction %v, NonCount %v", x, at, procs, st, err, frac, nonCount)
+				}
+			}
+		}
+	}
+}
+
 // TestFirst checks First and RowOf against a serial search, with bad
 // entries on both sides of First's chunk edges.
 func TestFirst(t *testing.T) {
