@@ -213,6 +213,9 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 			return nil, err
 		}
 	}
+	// dfAfter is the document frequency after the weighting where it
+	// follows from the one before (see below), nil otherwise.
+	var dfAfter []int
 	if w == TFIDF || w == LogTFIDF {
 		df, n, err := documentFrequency(ds, pool)
 		if err != nil {
@@ -220,6 +223,21 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		}
 		fitted.IDF = dataset.IDFOf(df, n)
 		ds.WeighTerms(fitted.IDF, w == LogTFIDF)
+		if w == LogTFIDF {
+			// Every non-zero value is at least 1 here (a count), so its
+			// weight 1 + ln x is at least 1, and the idf log(n / df) is
+			// 0 only for a feature in every sample and otherwise at
+			// least about 1/n: a weighted value (and its normalized
+			// one) is zero exactly where the feature is in every
+			// sample, and the count after the weighting needs no pass
+			// of its own (0.09 s at 63 million entries).
+			dfAfter = slices.Clone(df)
+			for j, c := range dfAfter {
+				if c == n {
+					dfAfter[j] = 0
+				}
+			}
+		}
 	}
 	if w != NoWeighting || norm != NoNormalization {
 		ds.Weighted = true
@@ -251,10 +269,14 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		fitted.Columns[j] = j
 	}
 	if !opt.KeepZeroFeatures {
-		// After the weighting: a feature in every sample weighs 0.
-		df, _, err := documentFrequency(ds, pool)
-		if err != nil {
-			return nil, err
+		// After the weighting: a feature in every sample weighs 0. A
+		// class selection changes the counts.
+		df := dfAfter
+		if df == nil || opt.Classes != nil {
+			var err error
+			if df, _, err = documentFrequency(ds, pool); err != nil {
+				return nil, err
+			}
 		}
 		kept := ds.KeepUsedFeatures(df)
 		p.ZeroFeatures = m0 - len(kept)

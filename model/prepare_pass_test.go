@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,5 +69,48 @@ func TestPreparePassesMatchSerial(t *testing.T) {
 		if got := countZeroSamples(ds); got != zero || zero == 0 {
 			t.Errorf("%d procs: %d zero samples, want %d (> 0)", procs, got, zero)
 		}
+	}
+}
+
+// TestPrepareZeroFeaturesWithoutRecount: under log tf-idf, where Prepare
+// takes the features left zero by the weighting from the counts before
+// it (those in every sample), the result is the reference's, which
+// weighs, normalizes and then counts: the same features dropped and the
+// same values, with features in every sample, one in none and empty
+// samples.
+func TestPrepareZeroFeaturesWithoutRecount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < 300; i++ {
+		for j := 0; j < 12; j++ {
+			if j == 3 || j == 7 || (j != 5 && i%50 != 1 && rng.Float64() < 0.4) {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, float64(1+rng.IntN(6)))
+			}
+		}
+	}
+	data := func() *dataset.Dataset {
+		a, err := sparse.FromTriplets(300, 12, ri, ci, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dataset.Dataset{Source: "recount", Sparse: a}
+	}
+	p, err := Prepare(data(), PrepareOptions{Weighting: LogTFIDF, Normalize: L2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := data()
+	if err := want.LogTFIDF(); err != nil {
+		t.Fatal(err)
+	}
+	want.NormalizeL2()
+	want.DropZeroFeatures()
+	if p.ZeroFeatures != 3 {
+		t.Errorf("%d features dropped, want 3 (two in every sample, one in none)", p.ZeroFeatures)
+	}
+	got, w := p.Data.Sparse, want.Sparse
+	if got.Cols != w.Cols || !slices.Equal(got.Indptr, w.Indptr) || !slices.Equal(got.Ind, w.Ind) || !slices.Equal(got.Val, w.Val) {
+		t.Errorf("prepared data (%d features) differs from the reference's (%d)", got.Cols, w.Cols)
 	}
 }
