@@ -224,13 +224,14 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		fitted.IDF = dataset.IDFOf(df, n)
 		ds.WeighTerms(fitted.IDF, w == LogTFIDF)
 		if w == LogTFIDF {
-			// Every non-zero value is at least 1 here (a count), so its
-			// weight 1 + ln x is at least 1, and the idf log(n / df) is
-			// 0 only for a feature in every sample and otherwise at
-			// least about 1/n: a weighted value (and its normalized
-			// one) is zero exactly where the feature is in every
-			// sample, and the count after the weighting needs no pass
-			// of its own (0.09 s at 63 million entries).
+			// Every non-zero value is at least 1 here (log tf-idf
+			// refuses smaller ones), so its weight 1 + ln x is at least
+			// 1, and the idf log(n / df) is 0 only for a feature in
+			// every sample and otherwise at least about 1/n: a weighted
+			// value (and its normalized one) is zero exactly where the
+			// feature is in every sample, and the count after the
+			// weighting needs no pass of its own (0.09 s at 63 million
+			// entries).
 			dfAfter = slices.Clone(df)
 			for j, c := range dfAfter {
 				if c == n {
