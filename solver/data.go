@@ -158,7 +158,9 @@ func (d *Data) renumberSamples() { RenumberFeatures(d.xt, d.order) }
 // X^T; dist's blocks). Sorting them was what a second transpose (X^T
 // from X) did, and it was most of the solver's set-up: 0.85 s at 63
 // million entries on 2 threads against under 0.1 s for the renumbering
-// (bench/RESULTS.md). It uses up to GOMAXPROCS goroutines.
+// (bench/RESULTS.md). It uses up to GOMAXPROCS goroutines. order must
+// be a permutation of 0..samples.Cols-1 (TByFrequency's is); it panics if
+// its length is not samples.Cols.
 func RenumberFeatures(samples *sparse.CSR, order []int) {
 	if len(order) != samples.Cols {
 		panic("solver: RenumberFeatures needs one number per feature")
@@ -329,10 +331,6 @@ func (d *Data) scaledSamples(f []float64) *Data {
 	}
 	return &e
 }
-
-// sampleRows returns X^T (n x m) as a dense row-major matrix when X is
-// dense, and the CSR of X^T otherwise.
-func (d *Data) sampleRows() (*sparse.CSR, blas64.General) { return d.xt, d.dense }
 
 // ncwDegrees returns d = X^T X e, each sample's inner product with the sum
 // of all samples: the degrees of the normalized-cut weighting.

@@ -46,7 +46,7 @@ type SVDOptions struct {
 	Center bool
 	// T, when not nil, is a's transpose, which the products with a^T then
 	// use instead of a copy made by TruncatedSVD (about a's memory). Only
-	// its shape and number of entries are checked, and its rows' entries
+	// its shape and its arrays' lengths are checked, and its rows' entries
 	// may come in any order (a product with it does not depend on the
 	// order of the entries in a row beyond the rounding of its sums).
 	T *CSR
@@ -111,7 +111,8 @@ func TruncatedSVD(ctx context.Context, a *CSR, k int, opt SVDOptions) (u *mat.De
 	switch {
 	case at == nil:
 		at = a.T()
-	case at.Rows != c || at.Cols != r || at.NNZ() != a.NNZ() || len(at.Indptr) != c+1:
+	case at.Rows != c || at.Cols != r || at.NNZ() != a.NNZ() || len(at.Indptr) != c+1 ||
+		len(at.Ind) != len(at.Val) || at.Indptr[c] != len(at.Val):
 		return nil, nil, nil, fmt.Errorf("sparse: TruncatedSVD: the transpose given is %d x %d with %d entries, want %d x %d with %d", at.Rows, at.Cols, at.NNZ(), c, r, a.NNZ())
 	}
 	// With Center, a G becomes a G - e (mu^T G) and a^T Q becomes

@@ -392,7 +392,7 @@ func TestTruncatedSVDCentered(t *testing.T) {
 // TestTruncatedSVDGivenTranspose: with a's transpose given in SVDOptions.T
 // the result is the same bits as with the copy TruncatedSVD makes; with
 // the transpose's rows in another order it agrees to rounding; a
-// transpose of the wrong shape or entry count is an error.
+// transpose of the wrong shape, entry count or array lengths is an error.
 func TestTruncatedSVDGivenTranspose(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	a := randomCSR(rng, 120, 70, 0.1)
@@ -429,7 +429,9 @@ func TestTruncatedSVDGivenTranspose(t *testing.T) {
 	if !mat.EqualApprox(u2, u0, 1e-8) || !mat.EqualApprox(v2, v0, 1e-8) {
 		t.Error("vectors with the transpose's rows reversed differ beyond rounding")
 	}
-	for _, bad := range []*CSR{a, {Rows: 70, Cols: 120, Indptr: make([]int, 71)}} {
+	short := at.Clone()
+	short.Ind = short.Ind[:len(short.Ind)-1]
+	for _, bad := range []*CSR{a, {Rows: 70, Cols: 120, Indptr: make([]int, 71)}, short} {
 		if _, _, _, err := TruncatedSVD(ctx, a, 6, SVDOptions{T: bad}); err == nil || !strings.Contains(err.Error(), "transpose given") {
 			t.Errorf("transpose %d x %d with %d entries: error %v", bad.Rows, bad.Cols, bad.NNZ(), err)
 		}
