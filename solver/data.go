@@ -311,11 +311,7 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		e.xt = d.xt.Clone()
 		e.xt.ScaleRows(f)
 		e.x = d.x.Clone()
-		parallel.For(len(e.x.Val), parallel.Threads(0), 1<<16, func(lo, hi int) {
-			for q := lo; q < hi; q++ {
-				e.x.Val[q] *= f[e.x.Ind[q]]
-			}
-		})
+		e.x.ScaleCols(f)
 		e.blocked = &blockCache{}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e

@@ -542,26 +542,32 @@ func (a *CSR) ColSums() []float64 {
 	return s
 }
 
-// ScaleRows multiplies row i by f[i] in place.
+// ScaleRows multiplies row i by f[i] in place, rows in parallel (each
+// entry alone: the same result for any number of goroutines).
 func (a *CSR) ScaleRows(f []float64) {
 	if len(f) != a.Rows {
 		panic("sparse: ScaleRows length mismatch")
 	}
-	for i, fi := range f {
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			a.Val[p] *= fi
+	parallel.For(a.Rows, 0, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				a.Val[p] *= f[i]
+			}
 		}
-	}
+	})
 }
 
-// ScaleCols multiplies column j by f[j] in place.
+// ScaleCols multiplies column j by f[j] in place, entries in parallel
+// (each alone: the same result for any number of goroutines).
 func (a *CSR) ScaleCols(f []float64) {
 	if len(f) != a.Cols {
 		panic("sparse: ScaleCols length mismatch")
 	}
-	for p, j := range a.Ind {
-		a.Val[p] *= f[j]
-	}
+	parallel.For(len(a.Ind), 0, 1<<16, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			a.Val[p] *= f[a.Ind[p]]
+		}
+	})
 }
 
 // ColNNZ returns the number of stored entries in each column (for a
