@@ -373,3 +373,95 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestSumTable: the table's sums equal a dense accumulator's bit for bit
+// (each sample's terms added in the same order), every touched sample is
+// listed once in the order first touched, through collisions, tables
+// larger than the first, and reuse after clear.
+func TestSumTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	var tab sumTable
+	for _, c := range []struct{ n, adds int }{{5, 40}, {3000, 200}, {3000, 5000}, {100000, 20000}, {7, 0}, {50, 3}} {
+		for rep := 0; rep < 2; rep++ {
+			tab.start(c.adds)
+			dense := make([]float32, c.n)
+			var order []int32
+			for a := 0; a < c.adds; a++ {
+				j := int32(rng.IntN(c.n))
+				x, p := rng.Float32(), rng.Float32()
+				if !slices.Contains(order, j) {
+					order = append(order, j)
+				}
+				dense[j] += x * p
+				tab.add(j, x, p)
+			}
+			if len(tab.used) != len(order) {
+				t.Fatalf("n=%d adds=%d: %d slots used, %d samples touched", c.n, c.adds, len(tab.used), len(order))
+			}
+			for u, slot := range tab.used {
+				if j := tab.key[slot]; j != order[u] {
+					t.Fatalf("n=%d adds=%d: slot %d holds sample %d, touched %d-th was %d", c.n, c.adds, u, j, u, order[u])
+				}
+				if got, want := tab.sum[slot], dense[order[u]]; math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("n=%d adds=%d: sample %d sums to %v, dense accumulator %v", c.n, c.adds, order[u], got, want)
+				}
+			}
+			tab.clear()
+			for s, j := range tab.key {
+				if j != -1 {
+					t.Fatalf("slot %d still holds %d after clear", s, j)
+				}
+			}
+		}
+	}
+}
+
+// TestJoinCandidates: joins.candidates gives the plain definition's
+// candidates in its order: for each v in B(i), the members u of B(v) where
+// i-v or v-u is fresh, first occurrences only, skipping stamped samples.
+func TestJoinCandidates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for _, c := range []struct{ n, k int }{{40, 6}, {200, 15}, {9, 3}} {
+		for _, pFresh := range []float64{0, 0.1, 0.5, 1} {
+			cur := newKLists(c.n, c.k)
+			for i := range c.n {
+				cur.cnt[i] = rng.IntN(c.k + 1)
+				for r := i * c.k; r < i*c.k+cur.cnt[i]; r++ {
+					cur.idx[r], cur.fresh[r] = rng.IntN(c.n), rng.Float64() < pFresh
+				}
+			}
+			jn := &joins{k: c.k, sampled: max(1, c.k/2), cur: cur, revStart: make([]int, c.n+1), revCnt: make([]int, c.n)}
+			for v := range c.n {
+				jn.revCnt[v] = rng.IntN(c.k + 1)
+				jn.revStart[v+1] = jn.revStart[v] + jn.revCnt[v] + rng.IntN(3) // unused slots between
+			}
+			jn.rev, jn.revFresh = make([]int, jn.revStart[c.n]), make([]bool, jn.revStart[c.n])
+			for q := range jn.rev {
+				jn.rev[q], jn.revFresh[q] = rng.IntN(c.n), rng.Float64() < pFresh
+			}
+			jn.collectFresh(3)
+			stamp, ref := make([]int32, c.n), make([]int32, c.n)
+			for i := range c.n {
+				mark := int32(i + 1)
+				for s := range c.n {
+					if rng.IntN(5) == 0 {
+						stamp[s], ref[s] = mark, mark
+					}
+				}
+				got := jn.candidates(i, stamp, mark, nil)
+				var want []int
+				jn.each(i, func(v int, freshIV bool) {
+					jn.each(v, func(u int, freshVU bool) {
+						if (freshIV || freshVU) && ref[u] != mark {
+							ref[u] = mark
+							want = append(want, u)
+						}
+					})
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d k=%d fresh %v, sample %d: candidates %v, want %v", c.n, c.k, pFresh, i, got, want)
+				}
+			}
+		}
+	}
+}
