@@ -231,7 +231,7 @@ func (s *compactScorer) prefetch(near, far int) {
 		kernels.PrefetchInt(m.indptr, far)
 	}
 	if near >= 0 {
-		kernels.PrefetchRow32(m.ind, m.val, m.indptr[near])
+		kernels.PrefetchRow32(m.ind, m.val, m.indptr[near], m.indptr[near+1])
 	}
 }
 
@@ -741,7 +741,8 @@ func sparseInit(s *sparseCosine, k, threads int) func() func(i int, offer func(j
 			lo, hi := s.indptr[i], s.indptr[i+1]
 			for r := lo; r < hi; r++ {
 				if r+initAhead < hi {
-					kernels.PrefetchRow32(pw, pv, pstart[s.ind[r+initAhead]])
+					f := s.ind[r+initAhead]
+					kernels.PrefetchRow32(pw, pv, pstart[f], pstart[f+1])
 					if r+2*initAhead < hi {
 						kernels.PrefetchInt(pstart, int(s.ind[r+2*initAhead]))
 					}

@@ -7,7 +7,7 @@ package kernels
 // the callers).
 
 //go:noescape
-func prefetchRow32(ind []int32, val []float32, lo int)
+func prefetchRow32(ind []int32, val []float32, lo, hi int)
 
 //go:noescape
 func prefetchInt(s []int, i int)

@@ -13,9 +13,11 @@ func TestPrefetch(t *testing.T) {
 	s := []int{1, 2, 3}
 	wantInd, wantVal, wantS := slices.Clone(ind), slices.Clone(val), slices.Clone(s)
 	for _, lo := range []int{-1, 0, 1, 7, 8, 100} {
-		PrefetchRow32(ind, val, lo)
-		PrefetchRow32(ind[:3], val, lo)
-		PrefetchRow32(nil, nil, lo)
+		for _, hi := range []int{-1, 0, lo, lo + 1, 3, 8, 9, 1000} {
+			PrefetchRow32(ind, val, lo, hi)
+			PrefetchRow32(ind[:3], val, lo, hi)
+			PrefetchRow32(nil, nil, lo, hi)
+		}
 		PrefetchInt(s, lo)
 		PrefetchInt(nil, lo)
 	}
