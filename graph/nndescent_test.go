@@ -465,3 +465,30 @@ func TestJoinCandidates(t *testing.T) {
 		}
 	}
 }
+
+// TestPerColumn: the pruned index keeps max(k, 8) samples a feature
+// while that names each sample k / 2 times on average, the smallest
+// length that does otherwise, and 8 k at most.
+func TestPerColumn(t *testing.T) {
+	const k = 15
+	flat := func(d int) func(int) int { return func(int) int { return d } }
+	for _, c := range []struct {
+		df      func(int) int
+		m, n    int
+		want    int
+		comment string
+	}{
+		{flat(1000), 100, 100, 15, "a small corpus: the floor"},
+		{flat(1000), 1000, 2000, 15, "1000 x 15 names 2000 x 7.5"},
+		{flat(1000), 1000, 2001, 16, "one sample more needs a longer list"},
+		{flat(1000), 100, 800, 60, "800 x 15 / 2 over 100 features"},
+		{flat(1000), 10, 1000000, 8 * k, "the cap"},
+		{flat(1), 10, 1000000, 8 * k, "features in one sample name nobody"},
+		// sum_{f=2}^{c} f + c (39 - c) first reaches 100 x 15 / 2 = 750 at c = 32.
+		{func(f int) int { return f }, 40, 100, 32, "short columns count what they hold"},
+	} {
+		if got := perColumn(c.df, c.m, c.n, k); got != c.want {
+			t.Errorf("%s: perColumn = %d, want %d", c.comment, got, c.want)
+		}
+	}
+}
