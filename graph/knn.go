@@ -46,8 +46,8 @@ const queryGrain = 32
 // With opt.Search ApproxSearch the lists come from NN-descent instead
 // (nnDescent, started from a pruned inverted index that keeps each
 // feature's largest values, sparseInit), which finds most but not all of
-// the exact neighbours; the
-// graph is still the same for a given Seed whatever the thread count.
+// the exact neighbours; the graph is still the same for a given Seed
+// whatever the thread count.
 func Sparse(ctx context.Context, a *sparse.CSR, opt Options) (*Graph, error) {
 	if a == nil {
 		return nil, fmt.Errorf("graph: nil data matrix")

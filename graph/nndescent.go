@@ -367,7 +367,7 @@ func (l *klists) offer(i, j int, key float64) bool {
 type descentWork struct {
 	sc    scorer
 	stamp []int32
-	cands []int // a sample's candidates in a round, in the order scored
+	cands []int // a sample's candidates in the start or a round, in the order scored
 }
 
 // joins is one round's view of the lists for the local join. B(v) is
@@ -429,8 +429,8 @@ func (j *joins) collectFresh(threads int) {
 
 // candidates appends to cands sample i's candidates of the round, the
 // members u of B(v) for each v in B(i) where the link i-v or v-u is
-// fresh, in that order, skipping (and then stamping) the samples whose
-// stamp is mark. It gives what the plain double loop over each would
+// fresh, in that order, each once: a sample whose stamp is mark is
+// skipped, and one appended gets the stamp mark. It gives what the plain double loop over each would
 // (TestJoinCandidates), but where i-v is old it reads only B(v)'s fresh
 // members: after the first rounds most links are old, and walking all of
 // B(v) for each v was a third of a round's time at 500,000 samples.
@@ -484,7 +484,7 @@ func (w *descentWork) scoreAll(i int, cands []int, fn func(j int, key float64)) 
 	w.sc.unload()
 }
 
-// prefetchAhead is how many candidates ahead a round prefetches a row
+// prefetchAhead is how many candidates ahead scoreAll prefetches a row
 // (and twice as many ahead, the row's start).
 const prefetchAhead = 2
 
@@ -496,8 +496,8 @@ const prefetchAhead = 2
 // among threads; the start draws each sample's random candidates from its
 // own stream of seed. newInit, when not nil, returns for each worker a
 // function that offers a sample's first candidates (before the random
-// ones, drawn only where these are fewer than the list's length, or where
-// every sample is tried). progressFn is Options.Progress.
+// ones, drawn only where these leave the list short, or where every
+// sample is tried). progressFn is Options.Progress.
 func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int, newInit func() func(i int, offer func(j int)), progressFn func(done, total int)) (*lists, error) {
 	k := descentK(p, n)
 	if int64(descentRounds+2)*int64(n) >= math.MaxInt32 {
@@ -509,8 +509,8 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 	for w := range work {
 		work[w] = &descentWork{sc: m.scorer(), stamp: make([]int32, n)}
 	}
-	// The start: init's candidates, then, where they are fewer than k,
-	// random ones, 2k tries' worth.
+	// The start: init's candidates, then, where they leave the list
+	// short, random ones, 2k tries' worth.
 	pr := newProgress(progressFn, n*(descentRounds+1))
 	inits := make([]func(i int, offer func(j int)), workers)
 	parallel.ForWorker(n, threads, 64, func(worker, lo, hi int) {
@@ -533,23 +533,29 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			if init != nil {
 				init(i, try)
 			}
-			rng := rand.New(rand.NewPCG(seed, uint64(i)))
-			if 2*k >= n-1 {
+			all := 2*k >= n-1
+			if all {
 				// Small n: every other sample, in a random order.
+				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for _, j := range rng.Perm(n) {
 					try(j)
 				}
-			} else if len(cands) < k {
-				// Random candidates fill in where the start's index named
-				// fewer than k: where it named k or more they entered
-				// about one list in 200 on 500,000 generated documents and
-				// cost a tenth of the search (bench/RESULTS.md).
+			}
+			// The list does not depend on the order of the offers.
+			offer := func(j int, key float64) { cur.offer(i, j, key) }
+			w.scoreAll(i, cands, offer)
+			if !all && cur.cnt[i] < k {
+				// Random candidates fill in where init's left the list
+				// short: where init named k or more they entered about
+				// one list in 200 on 500,000 generated documents and cost
+				// a tenth of the search (bench/RESULTS.md).
+				cands = cands[:0]
+				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for t := 0; t < 2*k; t++ {
 					try(rng.IntN(n))
 				}
+				w.scoreAll(i, cands, offer)
 			}
-			// The list does not depend on the order of the offers.
-			w.scoreAll(i, cands, func(j int, key float64) { cur.offer(i, j, key) })
 			w.cands = cands
 		}
 		pr.add(hi - lo)
@@ -706,17 +712,18 @@ func perColumn(df func(f int) int, m, n, k int) int {
 		}
 		return t
 	}
-	target := int64(n) * int64(k) / 2
-	if named(lo) >= target {
+	// enough: each sample named k / 2 times on average.
+	enough := func(c int) bool { return 2*named(c) >= int64(n)*int64(k) }
+	if enough(lo) {
 		return lo
 	}
-	if named(hi) < target {
+	if !enough(hi) {
 		return hi
 	}
-	// The smallest c in (lo, hi] that names the target: named grows with c.
+	// The smallest c in (lo, hi] that is enough: named grows with c.
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if named(mid) >= target {
+		if enough(mid) {
 			hi = mid
 		} else {
 			lo = mid
@@ -783,8 +790,8 @@ func sparseInit(s *sparseCosine, k, threads int) func() func(i int, offer func(j
 		best := make([]int, 0, 2*k+1)
 		bestSum := make([]float32, 0, 2*k+1) // the sums of best, alongside
 		return func(i int, offer func(j int)) {
-			acc.start((s.indptr[i+1] - s.indptr[i]) * perCol)
 			lo, hi := s.indptr[i], s.indptr[i+1]
+			acc.start(min((hi-lo)*perCol, n))
 			for r := lo; r < hi; r++ {
 				if r+initAhead < hi {
 					f := s.ind[r+initAhead]
@@ -834,10 +841,11 @@ const initAhead = 4
 
 // sumTable holds one sample's sums over the pruned index, keyed by the
 // other sample, in an open-addressing table sized to the sample's entries
-// (a typical document's 2,000 sums fit in 32 KB, the first level of
-// cache). The dense accumulator of n sums it replaced missed the caches on
-// nearly every addition on large corpora: 37 ns an addition at 500,000
-// generated documents, a quarter of the search's time.
+// times the index's length (at most n sums: a typical document of the
+// 500,000-document corpus gets 16,384 slots, 128 KB, within the second
+// level of cache). The dense accumulator of n sums it replaced missed the
+// caches on nearly every addition on large corpora: 37 ns an addition at
+// 500,000 generated documents, a quarter of the search's time.
 type sumTable struct {
 	key  []int32 // the sample of a slot, -1 when empty
 	sum  []float32

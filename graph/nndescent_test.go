@@ -376,20 +376,31 @@ func TestProgress(t *testing.T) {
 
 // TestSumTable: the table's sums equal a dense accumulator's bit for bit
 // (each sample's terms added in the same order), every touched sample is
-// listed once in the order first touched, through collisions, tables
-// larger than the first, and reuse after clear.
+// listed once in the order first touched, through collisions, probes that
+// wrap past the last slot, tables larger than the first, and reuse after
+// clear.
 func TestSumTable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	var tab sumTable
+	wrapped := false
 	for _, c := range []struct{ n, adds int }{{5, 40}, {3000, 200}, {3000, 5000}, {100000, 20000}, {7, 0}, {50, 3}} {
 		for rep := 0; rep < 2; rep++ {
 			tab.start(c.adds)
 			dense := make([]float32, c.n)
 			var order []int32
+			met := make([]bool, c.n)
+			keys, ok := lastSlotKeys(tab.bits, c.n)
 			for a := 0; a < c.adds; a++ {
 				j := int32(rng.IntN(c.n))
+				if ok && a < 3 {
+					// Keys that hash to the table's last slot, so that
+					// probing wraps to slot 0 (n = 3000 with 200 adds).
+					j = keys[a%2]
+					wrapped = true
+				}
 				x, p := rng.Float32(), rng.Float32()
-				if !slices.Contains(order, j) {
+				if !met[j] {
+					met[j] = true
 					order = append(order, j)
 				}
 				dense[j] += x * p
@@ -414,6 +425,23 @@ func TestSumTable(t *testing.T) {
 			}
 		}
 	}
+	if !wrapped {
+		t.Error("no case made a probe wrap past the last slot")
+	}
+}
+
+// lastSlotKeys returns the first two samples below n that sumTable with
+// 1<<bits slots hashes to its last slot, if there are two.
+func lastSlotKeys(bits uint, n int) ([2]int32, bool) {
+	var keys [2]int32
+	found := 0
+	for j := 0; j < n && found < 2; j++ {
+		if (uint32(j)*0x9E3779B1)>>(32-bits) == 1<<bits-1 {
+			keys[found] = int32(j)
+			found++
+		}
+	}
+	return keys, found == 2
 }
 
 // TestJoinCandidates: joins.candidates gives the plain definition's

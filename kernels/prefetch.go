@@ -7,8 +7,9 @@ package kernels
 // neighbour search's next candidates) hides their memory latency behind
 // the current one's work. Asking for the first two lines only and leaving
 // the rest to the hardware's prefetcher, which starts after a row's first
-// misses, made the search on 500,000 generated documents 12 % slower. A
-// range outside ind or val is clipped; an empty one does nothing.
+// misses, made the search on 500,000 generated documents 12 % slower. hi
+// past the end of ind or val is taken as that end; lo outside them, or a
+// range left empty, does nothing.
 func PrefetchRow32(ind []int32, val []float32, lo, hi int) {
 	hi = min(hi, len(ind), len(val))
 	if lo < 0 || lo >= hi {

@@ -3,8 +3,9 @@
 package kernels
 
 // The prefetches use PREFETCHT0, which every amd64 processor has, so they
-// do not depend on the selected path. lo and i are in range (checked by
-// the callers).
+// do not depend on the selected path. The callers check that i is in
+// range and that 0 <= lo < hi <= len(ind), len(val): the row loops count
+// its lines down to zero and would not stop for an empty row.
 
 //go:noescape
 func prefetchRow32(ind []int32, val []float32, lo, hi int)

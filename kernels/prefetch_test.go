@@ -24,4 +24,21 @@ func TestPrefetch(t *testing.T) {
 	if !slices.Equal(ind, wantInd) || !slices.Equal(val, wantVal) || !slices.Equal(s, wantS) {
 		t.Error("a prefetch changed its slices")
 	}
+	// Long rows: every start within a line and across lines, lengths past
+	// the 16-line cap, rows reaching the end (a wrong line count would
+	// loop for ever here, or fault past the cap's reach; a prefetch itself
+	// never faults).
+	long := make([]int32, 2048)
+	longVal := make([]float32, 2048)
+	for lo := 0; lo <= 33; lo++ {
+		for _, n := range []int{1, 2, 15, 16, 17, 31, 33, 255, 256, 257, 2048} {
+			PrefetchRow32(long, longVal, lo, lo+n)
+			PrefetchRow32(long[:lo+1], longVal, lo, lo+n)
+		}
+	}
+	for _, x := range long {
+		if x != 0 {
+			t.Fatal("a prefetch changed a long row")
+		}
+	}
 }
