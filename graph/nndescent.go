@@ -430,10 +430,11 @@ func (j *joins) collectFresh(threads int) {
 // candidates appends to cands sample i's candidates of the round, the
 // members u of B(v) for each v in B(i) where the link i-v or v-u is
 // fresh, in that order, each once: a sample whose stamp is mark is
-// skipped, and one appended gets the stamp mark. It gives what the plain double loop over each would
-// (TestJoinCandidates), but where i-v is old it reads only B(v)'s fresh
-// members: after the first rounds most links are old, and walking all of
-// B(v) for each v was a third of a round's time at 500,000 samples.
+// skipped, and one appended gets the stamp mark. It gives what the plain
+// double loop over each would (TestJoinCandidates), but where i-v is old
+// it reads only B(v)'s fresh members: after the first rounds most links
+// are old, and walking all of B(v) for each v was a third of a round's
+// time at 500,000 samples.
 func (j *joins) candidates(i int, stamp []int32, mark int32, cands []int) []int {
 	add := func(u int) {
 		if stamp[u] != mark {
@@ -545,10 +546,10 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			offer := func(j int, key float64) { cur.offer(i, j, key) }
 			w.scoreAll(i, cands, offer)
 			if !all && cur.cnt[i] < k {
-				// Random candidates fill in where init's left the list
-				// short: where init named k or more they entered about
-				// one list in 200 on 500,000 generated documents and cost
-				// a tenth of the search (bench/RESULTS.md).
+				// Random candidates fill in where init's candidates left
+				// the list short: drawn for every sample, they entered
+				// about one list in 200 on 500,000 generated documents
+				// and cost a tenth of the search (bench/RESULTS.md).
 				cands = cands[:0]
 				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for t := 0; t < 2*k; t++ {
