@@ -591,16 +591,16 @@ func (d *Dataset) Validate() error {
 // learns of its values on the way (sparse.CSR.Scan); the Stats are zero,
 // FirstNegative -1, for dense data or when err is not nil.
 func (d *Dataset) Scan() (sparse.Stats, error) {
-	st := sparse.Stats{FirstNegative: -1}
+	none := sparse.Stats{FirstNegative: -1}
 	if (d.Sparse == nil) == (d.Dense == nil) {
-		return st, fmt.Errorf("%s: exactly one of Sparse and Dense must be set", d.Source)
+		return none, fmt.Errorf("%s: exactly one of Sparse and Dense must be set", d.Source)
 	}
+	st := none
 	if d.Sparse != nil {
-		s, err := d.Sparse.Scan()
-		if err != nil {
-			return st, fmt.Errorf("%s: %v", d.Source, err)
+		var err error
+		if st, err = d.Sparse.Scan(); err != nil {
+			return none, fmt.Errorf("%s: %v", d.Source, err)
 		}
-		st = s
 	} else {
 		var err error
 		d.eachDenseRow(func(i int, row []float64) {
@@ -611,19 +611,18 @@ func (d *Dataset) Scan() (sparse.Stats, error) {
 			}
 		})
 		if err != nil {
-			return st, err
+			return none, err
 		}
 	}
-	fail := func(err error) (sparse.Stats, error) { return sparse.Stats{FirstNegative: -1}, err }
 	n, m := d.Dims()
 	if d.Labels != nil && len(d.Labels) != n {
-		return fail(fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n))
+		return none, fmt.Errorf("%s: %d labels for %d samples", d.Source, len(d.Labels), n)
 	}
 	if d.Vocabulary != nil && len(d.Vocabulary) != m {
-		return fail(fmt.Errorf("%s: %d feature names (Vocabulary) for %d features", d.Source, len(d.Vocabulary), m))
+		return none, fmt.Errorf("%s: %d feature names (Vocabulary) for %d features", d.Source, len(d.Vocabulary), m)
 	}
 	if d.IDs != nil && len(d.IDs) != n {
-		return fail(fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n))
+		return none, fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n)
 	}
 	return st, nil
 }
