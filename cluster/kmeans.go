@@ -143,31 +143,50 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 		return nil, fmt.Errorf("cluster: KMeans: x is %d x %d, want at least one row and one column", n, d)
 	}
 	p := &points{x: make([]float64, n*d), n: n, d: d, threads: parallel.Threads(threads)}
-	if rm, ok := x.(mat.RawMatrixer); ok {
-		raw := rm.RawMatrix()
-		for i := range n {
-			copy(p.x[i*d:(i+1)*d], raw.Data[i*raw.Stride:i*raw.Stride+d])
-		}
-	} else {
-		for i := range n {
-			for j := range d {
-				p.x[i*d+j] = x.At(i, j)
+	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n) * float64(d)))
+	// Rows in parallel (k-means runs on V at every fit, 500,000 rows at
+	// scale); each chunk notes its first bad value, and the error is the
+	// first in row order, as a serial pass would report.
+	raw, isRaw := x.(mat.RawMatrixer)
+	const grain = 1024
+	chunks := (n + grain - 1) / grain
+	bad := make([]int, chunks)
+	p.norms = make([]float64, n)
+	parallel.For(chunks, p.threads, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			bad[c] = -1
+			for i := c * grain; i < min(n, (c+1)*grain); i++ {
+				r := p.row(i)
+				if isRaw {
+					m := raw.RawMatrix()
+					copy(r, m.Data[i*m.Stride:i*m.Stride+d])
+				} else {
+					for j := range r {
+						r[j] = x.At(i, j)
+					}
+				}
+				for j, v := range r {
+					if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > limit {
+						bad[c] = i*d + j
+						break
+					}
+				}
+				if bad[c] >= 0 {
+					break
+				}
+				p.norms[i] = kernels.Dot(r, r)
 			}
 		}
-	}
-	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n) * float64(d)))
-	for k, v := range p.x {
+	})
+	for _, k := range bad {
+		if k < 0 {
+			continue
+		}
+		v := p.x[k]
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("cluster: KMeans: row %d, column %d (1-based) = %v is not finite", k/d+1, k%d+1, v)
 		}
-		if math.Abs(v) > limit {
-			return nil, fmt.Errorf("cluster: KMeans: row %d, column %d (1-based) = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", k/d+1, k%d+1, v, limit)
-		}
-	}
-	p.norms = make([]float64, n)
-	for i := range p.norms {
-		r := p.row(i)
-		p.norms[i] = kernels.Dot(r, r)
+		return nil, fmt.Errorf("cluster: KMeans: row %d, column %d (1-based) = %g is larger in magnitude than %.3g, past which squared distances may overflow; scale the data", k/d+1, k%d+1, v, limit)
 	}
 	p.ident = make([]int, d)
 	for t := range p.ident {

@@ -636,6 +636,15 @@ func TestKMeansBadInput(t *testing.T) {
 		{"replicates", x, KMeansOptions{K: 2, Replicates: -1}, "Replicates"},
 		{"iterations", x, KMeansOptions{K: 2, MaxIter: -1}, "MaxIter"},
 		{"tol", x, KMeansOptions{K: 2, Tol: math.NaN()}, "Tol"},
+		// Rows are checked in parallel chunks of 1,024: the first bad
+		// value in row order is the one named, whichever chunk ends first.
+		{"two chunks", func() mat.Matrix {
+			y := randRows(rng, 3000, 3)
+			y.Set(2500, 0, math.NaN())
+			y.Set(1500, 1, 1e200)
+			y.Set(1500, 2, math.Inf(1))
+			return y
+		}(), KMeansOptions{K: 2, Threads: 3}, "row 1501, column 2 (1-based) = 1e+200 is larger"},
 	}
 	for _, c := range cases {
 		res, err := KMeans(context.Background(), c.x, c.opt)

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -77,25 +78,62 @@ func (g *Graph) check() error {
 	// The degrees, their total (the graph's volume, which the
 	// scale-invariant lambda divides by) and lambda D must all be finite:
 	// weights near the largest float64 pass one by one but not summed.
+	// The rows are checked in parallel (every fit checks its graph, and
+	// the symmetry test's lookups took one goroutine 40 ms a fit at
+	// 200,000 samples); the error is the one a pass in row order meets
+	// first.
+	n := w.Rows
+	deg := make([]float64, n)
+	const grain = 4096
+	chunks := (n + grain - 1) / grain
+	bad := make([]int, chunks) // the chunk's first bad row, n if none
+	errs := make([]error, chunks)
+	parallel.For(chunks, 0, 1, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			bad[c] = n
+		rows:
+			for i := c * grain; i < min(n, (c+1)*grain); i++ {
+				var d float64
+				for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
+					if err := checkEntry(w, i, p); err != nil {
+						bad[c], errs[c] = i, err
+						break rows
+					}
+					d += w.Val[p]
+				}
+				deg[i] = d
+			}
+		}
+	})
+	first, err := n, error(nil)
+	for c := range bad {
+		if bad[c] < n {
+			first, err = bad[c], errs[c]
+			break
+		}
+	}
 	var total float64
-	for i := 0; i < w.Rows; i++ {
-		var deg float64
-		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
-			j, v := w.Ind[p], w.Val[p]
-			if v < 0 || math.IsNaN(v) {
-				return fmt.Errorf("graph: weight %v at (%d,%d) (1-based) is not a non-negative number", v, i+1, j+1)
-			}
-			deg += v
-			if j == i && v != 0 {
-				return fmt.Errorf("graph: self-loop of weight %v at vertex %d (1-based)", v, i+1)
-			}
-			if t := w.At(j, i); t != v {
-				return fmt.Errorf("graph: not symmetric: W(%d,%d) = %v but W(%d,%d) = %v (1-based)", i+1, j+1, v, j+1, i+1, t)
-			}
+	for i := 0; i < first; i++ {
+		if total += deg[i]; math.IsInf(total, 0) {
+			return fmt.Errorf("graph: the weights overflow: their sum reaches %v at vertex %d (1-based, degree %v); scale the weights down", total, i+1, deg[i])
 		}
-		if total += deg; math.IsInf(total, 0) {
-			return fmt.Errorf("graph: the weights overflow: their sum reaches %v at vertex %d (1-based, degree %v); scale the weights down", total, i+1, deg)
-		}
+	}
+	return err
+}
+
+// checkEntry reports what is wrong with W's stored entry p, in row i: a
+// negative or NaN weight, a self-loop, or no equal weight at the mirror
+// position.
+func checkEntry(w *sparse.CSR, i, p int) error {
+	j, v := w.Ind[p], w.Val[p]
+	if v < 0 || math.IsNaN(v) {
+		return fmt.Errorf("graph: weight %v at (%d,%d) (1-based) is not a non-negative number", v, i+1, j+1)
+	}
+	if j == i && v != 0 {
+		return fmt.Errorf("graph: self-loop of weight %v at vertex %d (1-based)", v, i+1)
+	}
+	if t := w.At(j, i); t != v {
+		return fmt.Errorf("graph: not symmetric: W(%d,%d) = %v but W(%d,%d) = %v (1-based)", i+1, j+1, v, j+1, i+1, t)
 	}
 	return nil
 }

@@ -756,3 +756,68 @@ func TestCancel(t *testing.T) {
 		t.Errorf("dense heat: %v", err)
 	}
 }
+
+// TestCheckOrder: Check runs over chunks of rows in parallel and must
+// still report what a pass in row order meets first, across chunks.
+func TestCheckOrder(t *testing.T) {
+	n := 3*4096 + 10
+	ring := func() *sparse.CSR {
+		w := &sparse.CSR{Rows: n, Cols: n, Indptr: make([]int, n+1)}
+		for i := 0; i < n; i++ {
+			nb := []int{(i + n - 1) % n, (i + 1) % n}
+			if nb[0] > nb[1] {
+				nb[0], nb[1] = nb[1], nb[0]
+			}
+			w.Ind = append(w.Ind, nb...)
+			w.Val = append(w.Val, 1, 1)
+			w.Indptr[i+1] = len(w.Ind)
+		}
+		return w
+	}
+	// set changes W(i,j) (0-based), an existing entry.
+	set := func(w *sparse.CSR, i, j int, v float64) {
+		for p := w.Indptr[i]; p < w.Indptr[i+1]; p++ {
+			if w.Ind[p] == j {
+				w.Val[p] = v
+				return
+			}
+		}
+		t.Fatalf("no entry (%d,%d)", i, j)
+	}
+	if _, err := NewGraph(ring()); err != nil {
+		t.Fatalf("ring: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(w *sparse.CSR)
+		want string
+	}{
+		{"asymmetric in the third chunk", func(w *sparse.CSR) { set(w, 9000, 9001, 2) }, "W(9001,9002) = 2 but W(9002,9001) = 1"},
+		{"the second chunk's before the third's", func(w *sparse.CSR) {
+			set(w, 9000, 9001, 2)
+			set(w, 5000, 5001, -1)
+		}, "weight -1 at (5001,5002)"},
+		{"the mirror of an asymmetric pair is met first", func(w *sparse.CSR) { set(w, 9001, 9000, 2) }, "W(9001,9002) = 1 but W(9002,9001) = 2"},
+		{"overflow before a later chunk's error", func(w *sparse.CSR) {
+			set(w, 4000, 4001, 1e308)
+			set(w, 4001, 4000, 1e308)
+			set(w, 4001, 4002, 1e308)
+			set(w, 4002, 4001, 1e308)
+			set(w, 9000, 9001, 2)
+		}, "reaches +Inf at vertex 4002"},
+		{"an error before the overflow's vertex", func(w *sparse.CSR) {
+			set(w, 4000, 4001, 1e308)
+			set(w, 4001, 4000, 1e308)
+			set(w, 4001, 4002, 1e308)
+			set(w, 4002, 4001, 1e308)
+			set(w, 100, 101, -1)
+		}, "weight -1 at (101,102)"},
+	} {
+		w := ring()
+		c.edit(w)
+		g, err := NewGraph(w)
+		if err == nil || !strings.Contains(err.Error(), c.want) || g != nil {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -67,14 +67,16 @@ func TestConsumeData(t *testing.T) {
 		a.Val[p] *= 0.1 + rng.ExpFloat64()
 	}
 	raw := &dataset.Dataset{Source: "raw", Sparse: a}
-	norms := rowNorms(a)
+	norms := rowNorms(a, 3)
 	d, err := solver.NewSparseDataInPlace(a.Clone())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range [][]int{labels, base.Labels[:150], make([]int, 150)} {
-		if got, want := dataCohesion(raw, d, norms, l), Cohesion(raw, l); got != want {
-			t.Errorf("cohesion from the solver's copy %v, Cohesion %v", got, want)
+		for _, threads := range []int{1, 3} {
+			if got, want := dataCohesion(raw, d, norms, l, threads), Cohesion(raw, l); got != want {
+				t.Errorf("threads %d: cohesion from the solver's copy %v, Cohesion %v", threads, got, want)
+			}
 		}
 	}
 	// A model of a consumed fit: NMF's transforms new samples as the

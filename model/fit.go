@@ -13,6 +13,7 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -168,7 +169,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	// another order; the samples' lengths come from the matrix as it is.
 	var norms []float64
 	if auto && ds.Sparse != nil {
-		norms = rowNorms(ds.Sparse)
+		norms = rowNorms(ds.Sparse, opts.Threads)
 	}
 	// The solver's copies come after the graph, so that the search's
 	// working set and its garbage never sit beside them.
@@ -280,7 +281,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
-		cand := Candidate{Lambda: lambda, Cohesion: dataCohesion(ds, d, norms, f.res.Labels), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
+		cand := Candidate{Lambda: lambda, Cohesion: dataCohesion(ds, d, norms, f.res.Labels, opts.Threads), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
 			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit, Path: f.init != nil}
 		if res.Graph != nil {
 			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
@@ -482,7 +483,7 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	n, m := ds.Dims()
 	cluster, k := clusterIndex(labels)
 	if a := ds.Sparse; a != nil {
-		norms := rowNorms(a)
+		norms := rowNorms(a, 0)
 		return sparseCohesion(n, m, k, func(sums []float64) {
 			for i := 0; i < n; i++ {
 				if norms[i] == 0 {
@@ -529,14 +530,18 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 // (rowNorms of the matrix as ds had it). Each sum over a cluster's samples
 // adds them in the same order as Cohesion does, so the two agree bit for
 // bit.
-func dataCohesion(ds *dataset.Dataset, d *solver.Data, norms []float64, labels []int) float64 {
+func dataCohesion(ds *dataset.Dataset, d *solver.Data, norms []float64, labels []int, threads int) float64 {
 	if norms == nil {
 		return Cohesion(ds, labels)
 	}
 	n, m := d.Dims()
 	cluster, k := clusterIndex(labels)
 	return sparseCohesion(n, m, k, func(sums []float64) {
-		d.EachFeature(func(j int, samples []int, values []float64) {
+		// Feature j's sums, sums[c*m+j], are its own: the features run
+		// in parallel (one goroutine took 0.3 s a candidate at 200,000
+		// generated documents, most of what Auto did not spread over
+		// the threads).
+		d.EachFeature(threads, func(j int, samples []int, values []float64) {
 			for q, i := range samples {
 				if norms[i] != 0 {
 					sums[cluster[i]*m+j] += values[q] / norms[i]
@@ -575,12 +580,15 @@ func clusterIndex(labels []int) (cluster []int, k int) {
 	return cluster, len(index)
 }
 
-// rowNorms returns the Euclidean length of each row of a.
-func rowNorms(a *sparse.CSR) []float64 {
+// rowNorms returns the Euclidean length of each row of a, using up to
+// threads goroutines.
+func rowNorms(a *sparse.CSR, threads int) []float64 {
 	norms := make([]float64, a.Rows)
-	for i := range norms {
-		row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-		norms[i] = math.Sqrt(kernels.Dot(row, row))
-	}
+	parallel.For(a.Rows, threads, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
+			norms[i] = math.Sqrt(kernels.Dot(row, row))
+		}
+	})
 	return norms
 }

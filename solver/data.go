@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sort"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -202,26 +203,47 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 // EachFeature calls fn once for each feature j (the caller's index, in no
 // fixed order) with the samples in which it is stored, in increasing
 // order, and their values there: X's rows. For dense data every sample
-// is listed. fn must not keep or change the slices.
-func (d *Data) EachFeature(fn func(j int, samples []int, values []float64)) {
+// is listed. fn is called from up to threads goroutines at once (threads
+// <= 0 means GOMAXPROCS), so it may write only what belongs to its own
+// feature; anything it sums over a feature's samples is then the same for
+// any thread count. fn must not keep or change the slices.
+func (d *Data) EachFeature(threads int, fn func(j int, samples []int, values []float64)) {
+	threads = parallel.Threads(threads)
 	if d.x != nil {
-		for r := 0; r < d.m; r++ {
-			lo, hi := d.x.Indptr[r], d.x.Indptr[r+1]
-			fn(d.feature(r), d.x.Ind[lo:hi], d.x.Val[lo:hi])
+		// Chunks of about equal stored entries: features are numbered by
+		// falling frequency, so equal counts of rows would leave the
+		// first chunk with most of the work.
+		chunks := min(d.m, 8*threads)
+		bound := func(c int) int {
+			if c == chunks {
+				return d.m
+			}
+			return sort.SearchInts(d.x.Indptr[:d.m], c*d.nnz/chunks)
 		}
+		parallel.For(chunks, threads, 1, func(lo, hi int) {
+			for c := lo; c < hi; c++ {
+				for r := bound(c); r < bound(c+1); r++ {
+					p0, p1 := d.x.Indptr[r], d.x.Indptr[r+1]
+					fn(d.feature(r), d.x.Ind[p0:p1], d.x.Val[p0:p1])
+				}
+			}
+		})
 		return
 	}
 	all := make([]int, d.n)
 	for i := range all {
 		all[i] = i
 	}
-	col := make([]float64, d.n)
-	for j := 0; j < d.m; j++ {
-		for i := range col {
-			col[i] = d.dense.Data[i*d.m+j]
+	cols := parallel.OwnRows(parallel.Workers(d.m, threads, 0), d.n)
+	parallel.ForWorker(d.m, threads, 0, func(w, lo, hi int) {
+		col := cols[w]
+		for j := lo; j < hi; j++ {
+			for i := range col {
+				col[i] = d.dense.Data[i*d.m+j]
+			}
+			fn(j, all, col)
 		}
-		fn(j, all, col)
-	}
+	})
 }
 
 // feature returns the caller's index of internal feature r.

@@ -61,26 +61,36 @@ func TestNewSparseDataInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make([]bool, 25)
-	d.EachFeature(func(j int, samples []int, values []float64) {
-		seen[j] = true
-		var want []int
-		for i := 0; i < 60; i++ {
-			if dense.At(i, j) != 0 {
-				want = append(want, i)
+	// fn runs concurrently, one call a feature: each call writes its own
+	// feature's slot only, checked once all have returned.
+	for _, threads := range []int{1, 3} {
+		calls := make([]int, 25)
+		gotSamples := make([][]int, 25)
+		gotValues := make([][]float64, 25)
+		d.EachFeature(threads, func(j int, samples []int, values []float64) {
+			calls[j]++
+			gotSamples[j] = slices.Clone(samples)
+			gotValues[j] = slices.Clone(values)
+		})
+		for j := range calls {
+			if calls[j] != 1 {
+				t.Fatalf("threads %d: feature %d listed %d times", threads, j, calls[j])
+			}
+			var want []int
+			for i := 0; i < 60; i++ {
+				if dense.At(i, j) != 0 {
+					want = append(want, i)
+				}
+			}
+			if !slices.Equal(gotSamples[j], want) {
+				t.Fatalf("threads %d, feature %d: samples %v, want %v", threads, j, gotSamples[j], want)
+			}
+			for q, i := range want {
+				if gotValues[j][q] != dense.At(i, j) {
+					t.Fatalf("threads %d, feature %d, sample %d: %v, want %v", threads, j, i, gotValues[j][q], dense.At(i, j))
+				}
 			}
 		}
-		if !slices.Equal(samples, want) {
-			t.Fatalf("feature %d: samples %v, want %v", j, samples, want)
-		}
-		for q, i := range samples {
-			if values[q] != dense.At(i, j) {
-				t.Fatalf("feature %d, sample %d: %v, want %v", j, i, values[q], dense.At(i, j))
-			}
-		}
-	})
-	if slices.Contains(seen, false) {
-		t.Error("EachFeature skipped a feature")
 	}
 	// X^T: each sample's entries, renumbered, in the caller's order, from
 	// both constructors alike.
@@ -102,13 +112,22 @@ func TestNewSparseDataInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dd.EachFeature(func(j int, samples []int, values []float64) {
-		for q, i := range samples {
-			if values[q] != dense.At(i, j) {
-				t.Fatalf("dense feature %d, sample %d: %v", j, i, values[q])
+	for _, threads := range []int{1, 3} {
+		calls := make([]int, 25)
+		bad := make([]bool, 25)
+		dd.EachFeature(threads, func(j int, samples []int, values []float64) {
+			calls[j]++
+			bad[j] = len(samples) != 60
+			for q, i := range samples {
+				bad[j] = bad[j] || i != q || values[q] != dense.At(i, j)
+			}
+		})
+		for j := range calls {
+			if calls[j] != 1 || bad[j] {
+				t.Fatalf("threads %d: dense feature %d listed %d times, wrong values: %v", threads, j, calls[j], bad[j])
 			}
 		}
-	})
+	}
 	// Bad samples: an error, the samples as they were.
 	bad := a.Clone()
 	bad.Val[3] = math.NaN()

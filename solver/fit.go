@@ -603,29 +603,41 @@ func (p *problem) row(r int) int {
 
 func (p *problem) setInit(f *factors, init *Factors) {
 	k := f.k
-	for r := 0; r < f.a.Rows; r++ {
-		for j := 0; j < k; j++ {
-			f.a.Data[r*k+j] = init.U.At(p.row(r), j)
-		}
+	// Row by row in parallel: a start is copied at every fit, and Auto's
+	// path starts each candidate from the previous one's factors.
+	fill := func(dst blas64.General, src mat.Matrix, row func(r int) int) {
+		raw, isRaw := src.(mat.RawMatrixer)
+		parallel.For(dst.Rows, p.opts.Threads, 1024, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				out, i := dst.Data[r*k:(r+1)*k], row(r)
+				if isRaw {
+					m := raw.RawMatrix()
+					copy(out, m.Data[i*m.Stride:i*m.Stride+k])
+					continue
+				}
+				for j := range out {
+					out[j] = src.At(i, j)
+				}
+			}
+		})
 	}
-	for i := 0; i < f.v.Rows; i++ {
-		for j := 0; j < k; j++ {
-			f.v.Data[i*k+j] = init.V.At(i, j)
-		}
-	}
+	fill(f.a, init.U, p.row)
+	fill(f.v, init.V, func(i int) int { return i })
 	// Under NC weighting the updates work on V' = Gamma^(1/2) V and
 	// W' = Gamma^(-1/2) W.
 	if p.ncw != nil {
-		for i := 0; i < f.v.Rows; i++ {
-			for j := 0; j < k; j++ {
-				if p.ncw[i] > 0 {
-					f.v.Data[i*k+j] /= p.ncw[i]
-					if p.spec.Concept() {
-						f.a.Data[i*k+j] *= p.ncw[i]
+		parallel.For(f.v.Rows, p.opts.Threads, 1024, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if w := p.ncw[i]; w > 0 {
+					for j := 0; j < k; j++ {
+						f.v.Data[i*k+j] /= w
+						if p.spec.Concept() {
+							f.a.Data[i*k+j] *= w
+						}
 					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -649,8 +661,17 @@ func (p *problem) result(f *factors) *Result {
 	// The norms are the same in the weighted and the caller's domain
 	// (W^T K W = W'^T K' W'), so take them before undoing the weighting.
 	norms := p.columnNorms(f)
+	// The passes below run row by row in parallel, each entry computed
+	// as a serial pass would (V has a row a sample).
+	rows := func(n int, fn func(i int)) {
+		parallel.For(n, p.opts.Threads, 1024, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				fn(i)
+			}
+		})
+	}
 	if p.ncw != nil {
-		for i := 0; i < n; i++ {
+		rows(n, func(i int) {
 			for j := 0; j < k; j++ {
 				f.v.Data[i*k+j] *= p.ncw[i]
 				if p.spec.Concept() {
@@ -661,18 +682,18 @@ func (p *problem) result(f *factors) *Result {
 					}
 				}
 			}
-		}
+		})
 	}
-	for i := 0; i < f.a.Rows; i++ {
+	rows(f.a.Rows, func(i int) {
 		row := f.a.Data[i*k : (i+1)*k]
 		for j := range row {
 			if norms[j] > 0 {
 				row[j] /= norms[j]
 			}
 		}
-	}
+	})
 	res.Labels = make([]int, n)
-	for i := 0; i < n; i++ {
+	rows(n, func(i int) {
 		row := f.v.Data[i*k : (i+1)*k]
 		best, arg := 0.0, -1
 		for j := range row {
@@ -684,7 +705,7 @@ func (p *problem) result(f *factors) *Result {
 			}
 		}
 		res.Labels[i] = arg
-	}
+	})
 	res.V = mat.NewDense(n, k, f.v.Data)
 	if p.spec.Concept() {
 		res.W = mat.NewDense(n, k, f.a.Data)
@@ -694,10 +715,10 @@ func (p *problem) result(f *factors) *Result {
 		return res
 	}
 	u := make([]float64, len(f.a.Data))
-	for r := 0; r < f.a.Rows; r++ {
+	rows(f.a.Rows, func(r int) {
 		i := p.d.feature(r)
 		copy(u[i*k:(i+1)*k], f.a.Data[r*k:(r+1)*k])
-	}
+	})
 	res.U = mat.NewDense(f.a.Rows, k, u)
 	return res
 }
