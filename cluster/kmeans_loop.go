@@ -26,6 +26,8 @@ type lloydData interface {
 	work(k int) *lloydWork
 	// seed returns k centers (k*d, row-major) chosen by k-means++.
 	seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, error)
+	// seeds returns seed's centers for each of the generators.
+	seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error)
 	// assign sets labels and dist to each row's nearest center and its
 	// squared distance.
 	assign(c []float64, labels []int, dist []float64, w *lloydWork)
@@ -69,10 +71,28 @@ func runKMeans(ctx context.Context, fn string, data lloydData, opt KMeansOptions
 		reps = defaultReplicates
 	}
 	cfg := newLloydConfig(opt)
+	// Every replicate is seeded first (seeds steps them together), then
+	// each runs Lloyd's iterations in turn; replicate r draws from
+	// PCG(seed, r) whatever the order.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rngs := make([]*rand.Rand, reps)
+	for r := range rngs {
+		rngs[r] = rand.New(rand.NewPCG(opt.Seed, uint64(r)))
+	}
+	starts, err := data.seeds(ctx, opt.K, rngs)
+	if err != nil {
+		return nil, err
+	}
 	var best *lloydRun
 	bestRep := 0
 	for r := range reps {
-		run, err := replicate(ctx, data, opt.K, opt.Seed, r, cfg)
+		if err := ctx.Err(); err != nil {
+			return best.result(d, bestRep), err
+		}
+		run, err := lloyd(ctx, data, starts[r], cfg)
+		starts[r] = nil
 		if run != nil && (best == nil || run.inertia < best.inertia) {
 			best, bestRep = run, r
 		}
@@ -125,21 +145,6 @@ func (r *lloydRun) result(d, rep int) *KMeansResult {
 		Replicate:  rep,
 		Converged:  r.converged,
 	}
-}
-
-// replicate runs replicate r on data: k-means++ seeding from PCG(seed, r),
-// then Lloyd's iterations. The run is nil only if ctx ended before the
-// first assignment.
-func replicate(ctx context.Context, data lloydData, k int, seed uint64, r int, cfg lloydConfig) (*lloydRun, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(r)))
-	c, err := data.seed(ctx, k, rng)
-	if err != nil {
-		return nil, err
-	}
-	return lloyd(ctx, data, c, cfg)
 }
 
 // lloyd runs Lloyd's iterations on data from the centers c (k*d,

@@ -475,6 +475,53 @@ func TestKMeansReproducibleAndSeeded(t *testing.T) {
 	}
 }
 
+// replicate is one replicate as a plain reference: k-means++ seeding
+// from PCG(seed, r) by data.seed, then Lloyd's iterations.
+func replicate(ctx context.Context, data lloydData, k int, seed uint64, r int, cfg lloydConfig) (*lloydRun, error) {
+	c, err := data.seed(ctx, k, rand.New(rand.NewPCG(seed, uint64(r))))
+	if err != nil {
+		return nil, err
+	}
+	return lloyd(ctx, data, c, cfg)
+}
+
+// TestSeedsMatchSeed: the replicates seeded in lockstep draw the same
+// rows as seed does for each generator alone, at any thread count, on
+// rows with repeats (zero distances) and k up to n.
+func TestSeedsMatchSeed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, c := range []struct{ n, d, k, reps int }{{1, 1, 1, 1}, {9, 3, 9, 4}, {300, 7, 12, 10}, {2500, 20, 20, 3}} {
+		x := randRows(rng, c.n, c.d)
+		// Repeated rows, and one far away.
+		for i := 1; i < c.n; i += 3 {
+			for j := range c.d {
+				x.Set(i, j, x.At(i-1, j))
+			}
+		}
+		x.Set(c.n-1, 0, 1e3)
+		for _, threads := range []int{1, 3} {
+			p := mustPoints(t, x, threads)
+			rngs := make([]*rand.Rand, c.reps)
+			for r := range rngs {
+				rngs[r] = rand.New(rand.NewPCG(uint64(c.n), uint64(r)))
+			}
+			got, err := p.seeds(context.Background(), c.k, rngs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := range c.reps {
+				want, err := p.seed(context.Background(), c.k, rand.New(rand.NewPCG(uint64(c.n), uint64(r))))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got[r], want) {
+					t.Errorf("n %d, k %d, threads %d, replicate %d: seeds' centers differ from seed's", c.n, c.k, threads, r)
+				}
+			}
+		}
+	}
+}
+
 func TestKMeansReplicates(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 4))
 	x, _ := blobs(rng, 40, 2, 10, 6)
