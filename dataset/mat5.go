@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/internal/sysmem"
 )
 
@@ -718,6 +719,10 @@ func (d *matDecoder) floats(e *matElem, t matTag) ([]float64, error) {
 	count := t.size / ts
 	out := make([]float64, 0, capHint(e.s, count))
 	sysmem.HugePages(out[:cap(out)]) // fresh memory, written once (see sysmem)
+	// Its pages are mapped by all the threads before the one decoding
+	// goroutine writes them: mapping fresh memory, not decoding, was most
+	// of a large file's read (sysmem.Touch).
+	sysmem.Touch(out[:cap(out)], parallel.Threads(0))
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
 		out = grow(out, k, count)
@@ -739,7 +744,8 @@ func (d *matDecoder) ints(e *matElem, t matTag, what string, limit int) ([]int, 
 		return nil, d.errorf(e.s, t.off, "%s: %d values, at most %d allowed", what, count, limit)
 	}
 	out := make([]int, 0, capHint(e.s, count))
-	sysmem.HugePages(out[:cap(out)]) // fresh memory, written once (see sysmem)
+	sysmem.HugePages(out[:cap(out)])                  // fresh memory, written once (see sysmem)
+	sysmem.Touch(out[:cap(out)], parallel.Threads(0)) // as in floats
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
 		out = grow(out, k, count)

@@ -1,6 +1,9 @@
 package sysmem
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // MinHuge is the smallest array, in bytes, that HugePages advises: below
 // it the 2 MiB pages' rounding would cost more than the page faults they
@@ -22,4 +25,34 @@ func HugePages[E any](s []E) {
 		return
 	}
 	adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n)
+}
+
+// Touch writes a zero byte into each 4 KiB page of s from up to threads
+// goroutines, so that the kernel maps and clears s's fresh pages in
+// parallel rather than in the one goroutine that fills s later. s must be
+// memory that reads as zero and that nothing else writes yet (a fresh
+// make, before it is filled), so the contents do not change. Below
+// MinHuge it does nothing. On the virtual machine of bench/RESULTS.md a
+// fresh 1.1 GB array took 2.7 s to map on one thread and 1.6 s on two.
+func Touch[E any](s []E, threads int) {
+	var e E
+	n := int(uintptr(len(s)) * unsafe.Sizeof(e))
+	if n < MinHuge || threads < 2 {
+		return
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n)
+	var wg sync.WaitGroup
+	for w := range threads {
+		lo, hi := w*n/threads, (w+1)*n/threads
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Offsets 4 KiB apart fall in consecutive pages; each range
+			// starts at the first such offset at or after lo.
+			for p := (lo + 4095) &^ 4095; p < hi; p += 4096 {
+				b[p] = 0
+			}
+		}()
+	}
+	wg.Wait()
 }

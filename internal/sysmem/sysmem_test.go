@@ -95,3 +95,25 @@ func TestHugePages(t *testing.T) {
 	}
 	runtime.KeepAlive(s)
 }
+
+// TestTouch: touching the pages of a fresh array leaves it as it was, for
+// any number of goroutines and an array that does not start or end on a
+// page; arrays below MinHuge are left alone.
+func TestTouch(t *testing.T) {
+	for _, threads := range []int{1, 2, 3, 8} {
+		s := make([]float64, MinHuge/8+1001)[3:]
+		Touch(s, threads)
+		for i, v := range s {
+			if v != 0 {
+				t.Fatalf("threads %d: s[%d] = %v after Touch", threads, i, v)
+			}
+		}
+	}
+	small := make([]int32, 100)
+	Touch(small, 4)
+	for i, v := range small {
+		if v != 0 {
+			t.Fatalf("small: s[%d] = %v", i, v)
+		}
+	}
+}
