@@ -114,7 +114,7 @@ type KMeansResult struct {
 // the first runs its iterations (the seeding holds n distances a
 // replicate). KMeans checks ctx between seeding steps and iterations;
 // when it is done it returns the best clustering found so far (nil if
-// none) with ctx.Err().
+// none, as when it ends during the seeding) with ctx.Err().
 func KMeans(ctx context.Context, x mat.Matrix, opt KMeansOptions) (*KMeansResult, error) {
 	p, err := newPoints(x, opt.Threads)
 	if err != nil {
@@ -148,8 +148,18 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 	limit := math.Sqrt(math.MaxFloat64 / (8 * float64(n) * float64(d)))
 	// Rows in parallel (k-means runs on V at every fit, 500,000 rows at
 	// scale); each chunk notes its first bad value, and the error is the
-	// first in row order, as a serial pass would report.
+	// first in row order, as a serial pass would report. A matrix without
+	// raw storage is read on one goroutine: its At need not be safe for
+	// concurrent use.
 	raw, isRaw := x.(mat.RawMatrixer)
+	if !isRaw {
+		for i := range n {
+			r := p.row(i)
+			for j := range r {
+				r[j] = x.At(i, j)
+			}
+		}
+	}
 	const grain = 1024
 	chunks := (n + grain - 1) / grain
 	bad := make([]int, chunks)
@@ -162,10 +172,6 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 				if isRaw {
 					m := raw.RawMatrix()
 					copy(r, m.Data[i*m.Stride:i*m.Stride+d])
-				} else {
-					for j := range r {
-						r[j] = x.At(i, j)
-					}
 				}
 				for j, v := range r {
 					if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > limit {

@@ -26,8 +26,6 @@ type lloydData interface {
 	work(k int) *lloydWork
 	// seed returns k centers (k*d, row-major) chosen by k-means++.
 	seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, error)
-	// seeds returns seed's centers for each of the generators.
-	seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error)
 	// assign sets labels and dist to each row's nearest center and its
 	// squared distance.
 	assign(c []float64, labels []int, dist []float64, w *lloydWork)
@@ -37,9 +35,16 @@ type lloydData interface {
 	means(c []float64, labels []int, w *lloydWork)
 }
 
+// lockstepSeeder is lloydData that seeds several replicates at once
+// (points.seeds): seeds returns seed's centers for each generator.
+type lockstepSeeder interface {
+	seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error)
+}
+
 var (
-	_ lloydData = (*points)(nil)
-	_ lloydData = (*sparsePoints)(nil)
+	_ lloydData      = (*points)(nil)
+	_ lloydData      = (*sparsePoints)(nil)
+	_ lockstepSeeder = (*points)(nil)
 )
 
 // checkKMeansOptions returns the error for options that KMeans rejects,
@@ -71,9 +76,6 @@ func runKMeans(ctx context.Context, fn string, data lloydData, opt KMeansOptions
 		reps = defaultReplicates
 	}
 	cfg := newLloydConfig(opt)
-	// Every replicate is seeded first (seeds steps them together), then
-	// each runs Lloyd's iterations in turn; replicate r draws from
-	// PCG(seed, r) whatever the order.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -81,9 +83,17 @@ func runKMeans(ctx context.Context, fn string, data lloydData, opt KMeansOptions
 	for r := range rngs {
 		rngs[r] = rand.New(rand.NewPCG(opt.Seed, uint64(r)))
 	}
-	starts, err := data.seeds(ctx, opt.K, rngs)
-	if err != nil {
-		return nil, err
+	// Dense rows are seeded for every replicate first (seeds steps them
+	// together; their starts are k x d, small), then each replicate runs
+	// Lloyd's iterations in turn. Sparse rows' starts are dense k x d over
+	// a vocabulary, so each replicate is seeded just before it runs.
+	// Replicate r draws from PCG(seed, r) either way.
+	var starts [][]float64
+	if ls, ok := data.(lockstepSeeder); ok {
+		var err error
+		if starts, err = ls.seeds(ctx, opt.K, rngs); err != nil {
+			return nil, err
+		}
 	}
 	var best *lloydRun
 	bestRep := 0
@@ -91,8 +101,16 @@ func runKMeans(ctx context.Context, fn string, data lloydData, opt KMeansOptions
 		if err := ctx.Err(); err != nil {
 			return best.result(d, bestRep), err
 		}
-		run, err := lloyd(ctx, data, starts[r], cfg)
-		starts[r] = nil
+		var c []float64
+		if starts != nil {
+			c, starts[r] = starts[r], nil
+		} else {
+			var err error
+			if c, err = data.seed(ctx, opt.K, rngs[r]); err != nil {
+				return best.result(d, bestRep), err
+			}
+		}
+		run, err := lloyd(ctx, data, c, cfg)
 		if run != nil && (best == nil || run.inertia < best.inertia) {
 			best, bestRep = run, r
 		}

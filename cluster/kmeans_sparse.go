@@ -121,19 +121,6 @@ func (p *sparsePoints) dims() (n, d int) { return p.n, p.d }
 
 func (p *sparsePoints) work(k int) *lloydWork { return newLloydWork(p.n, p.d, k, p.threads) }
 
-// seeds runs seed once for each generator, one replicate after another.
-func (p *sparsePoints) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error) {
-	cs := make([][]float64, len(rngs))
-	for r, rng := range rngs {
-		c, err := p.seed(ctx, k, rng)
-		if err != nil {
-			return nil, err
-		}
-		cs[r] = c
-	}
-	return cs, nil
-}
-
 // seed is points.seed for sparse rows: the same draws from the same
 // distances. A seed is a row r, so x_i.x_r is zero unless row i shares a
 // column with r; the double-double products of the rows that do are

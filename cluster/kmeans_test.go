@@ -719,6 +719,34 @@ func TestKMeansContext(t *testing.T) {
 	checkConsistent(t, x, run.result(p.d, 0), 0)
 }
 
+// errAfter is a context whose Err is nil for its first calls calls and
+// context.Canceled from then on.
+type errAfter struct {
+	context.Context
+	calls int
+}
+
+func (c *errAfter) Err() error {
+	if c.calls--; c.calls < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestKMeansCancelWhileSeeding: a context that ends between two seeding
+// steps (dense rows seed every replicate before Lloyd's iterations) gives
+// no clustering and the context's error.
+func TestKMeansCancelWhileSeeding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x, _ := blobs(rng, 100, 3, 5, 4)
+	for calls := 1; calls <= 3; calls++ {
+		res, err := KMeans(&errAfter{Context: context.Background(), calls: calls}, x, KMeansOptions{K: 5})
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Errorf("cancelled after %d checks: %v, %v", calls, res, err)
+		}
+	}
+}
+
 // cancelAfterOneIteration runs lloyd on data from the centers c with a
 // context cancelled during the first iteration and checks that the
 // clustering that iteration produced comes back with the error.

@@ -35,22 +35,25 @@ type Graph struct {
 func (g *Graph) N() int { return g.W.Rows }
 
 // NewGraph returns the graph with weight matrix w after checking it with
-// Check; Degree is computed from w.
+// Check; Degree is computed from w (W's row sums, each in stored order).
+// The check runs on GOMAXPROCS goroutines.
 func NewGraph(w *sparse.CSR) (*Graph, error) {
 	g := &Graph{W: w}
 	if w == nil {
 		return nil, fmt.Errorf("graph: nil weight matrix")
 	}
-	if err := g.check(); err != nil {
+	deg, err := g.check()
+	if err != nil {
 		return nil, err
 	}
-	g.Degree = w.RowSums()
+	g.Degree = deg
 	return g, nil
 }
 
 // Check reports whether g is a valid graph on n samples: square n x n,
 // valid CSR, finite non-negative weights, no self-loops, symmetric, and
-// a total weight (the sum of the degrees) that float64 holds.
+// a total weight (the sum of the degrees) that float64 holds. It runs on
+// GOMAXPROCS goroutines; the error is the first a pass in row order meets.
 func (g *Graph) Check(n int) error {
 	if g == nil || g.W == nil {
 		return fmt.Errorf("graph: nil graph")
@@ -58,7 +61,7 @@ func (g *Graph) Check(n int) error {
 	if g.W.Rows != n {
 		return fmt.Errorf("graph: %d x %d weight matrix for %d samples", g.W.Rows, g.W.Cols, n)
 	}
-	if err := g.check(); err != nil {
+	if _, err := g.check(); err != nil {
 		return err
 	}
 	if len(g.Degree) != n {
@@ -67,13 +70,15 @@ func (g *Graph) Check(n int) error {
 	return nil
 }
 
-func (g *Graph) check() error {
+// check is Check's test of W, returning W's row sums (each in stored
+// order, as sparse.CSR.RowSums adds them) when it passes.
+func (g *Graph) check() ([]float64, error) {
 	w := g.W
 	if w.Rows != w.Cols {
-		return fmt.Errorf("graph: weight matrix is %d x %d, not square", w.Rows, w.Cols)
+		return nil, fmt.Errorf("graph: weight matrix is %d x %d, not square", w.Rows, w.Cols)
 	}
 	if err := w.Validate(); err != nil {
-		return fmt.Errorf("graph: %w", err)
+		return nil, fmt.Errorf("graph: %w", err)
 	}
 	// The degrees, their total (the graph's volume, which the
 	// scale-invariant lambda divides by) and lambda D must all be finite:
@@ -115,10 +120,13 @@ func (g *Graph) check() error {
 	var total float64
 	for i := 0; i < first; i++ {
 		if total += deg[i]; math.IsInf(total, 0) {
-			return fmt.Errorf("graph: the weights overflow: their sum reaches %v at vertex %d (1-based, degree %v); scale the weights down", total, i+1, deg[i])
+			return nil, fmt.Errorf("graph: the weights overflow: their sum reaches %v at vertex %d (1-based, degree %v); scale the weights down", total, i+1, deg[i])
 		}
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return deg, nil
 }
 
 // checkEntry reports what is wrong with W's stored entry p, in row i: a

@@ -784,8 +784,13 @@ func TestCheckOrder(t *testing.T) {
 		}
 		t.Fatalf("no entry (%d,%d)", i, j)
 	}
-	if _, err := NewGraph(ring()); err != nil {
+	w := ring()
+	g, err := NewGraph(w)
+	if err != nil {
 		t.Fatalf("ring: %v", err)
+	}
+	if !slices.Equal(g.Degree, w.RowSums()) {
+		t.Error("NewGraph's degrees differ from W's row sums")
 	}
 	for _, c := range []struct {
 		name string

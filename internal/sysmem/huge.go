@@ -27,8 +27,8 @@ func HugePages[E any](s []E) {
 	adviseHuge(unsafe.Pointer(unsafe.SliceData(s)), n)
 }
 
-// Touch writes a zero byte into each 4 KiB page of s from up to threads
-// goroutines, so that the kernel maps and clears s's fresh pages in
+// Touch writes a zero byte every 4 KiB of s (so into every page but
+// perhaps the last, partly covered one) from up to threads goroutines, so that the kernel maps and clears s's fresh pages in
 // parallel rather than in the one goroutine that fills s later. s must be
 // memory that reads as zero and that nothing else writes yet (a fresh
 // make, before it is filled), so the contents do not change. Below
