@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/internal/parallel"
@@ -152,7 +153,10 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 	// raw storage is read on one goroutine: its At need not be safe for
 	// concurrent use.
 	raw, isRaw := x.(mat.RawMatrixer)
-	if !isRaw {
+	var m blas64.General
+	if isRaw {
+		m = raw.RawMatrix()
+	} else {
 		for i := range n {
 			r := p.row(i)
 			for j := range r {
@@ -170,7 +174,6 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 			for i := c * grain; i < min(n, (c+1)*grain); i++ {
 				r := p.row(i)
 				if isRaw {
-					m := raw.RawMatrix()
 					copy(r, m.Data[i*m.Stride:i*m.Stride+d])
 				}
 				for j, v := range r {

@@ -880,6 +880,8 @@ func (t *sumTable) add(j int32, x, p float32) {
 			return
 		case -1:
 			t.key[slot] = j
+			// 0 + x p, as the dense accumulator added it, so that the
+			// sums are its bit for bit (TestSumTable).
 			t.sum[slot] = 0
 			t.sum[slot] += x * p
 			t.used = append(t.used, int32(slot))

@@ -604,41 +604,51 @@ func (p *problem) row(r int) int {
 func (p *problem) setInit(f *factors, init *Factors) {
 	k := f.k
 	// Row by row in parallel: a start is copied at every fit, and Auto's
-	// path starts each candidate from the previous one's factors.
+	// path starts each candidate from the previous one's factors. A
+	// matrix without raw storage is read on one goroutine: its At need
+	// not be safe for concurrent use.
 	fill := func(dst blas64.General, src mat.Matrix, row func(r int) int) {
-		raw, isRaw := src.(mat.RawMatrixer)
-		parallel.For(dst.Rows, p.opts.Threads, 1024, func(lo, hi int) {
-			for r := lo; r < hi; r++ {
-				out, i := dst.Data[r*k:(r+1)*k], row(r)
-				if isRaw {
-					m := raw.RawMatrix()
-					copy(out, m.Data[i*m.Stride:i*m.Stride+k])
-					continue
-				}
-				for j := range out {
-					out[j] = src.At(i, j)
-				}
+		if raw, ok := src.(mat.RawMatrixer); ok {
+			m := raw.RawMatrix()
+			p.eachRow(dst.Rows, func(r int) {
+				i := row(r)
+				copy(dst.Data[r*k:(r+1)*k], m.Data[i*m.Stride:i*m.Stride+k])
+			})
+			return
+		}
+		for r := 0; r < dst.Rows; r++ {
+			for j := 0; j < k; j++ {
+				dst.Data[r*k+j] = src.At(row(r), j)
 			}
-		})
+		}
 	}
 	fill(f.a, init.U, p.row)
 	fill(f.v, init.V, func(i int) int { return i })
 	// Under NC weighting the updates work on V' = Gamma^(1/2) V and
 	// W' = Gamma^(-1/2) W.
 	if p.ncw != nil {
-		parallel.For(f.v.Rows, p.opts.Threads, 1024, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				if w := p.ncw[i]; w > 0 {
-					for j := 0; j < k; j++ {
-						f.v.Data[i*k+j] /= w
-						if p.spec.Concept() {
-							f.a.Data[i*k+j] *= w
-						}
+		p.eachRow(f.v.Rows, func(i int) {
+			if w := p.ncw[i]; w > 0 {
+				for j := 0; j < k; j++ {
+					f.v.Data[i*k+j] /= w
+					if p.spec.Concept() {
+						f.a.Data[i*k+j] *= w
 					}
 				}
 			}
 		})
 	}
+}
+
+// eachRow calls fn(i) for every i in [0, n) on the fit's goroutines; fn
+// may write only row i, so the result does not depend on the thread
+// count.
+func (p *problem) eachRow(n int, fn func(i int)) {
+	parallel.For(n, p.opts.Threads, 1024, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fn(i)
+		}
+	})
 }
 
 func (p *problem) iterator(f *factors) iterator {
@@ -663,15 +673,8 @@ func (p *problem) result(f *factors) *Result {
 	norms := p.columnNorms(f)
 	// The passes below run row by row in parallel, each entry computed
 	// as a serial pass would (V has a row a sample).
-	rows := func(n int, fn func(i int)) {
-		parallel.For(n, p.opts.Threads, 1024, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				fn(i)
-			}
-		})
-	}
 	if p.ncw != nil {
-		rows(n, func(i int) {
+		p.eachRow(n, func(i int) {
 			for j := 0; j < k; j++ {
 				f.v.Data[i*k+j] *= p.ncw[i]
 				if p.spec.Concept() {
@@ -684,7 +687,7 @@ func (p *problem) result(f *factors) *Result {
 			}
 		})
 	}
-	rows(f.a.Rows, func(i int) {
+	p.eachRow(f.a.Rows, func(i int) {
 		row := f.a.Data[i*k : (i+1)*k]
 		for j := range row {
 			if norms[j] > 0 {
@@ -693,7 +696,7 @@ func (p *problem) result(f *factors) *Result {
 		}
 	})
 	res.Labels = make([]int, n)
-	rows(n, func(i int) {
+	p.eachRow(n, func(i int) {
 		row := f.v.Data[i*k : (i+1)*k]
 		best, arg := 0.0, -1
 		for j := range row {
@@ -715,7 +718,7 @@ func (p *problem) result(f *factors) *Result {
 		return res
 	}
 	u := make([]float64, len(f.a.Data))
-	rows(f.a.Rows, func(r int) {
+	p.eachRow(f.a.Rows, func(r int) {
 		i := p.d.feature(r)
 		copy(u[i*k:(i+1)*k], f.a.Data[r*k:(r+1)*k])
 	})
