@@ -107,7 +107,10 @@ type KMeansResult struct {
 // centers that a rounding-error bound proves farther than the nearest, so
 // the labels, centers and inertia are those of the plain computation,
 // identical for any Threads and any kernel path; center sums add rows in
-// index order.
+// index order. From a replicate's second assignment on, bounds in the
+// manner of Hamerly skip the search for a row whose center they prove
+// still the strictly nearest, with margins for every rounding, so they
+// too leave the results as they are (see hamerly).
 //
 // x must have at least one row and column and only finite entries, small
 // enough (below about sqrt(MaxFloat64/(8 n d))) that squared distances
@@ -134,6 +137,8 @@ type points struct {
 	rel     float64   // screening error bound, relative part (see screenBound)
 	abs     float64   // and absolute part, for underflow
 	threads int
+	// plain turns off assign's bounds (tests compare against it).
+	plain bool
 }
 
 // newPoints copies and validates x.
@@ -238,6 +243,21 @@ func sqDist(x, c []float64) float64 {
 		s += float64(e * e)
 	}
 	return s
+}
+
+// sqDist4 returns sqDist(x0, c0), ..., sqDist(x3, c3), each summed in
+// index order exactly as sqDist sums it; all slices have len(x0) values.
+func sqDist4(x0, c0, x1, c1, x2, c2, x3, c3 []float64) (s0, s1, s2, s3 float64) {
+	d := len(x0)
+	c0, x1, c1, x2, c2, x3, c3 = c0[:d], x1[:d], c1[:d], x2[:d], c2[:d], x3[:d], c3[:d]
+	for t, v := range x0 {
+		e0, e1, e2, e3 := v-c0[t], x1[t]-c1[t], x2[t]-c2[t], x3[t]-c3[t]
+		s0 += float64(e0 * e0)
+		s1 += float64(e1 * e1)
+		s2 += float64(e2 * e2)
+		s3 += float64(e3 * e3)
+	}
+	return s0, s1, s2, s3
 }
 
 // seeds returns, for each generator, the k centers seed would choose
@@ -372,6 +392,10 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 // all j); by screenBound, a center whose a_j exceeds the least, a_m, by
 // more than twice the row's error bound is farther than center m, so
 // sqDist decides only among the others (usually m alone).
+//
+// From the second call of a run on, a row whose bounds (w.hamerly) prove
+// its last center still the strictly nearest skips that search: it costs
+// one sqDist instead of k cross products.
 func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork) {
 	d, k := p.d, len(w.norms)
 	var maxNorm float64
@@ -383,14 +407,22 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 			w.ct[t*k+j] = v
 		}
 	}
+	h := w.hamerly
+	if h == nil && !p.plain {
+		h = newHamerly(p.n, k, d, len(w.scratch), p.rel)
+		w.hamerly = h
+	}
+	bounded := h != nil && h.moved(c, d)
 	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
 		fast := w.scratch[worker]
-		for i := lo; i < hi; i++ {
+		// search finds row i's nearest center among all k.
+		search := func(i int) {
 			xi := p.row(i)
 			clear(fast)
 			kernels.AxpyGather(fast, xi, p.ident, w.ct, k)
 			least, second, m := leastTwo(fast, w.norms)
-			reach := least + 2*(p.rel*(p.norms[i]+maxNorm)+p.abs)
+			bound := p.rel*(p.norms[i]+maxNorm) + p.abs
+			reach := least + 2*bound
 			best, bestDist := m, sqDist(xi, c[m*d:(m+1)*d])
 			if second <= reach {
 				for j, dot := range fast {
@@ -403,8 +435,172 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 				}
 			}
 			labels[i], dist[i] = best, bestDist
+			if h != nil {
+				// Every center but best has a_j >= least, and every one
+				// but m a_j >= second.
+				other := second
+				if best != m {
+					other = least
+				}
+				h.found(i, best, p.norms[i]+other-2*bound)
+			}
+		}
+		i, kept := lo, 0
+		if bounded {
+			// Four rows at a time: their distances to their last centers
+			// are four independent chains of additions (sqDist4), where
+			// one row's chain alone waits on each addition's latency.
+			var da [4]float64
+			for ; i+4 <= hi; i += 4 {
+				l := h.last[i : i+4]
+				da[0], da[1], da[2], da[3] = sqDist4(p.row(i), c[l[0]*d:(l[0]+1)*d], p.row(i+1), c[l[1]*d:(l[1]+1)*d],
+					p.row(i+2), c[l[2]*d:(l[2]+1)*d], p.row(i+3), c[l[3]*d:(l[3]+1)*d])
+				for r, e := range da {
+					if a, ok := h.keep(i+r, e); ok {
+						labels[i+r], dist[i+r] = a, e
+						kept++
+					} else {
+						search(i + r)
+					}
+				}
+			}
+			for ; i < hi; i++ {
+				a := h.last[i]
+				e := sqDist(p.row(i), c[a*d:(a+1)*d])
+				if _, ok := h.keep(i, e); ok {
+					labels[i], dist[i] = a, e
+					kept++
+				} else {
+					search(i)
+				}
+			}
+		}
+		for ; i < hi; i++ {
+			search(i)
+		}
+		if h != nil {
+			// Counted here, not per row: the workers' counters share a
+			// cache line.
+			h.skipped[worker] += kept
 		}
 	})
+	if h != nil {
+		h.used(c)
+	}
+}
+
+// hamerly holds the bounds of Hamerly's accelerated k-means ("Making
+// k-means even faster", SDM 2010) for one run of Lloyd's iterations on
+// dense rows: for each row the center the last assignment gave it and a
+// lower bound on its distance to every other center, and the centers that
+// assignment used. When the centers have moved by at most delta_j, the
+// triangle inequality keeps lower[i] - max_{j != last[i]} delta_j a lower
+// bound; if that bound, or half the distance from the row's center to its
+// nearest other center, exceeds the row's distance to its center, no other
+// center can be as near, and the row keeps it.
+//
+// The labels must be exactly those of the full search (sqDist's nearest,
+// the lowest index on a tie), so every quantity carries its rounding: the
+// bounds are on the distances in exact arithmetic between the stored
+// vectors, lowered (upper bounds raised) by the relative slack eta, many
+// times screenBound's relative error, and the absolute slack tiny, far
+// above what underflow can hide. A row keeps its center only when every
+// other center is farther by the factor 1+eta in exact arithmetic, which
+// sqDist's rounding (relative d u plus underflow) cannot reverse: no
+// ties, no near ties, are ever decided by the bounds. The skip still
+// computes sqDist to the kept center, so dist is what the full search
+// gives, and the row's upper bound is exact at every step.
+type hamerly struct {
+	last    []int     // the center of each row at the last assignment
+	lower   []float64 // a lower bound on each row's distance to any other center
+	prev    []float64 // the centers of the last assignment, k*d
+	valid   bool      // last, lower and prev are set
+	delta   []float64 // how far each center moved since then, rounded up
+	half    []float64 // half the distance to the nearest other center, rounded down
+	top     int       // the center that moved farthest
+	first   float64   // its delta
+	second  float64   // the largest delta of the others
+	eta     float64
+	skipped []int // rows that kept their center, per worker
+}
+
+// tiny is hamerly's absolute slack on distances: above sqrt(d 2^-1074) for
+// any d below 10^20, the most that underflow in a sum of d squares can
+// hide, and too small to matter for data that is not itself near it.
+const tiny = 1e-150
+
+// newHamerly returns the bounds for n rows, k centers of d columns and
+// assign's workers; rel is screenBound's relative error for d.
+func newHamerly(n, k, d, workers int, rel float64) *hamerly {
+	return &hamerly{last: make([]int, n), lower: make([]float64, n), prev: make([]float64, k*d),
+		delta: make([]float64, k), half: make([]float64, k), eta: 16 * rel, skipped: make([]int, workers)}
+}
+
+// moved prepares the bounds for the centers c (k*d) and reports whether
+// they can be used: not at a run's first assignment.
+func (h *hamerly) moved(c []float64, d int) bool {
+	if !h.valid {
+		return false
+	}
+	k := len(h.delta)
+	up, down := 1+h.eta, 1-h.eta
+	h.top, h.first, h.second = -1, 0, 0
+	for j := range k {
+		cj := c[j*d : (j+1)*d]
+		h.delta[j] = math.Sqrt(sqDist(cj, h.prev[j*d:(j+1)*d]))*up + tiny
+		switch {
+		case h.delta[j] > h.first:
+			h.second, h.first, h.top = h.first, h.delta[j], j
+		case h.delta[j] > h.second:
+			h.second = h.delta[j]
+		}
+		s := math.Inf(1)
+		for o := range k {
+			if o != j {
+				s = min(s, sqDist(cj, c[o*d:(o+1)*d]))
+			}
+		}
+		h.half[j] = max(0, math.Sqrt(s)*down-tiny) / 2
+	}
+	return true
+}
+
+// keep reports, for row i at squared distance da (sqDist) from its last
+// center a, whether the bounds prove a the strictly nearest center, after
+// lowering the row's bound by the other centers' movement.
+func (h *hamerly) keep(i int, da float64) (a int, ok bool) {
+	a = h.last[i]
+	move := h.first
+	if a == h.top {
+		move = h.second
+	}
+	l := h.lower[i] - move
+	if l > 0 {
+		l *= 1 - h.eta
+	} else {
+		l = 0
+	}
+	h.lower[i] = l
+	up := math.Sqrt(da)*(1+h.eta) + tiny
+	return a, up*(1+h.eta) < max(l, h.half[a])
+}
+
+// found records the full search's center for row i and its bound on the
+// others: every other center j has sqDist >= other2 (a fast distance, less
+// twice its error bound).
+func (h *hamerly) found(i, best int, other2 float64) {
+	h.last[i] = best
+	l := 0.0
+	if other2 > 0 {
+		l = max(0, math.Sqrt(other2)*(1-h.eta)-tiny)
+	}
+	h.lower[i] = l
+}
+
+// used keeps the centers of this assignment for the next one's movement.
+func (h *hamerly) used(c []float64) {
+	copy(h.prev, c)
+	h.valid = true
 }
 
 // repair fills each empty cluster, by refill, with the row farthest from

@@ -222,6 +222,9 @@ type lloydWork struct {
 	// colSums holds per worker the column sums of columnMeans, made on
 	// first use.
 	colSums [][]float64
+	// hamerly holds the bounds of the dense assignment, made at the run's
+	// first assignment.
+	hamerly *hamerly
 }
 
 // newLloydWork returns the scratch space for n rows of d columns, k

@@ -382,6 +382,105 @@ func TestAssignScreening(t *testing.T) {
 	})
 }
 
+// TestHamerlyMatchesPlain moves centers step by step, as Lloyd's
+// iterations and repairs do and in ways they rarely do (a jump, a center
+// onto a row, two centers onto each other, exact ties, data far below and
+// above unit scale), and checks that assign with its bounds gives, at
+// every step, the labels and distances of the full search, bit for bit,
+// and that the bounds did skip rows where the centers barely moved.
+func TestHamerlyMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	type dataset struct {
+		name string
+		x    *mat.Dense
+	}
+	scaled := func(x *mat.Dense, f, off float64) *mat.Dense {
+		y := mat.DenseCopyOf(x)
+		for i, v := range y.RawMatrix().Data {
+			y.RawMatrix().Data[i] = off + f*v
+		}
+		return y
+	}
+	b, _ := blobs(rng, 60, 5, 7, 20)
+	grid := mat.NewDense(300, 3, nil)
+	for i := range grid.RawMatrix().Data {
+		grid.RawMatrix().Data[i] = float64(rng.IntN(4))
+	}
+	sets := []dataset{
+		{"blobs", b},
+		{"factor rows", factorRows(rng, 500, 12)},
+		{"normal", randRows(rng, 400, 9)},
+		{"grid", grid},
+		{"blobs at 1e-155", scaled(b, 1e-155, 0)},
+		{"blobs at 1e-140", scaled(b, 1e-140, 0)},
+		{"blobs at 1e140", scaled(b, 1e140, 0)},
+		{"blobs offset 1e6", scaled(b, 1, 1e6)},
+	}
+	withPaths(t, func(t *testing.T) {
+		skippedBlobs := 0
+		for _, ds := range sets {
+			for _, threads := range []int{1, 2, 7} {
+				p := mustPoints(t, ds.x, threads)
+				ref := mustPoints(t, ds.x, threads)
+				ref.plain = true
+				n, d := p.n, p.d
+				k := 7
+				c := make([]float64, k*d)
+				for j, i := range rng.Perm(n)[:k] {
+					copy(c[j*d:], p.row(i))
+				}
+				scale := math.Sqrt(p.norms[0]/float64(d)) + math.SmallestNonzeroFloat64
+				w, rw := p.work(k), ref.work(k)
+				labels, dist := make([]int, n), make([]float64, n)
+				rl, rd := make([]int, n), make([]float64, n)
+				for step := range 40 {
+					switch {
+					case step == 0:
+					case step%10 == 3:
+						// A jump across the data.
+						copy(c[(step%k)*d:], p.row(rng.IntN(n)))
+					case step%10 == 5:
+						// Two centers onto each other.
+						copy(c[((step+1)%k)*d:((step+1)%k+1)*d], c[(step%k)*d:(step%k+1)*d])
+					case step%10 == 7 && ds.name == "grid":
+						// Half-integer centers: exact ties.
+						for u := range c {
+							c[u] = float64(rng.IntN(4)) + 0.5
+						}
+					case step%10 == 9:
+						// A center onto a row: distance 0.
+						copy(c[(step%k)*d:], p.row(step))
+					default:
+						// Small moves, as late iterations make.
+						for u := range c {
+							c[u] += 1e-3 * scale * rng.NormFloat64()
+						}
+					}
+					p.assign(c, labels, dist, w)
+					ref.assign(c, rl, rd, rw)
+					for i := range n {
+						if labels[i] != rl[i] || math.Float64bits(dist[i]) != math.Float64bits(rd[i]) {
+							t.Fatalf("%s threads %d step %d row %d: bounded %d at %v, full search %d at %v",
+								ds.name, threads, step, i, labels[i], dist[i], rl[i], rd[i])
+						}
+					}
+				}
+				if rw.hamerly != nil {
+					t.Fatalf("%s: the plain points kept bounds", ds.name)
+				}
+				if ds.name == "blobs" {
+					for _, s := range w.hamerly.skipped {
+						skippedBlobs += s
+					}
+				}
+			}
+		}
+		if skippedBlobs == 0 {
+			t.Error("the bounds never kept a row's center on the blobs")
+		}
+	})
+}
+
 func TestLloydInertiaNonIncreasing(t *testing.T) {
 	for seed := range uint64(4) {
 		rng := rand.New(rand.NewPCG(seed, 21))
