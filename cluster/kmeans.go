@@ -414,7 +414,7 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 	}
 	bounded := h != nil && h.moved(c, d)
 	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
-		fast := w.scratch[worker]
+		fast := w.scratch[worker][:k]
 		// search finds row i's nearest center among all k.
 		search := func(i int) {
 			xi := p.row(i)

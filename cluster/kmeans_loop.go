@@ -236,7 +236,8 @@ func newLloydWork(n, d, k, threads int) *lloydWork {
 		// Each worker writes its scratch on every row: on lines of its
 		// own (at k = 10 two threads took longer than one when they
 		// shared them).
-		scratch: parallel.OwnRows(parallel.Workers(n, threads, assignGrain(n, threads)), k),
+		// 4k: the sparse assignment takes four rows at a time.
+		scratch: parallel.OwnRows(parallel.Workers(n, threads, assignGrain(n, threads)), 4*k),
 		means:   make([][]float64, parallel.Workers(k, threads, 1)),
 		counts:  make([]int, k),
 		start:   make([]int, k+1),

@@ -188,11 +188,19 @@ func (p *sparsePoints) seed(ctx context.Context, k int, rng *rand.Rand) ([]float
 func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloydWork) {
 	d, k := p.d, len(w.norms)
 	exact := make([]doubleDouble, k)
-	parallel.For(k, p.threads, 1, func(lo, hi int) {
+	// Centers in chunks of four, for squares4 (a center's squares alone
+	// are one chain of additions that waits on each one's latency).
+	parallel.For(k, p.threads, 4, func(lo, hi int) {
+		j := lo
+		for ; j+4 <= hi; j += 4 {
+			exact[j], exact[j+1], exact[j+2], exact[j+3] = squares4(c[j*d:(j+1)*d], c[(j+1)*d:(j+2)*d], c[(j+2)*d:(j+3)*d], c[(j+3)*d:(j+4)*d])
+		}
+		for ; j < hi; j++ {
+			exact[j] = squares(c[j*d : (j+1)*d])
+		}
 		for j := lo; j < hi; j++ {
 			cj := c[j*d : (j+1)*d]
 			w.norms[j] = kernels.Dot(cj, cj)
-			exact[j] = squares(cj)
 		}
 	})
 	var maxNorm float64
@@ -209,27 +217,80 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 		}
 	})
 	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
-		fast := w.scratch[worker]
-		for i := lo; i < hi; i++ {
-			val, ind := p.row(i)
-			clear(fast)
-			kernels.AxpyGather(fast, val, ind, w.ct, k)
-			least, second, m := leastTwo(fast, w.norms)
-			reach := least + 2*(p.rel*(p.norms[i]+maxNorm)+p.abs)
-			best, bestDist := m, sparseSqDist(val, ind, p.exact[i], c[m*d:(m+1)*d], exact[m])
-			if second <= reach {
-				for j, dot := range fast {
-					if j == m || w.norms[j]-2*dot > reach {
-						continue
-					}
-					if e := sparseSqDist(val, ind, p.exact[i], c[j*d:(j+1)*d], exact[j]); e < bestDist || (e == bestDist && j < best) {
-						best, bestDist = j, e
-					}
+		fast := w.scratch[worker][:4*k]
+		var m [4]int
+		var least, second, e [4]float64
+		// Rows go four at a time: the fast distances of each, then the
+		// exact distances of the four to their nearest fast centers
+		// together (sqDist4: four independent chains, where one row's
+		// double-double sum waits on each addition's latency), then the
+		// rare rows whose screen admits other centers one by one.
+		for i := lo; i < hi; i += 4 {
+			rows := min(4, hi-i)
+			for r := range rows {
+				val, ind := p.row(i + r)
+				f := fast[r*k : (r+1)*k]
+				clear(f)
+				kernels.AxpyGather(f, val, ind, w.ct, k)
+				least[r], second[r], m[r] = leastTwo(f, w.norms)
+			}
+			if rows == 4 {
+				e[0], e[1], e[2], e[3] = p.sqDist4(i, c, d, m, exact)
+			} else {
+				for r := range rows {
+					val, ind := p.row(i + r)
+					e[r] = sparseSqDist(val, ind, p.exact[i+r], c[m[r]*d:(m[r]+1)*d], exact[m[r]])
 				}
 			}
-			labels[i], dist[i] = best, bestDist
+			for r := range rows {
+				best, bestDist := m[r], e[r]
+				if reach := least[r] + 2*(p.rel*(p.norms[i+r]+maxNorm)+p.abs); second[r] <= reach {
+					val, ind := p.row(i + r)
+					for j, dot := range fast[r*k : (r+1)*k] {
+						if j == m[r] || w.norms[j]-2*dot > reach {
+							continue
+						}
+						if e := sparseSqDist(val, ind, p.exact[i+r], c[j*d:(j+1)*d], exact[j]); e < bestDist || (e == bestDist && j < best) {
+							best, bestDist = j, e
+						}
+					}
+				}
+				labels[i+r], dist[i+r] = best, bestDist
+			}
 		}
 	})
+}
+
+// sqDist4 returns sparseSqDist of rows i..i+3 to the centers m[0..3] of c
+// (exact holding the centers' squares): the four rows' products summed
+// side by side over their common length, then each row's rest alone, so
+// each sum adds its row's terms in order, as sparseSqDist does, bit for
+// bit.
+func (p *sparsePoints) sqDist4(i int, c []float64, d int, m [4]int, exact []doubleDouble) (e0, e1, e2, e3 float64) {
+	v0, i0 := p.row(i)
+	v1, i1 := p.row(i + 1)
+	v2, i2 := p.row(i + 2)
+	v3, i3 := p.row(i + 3)
+	c0, c1, c2, c3 := c[m[0]*d:(m[0]+1)*d], c[m[1]*d:(m[1]+1)*d], c[m[2]*d:(m[2]+1)*d], c[m[3]*d:(m[3]+1)*d]
+	var s0, s1, s2, s3 doubleDouble
+	n := min(len(v0), len(v1), len(v2), len(v3))
+	for q := range n {
+		s0.add(twoProd(v0[q], c0[i0[q]]))
+		s1.add(twoProd(v1[q], c1[i1[q]]))
+		s2.add(twoProd(v2[q], c2[i2[q]]))
+		s3.add(twoProd(v3[q], c3[i3[q]]))
+	}
+	rest := func(s *doubleDouble, val []float64, ind []int, c []float64) {
+		for q := n; q < len(val); q++ {
+			s.add(twoProd(val[q], c[ind[q]]))
+		}
+	}
+	rest(&s0, v0, i0, c0)
+	rest(&s1, v1, i1, c1)
+	rest(&s2, v2, i2, c2)
+	rest(&s3, v3, i3, c3)
+	return partsSqDist(p.exact[i], exact[m[0]], s0), partsSqDist(p.exact[i+1], exact[m[1]], s1),
+		partsSqDist(p.exact[i+2], exact[m[2]], s2), partsSqDist(p.exact[i+3], exact[m[3]], s3)
 }
 
 // repair is points.repair: each empty cluster takes the row farthest from
@@ -335,6 +396,28 @@ func squares(c []float64) doubleDouble {
 		}
 	}
 	return s
+}
+
+// squares4 returns squares of four vectors of equal length, side by side:
+// four independent chains, each adding its vector's squares in index
+// order and skipping its zeros, as squares does, bit for bit.
+func squares4(a, b, c, e []float64) (sa, sb, sc, se doubleDouble) {
+	b, c, e = b[:len(a)], c[:len(a)], e[:len(a)]
+	for t, v := range a {
+		if v != 0 {
+			sa.add(twoProd(v, v))
+		}
+		if v := b[t]; v != 0 {
+			sb.add(twoProd(v, v))
+		}
+		if v := c[t]; v != 0 {
+			sc.add(twoProd(v, v))
+		}
+		if v := e[t]; v != 0 {
+			se.add(twoProd(v, v))
+		}
+	}
+	return sa, sb, sc, se
 }
 
 // sparseSqDist returns the squared distance between the sparse row (val,

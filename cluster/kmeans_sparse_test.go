@@ -340,6 +340,48 @@ func TestSparseAssignScreening(t *testing.T) {
 // length as tf-idf rows usually are. Documents of one topic are then much
 // closer to each other than to any other topic's (squared distance 2), so
 // k-means++ puts one center in each topic.
+// TestFourAtATime checks squares4 and sqDist4 against squares and
+// sparseSqDist bit for bit: vectors with zeros, rows of unequal lengths
+// (one empty), values over many magnitudes.
+func TestFourAtATime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	gen := func() float64 { return math.Ldexp(rng.NormFloat64(), rng.IntN(80)-40) }
+	for trial := range 50 {
+		d := 1 + rng.IntN(60)
+		c := make([]float64, 4*d)
+		for u := range c {
+			if rng.Float64() < 0.7 {
+				c[u] = gen()
+			}
+		}
+		var got [4]doubleDouble
+		got[0], got[1], got[2], got[3] = squares4(c[:d], c[d:2*d], c[2*d:3*d], c[3*d:])
+		for j := range 4 {
+			if want := squares(c[j*d : (j+1)*d]); got[j] != want {
+				t.Fatalf("trial %d: squares4[%d] = %v, squares %v", trial, j, got[j], want)
+			}
+		}
+		x := randomSparse(rng, 8, d, rng.Float64(), gen)
+		p := mustSparsePoints(t, x, 1)
+		exact := make([]doubleDouble, 4)
+		for j := range 4 {
+			exact[j] = squares(c[j*d : (j+1)*d])
+		}
+		for i := 0; i+4 <= p.n; i++ {
+			m := [4]int{rng.IntN(4), rng.IntN(4), rng.IntN(4), rng.IntN(4)}
+			var e [4]float64
+			e[0], e[1], e[2], e[3] = p.sqDist4(i, c, d, m, exact)
+			for r := range 4 {
+				val, ind := p.row(i + r)
+				want := sparseSqDist(val, ind, p.exact[i+r], c[m[r]*d:(m[r]+1)*d], exact[m[r]])
+				if math.Float64bits(e[r]) != math.Float64bits(want) {
+					t.Fatalf("trial %d row %d: sqDist4 %v, sparseSqDist %v", trial, i+r, e[r], want)
+				}
+			}
+		}
+	}
+}
+
 func topicCorpus(rng *rand.Rand, per, k, vocab int) (*sparse.CSR, []int) {
 	var ri, ci []int
 	var v []float64
