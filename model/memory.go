@@ -21,6 +21,11 @@ type Memory struct {
 	Data, Graph, Factors int64
 }
 
+// kmeansSampleBytes is what k-means on V holds per sample beyond a copy
+// of V: 10 replicates' seeding arrays (a distance and a flag) and the
+// assignment's bounds (a lower bound and a center).
+const kmeansSampleBytes = 10*(8+1) + 8 + 8
+
 // Total is the sum of the parts.
 func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
 
@@ -63,6 +68,11 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	// denominators: about six factor-shaped arrays; k-means on V adds its
 	// replicates' assignments and centres (small) and a copy of V.
 	est.Factors = 7 * 8 * k * (n64 + m64)
+	if opts.Assign == KMeansAssign {
+		// And per sample: the seeding's distance and chosen flag for
+		// each of the 10 replicates, the bounds' lower bound and center.
+		est.Factors += kmeansSampleBytes * n64
+	}
 	if opts.Method.KL() {
 		// X ./ (U V^T) at the stored entries, and its transpose.
 		entries := n64 * m64

@@ -23,14 +23,17 @@ func TestEstimateMemory(t *testing.T) {
 	nnz := int64(len(a.Ind))
 	copyBytes := 16*nnz + 8*int64(n+m)
 	nmf := EstimateMemory(ds, Options{Method: solver.NMF, K: 10}, 2)
-	if nmf.Data != 3*copyBytes || nmf.Graph != 0 || nmf.Factors != 7*8*10*int64(n+m) {
+	if nmf.Data != 3*copyBytes || nmf.Graph != 0 || nmf.Factors != 7*8*10*int64(n+m)+kmeansSampleBytes*int64(n) {
 		t.Errorf("NMF k=10: %+v", nmf)
+	}
+	if am := EstimateMemory(ds, Options{Method: solver.NMF, K: 10, Assign: ArgMaxAssign}, 2); am.Factors != 7*8*10*int64(n+m) {
+		t.Errorf("NMF k=10, argmax: %+v", am)
 	}
 	if kl := EstimateMemory(ds, Options{Method: solver.NMFKL, K: 10}, 2); kl.Data <= nmf.Data {
 		t.Errorf("NMF-KL data %d, not above NMF's %d", kl.Data, nmf.Data)
 	}
-	if k20 := EstimateMemory(ds, Options{Method: solver.NMF, K: 20}, 2); k20.Factors != 2*nmf.Factors {
-		t.Errorf("k=20 factors %d, want twice %d", k20.Factors, nmf.Factors)
+	if k20 := EstimateMemory(ds, Options{Method: solver.NMF, K: 20}, 2); k20.Factors-kmeansSampleBytes*int64(n) != 2*(nmf.Factors-kmeansSampleBytes*int64(n)) {
+		t.Errorf("k=20 factors %d, want twice %d beside k-means'", k20.Factors, nmf.Factors)
 	}
 	g := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10}, 2)
 	if g.Graph <= 0 {
