@@ -222,9 +222,9 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 		var least, second, e [4]float64
 		// Rows go four at a time: the fast distances of each, then the
 		// exact distances of the four to their nearest fast centers
-		// together (sqDist4: four independent chains, where one row's
-		// double-double sum waits on each addition's latency), then the
-		// rare rows whose screen admits other centers one by one.
+		// together (sparseSqDist4: four independent chains, where one
+		// row's double-double sum waits on each addition's latency), then
+		// the rare rows whose screen admits other centers one by one.
 		for i := lo; i < hi; i += 4 {
 			rows := min(4, hi-i)
 			for r := range rows {
@@ -235,7 +235,7 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 				least[r], second[r], m[r] = leastTwo(f, w.norms)
 			}
 			if rows == 4 {
-				e[0], e[1], e[2], e[3] = p.sqDist4(i, c, d, m, exact)
+				e[0], e[1], e[2], e[3] = p.sparseSqDist4(i, c, d, m, exact)
 			} else {
 				for r := range rows {
 					val, ind := p.row(i + r)
@@ -261,12 +261,12 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 	})
 }
 
-// sqDist4 returns sparseSqDist of rows i..i+3 to the centers m[0..3] of c
-// (exact holding the centers' squares): the four rows' products summed
-// side by side over their common length, then each row's rest alone, so
-// each sum adds its row's terms in order, as sparseSqDist does, bit for
-// bit.
-func (p *sparsePoints) sqDist4(i int, c []float64, d int, m [4]int, exact []doubleDouble) (e0, e1, e2, e3 float64) {
+// sparseSqDist4 returns sparseSqDist of rows i..i+3 to the centers
+// m[0..3] of c (exact holding the centers' squares): the four rows'
+// products summed side by side over their common length, then each row's
+// rest alone, so each sum adds its row's terms in order, as sparseSqDist
+// does, bit for bit.
+func (p *sparsePoints) sparseSqDist4(i int, c []float64, d int, m [4]int, exact []doubleDouble) (e0, e1, e2, e3 float64) {
 	v0, i0 := p.row(i)
 	v1, i1 := p.row(i + 1)
 	v2, i2 := p.row(i + 2)

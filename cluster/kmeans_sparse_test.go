@@ -334,13 +334,7 @@ func TestSparseAssignScreening(t *testing.T) {
 	})
 }
 
-// topicCorpus returns k topics of per documents each; topic g uses only
-// the columns [g*vocab, (g+1)*vocab), each with a prototype weight, and a
-// document has that weight times 1 +- 10% on each of them, scaled to unit
-// length as tf-idf rows usually are. Documents of one topic are then much
-// closer to each other than to any other topic's (squared distance 2), so
-// k-means++ puts one center in each topic.
-// TestFourAtATime checks squares4 and sqDist4 against squares and
+// TestFourAtATime checks squares4 and sparseSqDist4 against squares and
 // sparseSqDist bit for bit: vectors with zeros, rows of unequal lengths
 // (one empty), values over many magnitudes.
 func TestFourAtATime(t *testing.T) {
@@ -370,18 +364,24 @@ func TestFourAtATime(t *testing.T) {
 		for i := 0; i+4 <= p.n; i++ {
 			m := [4]int{rng.IntN(4), rng.IntN(4), rng.IntN(4), rng.IntN(4)}
 			var e [4]float64
-			e[0], e[1], e[2], e[3] = p.sqDist4(i, c, d, m, exact)
+			e[0], e[1], e[2], e[3] = p.sparseSqDist4(i, c, d, m, exact)
 			for r := range 4 {
 				val, ind := p.row(i + r)
 				want := sparseSqDist(val, ind, p.exact[i+r], c[m[r]*d:(m[r]+1)*d], exact[m[r]])
 				if math.Float64bits(e[r]) != math.Float64bits(want) {
-					t.Fatalf("trial %d row %d: sqDist4 %v, sparseSqDist %v", trial, i+r, e[r], want)
+					t.Fatalf("trial %d row %d: sparseSqDist4 %v, sparseSqDist %v", trial, i+r, e[r], want)
 				}
 			}
 		}
 	}
 }
 
+// topicCorpus returns k topics of per documents each; topic g uses only
+// the columns [g*vocab, (g+1)*vocab), each with a prototype weight, and a
+// document has that weight times 1 +- 10% on each of them, scaled to unit
+// length as tf-idf rows usually are. Documents of one topic are then much
+// closer to each other than to any other topic's (squared distance 2), so
+// k-means++ puts one center in each topic.
 func topicCorpus(rng *rand.Rand, per, k, vocab int) (*sparse.CSR, []int) {
 	var ri, ci []int
 	var v []float64

@@ -481,6 +481,118 @@ func TestHamerlyMatchesPlain(t *testing.T) {
 	})
 }
 
+// TestHamerlyNearTies aims at the bounds' margins: a row last assigned to
+// a center, then centers moved so that another one ties with it or nearly
+// does (mirrored about the row, or moved by a few ulps or a tiny relative
+// step), over offsets of up to 1e8 (where the fast distances lose most
+// digits, so the lower bounds lean on the screen's error bound), scales
+// from 2^-495 to 2^460 and d up to 500. The full search must decide every
+// such tie, so the bounded labels and distances must equal it bit for bit
+// (without eta and tiny, or without the screen's bound in the lower
+// bound, this fails).
+func TestHamerlyNearTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	kept := 0
+	for trial := range 12000 {
+		d := []int{1, 2, 3, 7, 64, 500}[trial%6]
+		n, k := 5, 3
+		sc := math.Ldexp(1, []int{rng.IntN(60) - 30, -495, -470, -300, 300, 460}[trial%6])
+		off := []float64{0, 0, 1e3, 1e8}[trial%4]
+		x := mat.NewDense(n, d, nil)
+		for u := range x.RawMatrix().Data {
+			x.RawMatrix().Data[u] = sc * (off + rng.NormFloat64())
+		}
+		threads := 1 + trial%2
+		p, ref := mustPoints(t, x, threads), mustPoints(t, x, threads)
+		ref.plain = true
+		xr := p.row(0)
+		v := make([]float64, d)
+		for u := range v {
+			v[u] = sc * rng.NormFloat64() * math.Ldexp(1, -rng.IntN(20))
+		}
+		// Row 0 clearly nearest center 2 first.
+		c := make([]float64, k*d)
+		for u := range d {
+			c[u] = xr[u] + 10*v[u]
+			c[d+u] = xr[u] + 20*v[u]
+			c[2*d+u] = xr[u] + v[u]
+		}
+		w, rw := p.work(k), ref.work(k)
+		labels, dist := make([]int, n), make([]float64, n)
+		rl, rd := make([]int, n), make([]float64, n)
+		p.assign(c, labels, dist, w)
+		ref.assign(c, rl, rd, rw)
+		if trial%3 == 0 {
+			// Center 0 the mirror of center 2 about the row: an exact or
+			// near tie, which the lower index wins.
+			for u := range d {
+				c[u] = xr[u] - v[u]
+			}
+		} else {
+			// Center 0 nearly the mirror, center 2 moved by an ulp.
+			delta := math.Ldexp(rng.Float64()-0.5, -rng.IntN(50)-1)
+			for u := range d {
+				c[u] = xr[u] - v[u]*(1+delta)
+				c[2*d+u] = math.Nextafter(c[2*d+u], float64(rng.IntN(3)-1)*math.Inf(1))
+			}
+		}
+		for step := range 3 {
+			p.assign(c, labels, dist, w)
+			ref.assign(c, rl, rd, rw)
+			for i := range n {
+				if labels[i] != rl[i] || math.Float64bits(dist[i]) != math.Float64bits(rd[i]) {
+					t.Fatalf("trial %d (d %d, scale %g, offset %g) step %d row %d: bounded %d at %v, full search %d at %v",
+						trial, d, sc, off, step, i, labels[i], dist[i], rl[i], rd[i])
+				}
+			}
+		}
+		for _, s := range w.hamerly.skipped {
+			kept += s
+		}
+	}
+	if kept == 0 {
+		t.Error("the bounds never kept a row's center")
+	}
+	// Two centers only, mirrored about a row that was last assigned to
+	// the higher one: the exact tie sits right on the half-distance test
+	// (the row's distance is half the centers'), so without eta the bounds
+	// would keep center 1 where the lower index wins; at the scales where
+	// squares underflow, without tiny.
+	for trial := range 12000 {
+		d := []int{1, 2, 3, 4, 50, 300}[trial%6]
+		sc := math.Ldexp(1, []int{rng.IntN(40) - 20, -500, -490, -480, -470, 470, 480, -530, -540, -520}[trial%10])
+		x := mat.NewDense(4, d, nil)
+		for u := range x.RawMatrix().Data {
+			x.RawMatrix().Data[u] = sc * rng.NormFloat64()
+		}
+		p, ref := mustPoints(t, x, 1), mustPoints(t, x, 1)
+		ref.plain = true
+		xr := p.row(0)
+		c := make([]float64, 2*d)
+		v := make([]float64, d)
+		for u := range d {
+			v[u] = sc * rng.NormFloat64()
+			c[u], c[d+u] = xr[u]+10*v[u], xr[u]+1.01*v[u]
+		}
+		w, rw := p.work(2), ref.work(2)
+		labels, dist := make([]int, 4), make([]float64, 4)
+		rl, rd := make([]int, 4), make([]float64, 4)
+		p.assign(c, labels, dist, w)
+		ref.assign(c, rl, rd, rw)
+		for u := range d {
+			c[u], c[d+u] = xr[u]-v[u], xr[u]+v[u]
+		}
+		p.assign(c, labels, dist, w)
+		ref.assign(c, rl, rd, rw)
+		for i := range 4 {
+			if labels[i] != rl[i] || math.Float64bits(dist[i]) != math.Float64bits(rd[i]) {
+				t.Fatalf("mirror trial %d (d %d, scale %g) row %d: bounded %d at %v, full search %d at %v",
+					trial, d, sc, i, labels[i], dist[i], rl[i], rd[i])
+			}
+		}
+	}
+}
+
 func TestLloydInertiaNonIncreasing(t *testing.T) {
 	for seed := range uint64(4) {
 		rng := rand.New(rand.NewPCG(seed, 21))

@@ -22,8 +22,10 @@ type Memory struct {
 }
 
 // kmeansSampleBytes is what k-means on V holds per sample beyond a copy
-// of V: 10 replicates' seeding arrays (a distance and a flag) and the
-// assignment's bounds (a lower bound and a center).
+// of V, at the larger of its two phases: the seeding's distance and flag
+// for each of 10 replicates (90 bytes) and the rows' norms (8) at first;
+// then Lloyd's labels, distances and grouping with the assignment's
+// bounds (about 64). Rounded up to 106.
 const kmeansSampleBytes = 10*(8+1) + 8 + 8
 
 // Total is the sum of the parts.
@@ -69,8 +71,7 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	// replicates' assignments and centres (small) and a copy of V.
 	est.Factors = 7 * 8 * k * (n64 + m64)
 	if opts.Assign == KMeansAssign {
-		// And per sample: the seeding's distance and chosen flag for
-		// each of the 10 replicates, the bounds' lower bound and center.
+		// And per sample: the seeding's arrays or, later, Lloyd's.
 		est.Factors += kmeansSampleBytes * n64
 	}
 	if opts.Method.KL() {
