@@ -169,6 +169,17 @@ func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess
 	return gOld, gNew, hess
 }
 
+// extrapolateGeneric is Extrapolate's reference. The conversion keeps the
+// product unfused (the Go spec allows FMA otherwise).
+func extrapolateGeneric(cur, base []float64, beta float64) {
+	base = base[:len(cur)]
+	for i, c := range cur {
+		x := c + float64(beta*(c-base[i]))
+		base[i] = c
+		cur[i] = max(x, 0)
+	}
+}
+
 // projGradGeneric is ProjGrad's reference.
 func projGradGeneric(pg, ref, f, den, num []float64) {
 	n := len(f)

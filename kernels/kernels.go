@@ -8,17 +8,18 @@ import (
 // The dispatched implementations. They are set once, at init and by Use,
 // before any goroutine calls a kernel.
 var (
-	axpyImpl       = axpyGeneric
-	dotImpl        = dotGeneric
-	mulUpdateImpl  = mulUpdateGeneric
-	axpyGatherImpl = axpyGatherGeneric
-	dotGatherImpl  = dotGatherGeneric
-	dotGatherTImpl = dotGatherTGeneric
-	cdGatherImpl   = cdGatherGeneric
-	cdGather2Impl  = cdGather2Generic
-	klStepImpl     = klStepGeneric
-	projGradImpl   = projGradGeneric
-	path           = "generic"
+	axpyImpl        = axpyGeneric
+	dotImpl         = dotGeneric
+	mulUpdateImpl   = mulUpdateGeneric
+	axpyGatherImpl  = axpyGatherGeneric
+	dotGatherImpl   = dotGatherGeneric
+	dotGatherTImpl  = dotGatherTGeneric
+	cdGatherImpl    = cdGatherGeneric
+	cdGather2Impl   = cdGather2Generic
+	klStepImpl      = klStepGeneric
+	projGradImpl    = projGradGeneric
+	extrapolateImpl = extrapolateGeneric
+	path            = "generic"
 )
 
 func init() {
@@ -65,6 +66,7 @@ func Use(name string) error {
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
+		extrapolateImpl = extrapolateGeneric
 		path = "generic"
 		return nil
 	}
@@ -115,6 +117,26 @@ func MulUpdate(x, num, den []float64, eps float64) {
 		panic("kernels: MulUpdate length mismatch")
 	}
 	mulUpdateImpl(x, num, den, eps)
+}
+
+// Extrapolate moves cur past base by the momentum beta and makes base the
+// old cur: cur[i] = max(cur[i] + beta (cur[i] - base[i]), 0) with Go's
+// max (a NaN stays NaN, -0 becomes +0), base[i] = cur[i] before. Every
+// path performs the same IEEE operations, unfused, so the results are
+// identical. It panics if base is shorter than cur.
+//
+// Reference:
+//
+//	for i, c := range cur {
+//		x := c + beta*(c-base[i])
+//		base[i] = c
+//		cur[i] = max(x, 0)
+//	}
+func Extrapolate(cur, base []float64, beta float64) {
+	if len(base) < len(cur) {
+		panic("kernels: Extrapolate length mismatch")
+	}
+	extrapolateImpl(cur, base, beta)
 }
 
 // ProjGrad accumulates one row's share of a projected-gradient norm,

@@ -21,6 +21,7 @@ func useAsm(name string) {
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
+		extrapolateImpl = extrapolateAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -58,6 +59,14 @@ func dotAVX2(x, y []float64) float64
 //
 //go:noescape
 func mulUpdateAVX2(x, num, den []float64, eps float64)
+
+// extrapolateAVX2 is Extrapolate eight, four, then one entry a step,
+// with the reference's operations (subtract, multiply, add, then the
+// maximum with zero taken so that a NaN passes and +0 added, which turns
+// -0 into +0 and changes nothing else), so the results are identical.
+//
+//go:noescape
+func extrapolateAVX2(cur, base []float64, beta float64)
 
 // projGradAVX2 is ProjGrad four entries a step. Each sum is one fused
 // multiply-add, rounded once where the reference rounds the product and

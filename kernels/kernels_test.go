@@ -488,3 +488,76 @@ func TestProjGrad(t *testing.T) {
 		}
 	})
 }
+
+// TestExtrapolate checks every path against the reference bit for bit, at
+// every length to two blocks and past, with guards around both slices:
+// values of both signs and zeros of both signs (so that the maximum meets
+// negatives, -0 and exact zeros), infinities and NaNs, and momenta from 0
+// to 1.
+func TestExtrapolate(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), 1, -1, 1e-310, -1e-310, math.Inf(1), math.Inf(-1), math.NaN(), 1e300}
+	forEachPath(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(8, 8))
+		val := func(int) float64 {
+			switch rnd.IntN(8) {
+			case 0:
+				return specials[rnd.IntN(len(specials))]
+			case 1:
+				return 0
+			case 2:
+				return -rnd.Float64()
+			}
+			return rnd.Float64()
+		}
+		for _, beta := range []float64{0, 0.5, 0.97, 1} {
+			for _, n := range lengths(streamWidth) {
+				for off := range 4 {
+					cur, cb := guarded(n, off, val)
+					base, bb := guarded(n+1, (off+1)%4, val)
+					wantCur, wantBase := slices.Clone(cur), slices.Clone(base)
+					extrapolateGeneric(wantCur, wantBase, beta)
+
+					Extrapolate(cur, base, beta)
+
+					name := fmt.Sprintf("beta=%v n=%d off=%d", beta, n, off)
+					checkGuards(t, name+" cur", cur, cb, off)
+					checkGuards(t, name+" base", base, bb, (off+1)%4)
+					for i := range n {
+						if math.Float64bits(cur[i]) != math.Float64bits(wantCur[i]) && !(math.IsNaN(cur[i]) && math.IsNaN(wantCur[i])) {
+							t.Fatalf("%s: cur[%d] = %v (%#x), want %v (%#x)", name, i, cur[i], math.Float64bits(cur[i]), wantCur[i], math.Float64bits(wantCur[i]))
+						}
+					}
+					for i := range n {
+						if math.Float64bits(base[i]) != math.Float64bits(wantBase[i]) && !(math.IsNaN(base[i]) && math.IsNaN(wantBase[i])) {
+							t.Fatalf("%s: base[%d] = %v, want %v", name, i, base[i], wantBase[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestExtrapolateMax pins the maximum's corner cases against Go's max:
+// -0 gives +0, a NaN stays NaN, negatives give +0.
+func TestExtrapolateMax(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		// beta 0 and finite values: cur[i] = max(cur[i], 0) (an infinity
+		// would meet 0 * Inf = NaN in the momentum first).
+		in := []float64{math.Copysign(0, -1), 0, -2, 3, math.NaN(), -1e-310, 1e-310}
+		for n := range len(in) + 1 {
+			cur := slices.Clone(in[:n])
+			base := make([]float64, n)
+			Extrapolate(cur, base, 0)
+			for i, x := range in[:n] {
+				want := max(x, 0)
+				if math.Float64bits(cur[i]) != math.Float64bits(want) && !(math.IsNaN(want) && math.IsNaN(cur[i])) {
+					t.Errorf("n %d: max(%v, 0) = %v (%#x), want %v", n, x, cur[i], math.Float64bits(cur[i]), want)
+				}
+				if math.Float64bits(base[i]) != math.Float64bits(x) && !(math.IsNaN(x) && math.IsNaN(base[i])) {
+					t.Errorf("n %d: base[%d] = %v, want the old cur %v", n, i, base[i], x)
+				}
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/kernels"
 )
 
 // ExtrapolatedCD drives the coordinate descent of the Frobenius methods,
@@ -140,19 +141,15 @@ func copyFactor(dst, src []float64, threads int) {
 }
 
 // move sets cur to max(0, cur + beta (cur - base)) and base to cur's
-// value before, element by element, so the result does not depend on
-// threads.
+// value before, element by element (kernels.Extrapolate), so the result
+// does not depend on threads. The loop in Go took 7 % of an extrapolated
+// NMF iteration on TDT2 (Go's float max is a dozen instructions an entry).
 func (e *ExtrapolatedCD) move(cur, base []float64, threads int) {
 	if len(base) != len(cur) {
 		panic("solver: ExtrapolatedCD: a factor changed size")
 	}
 	beta := e.beta
 	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
-		b := base[lo:hi]
-		for i, c := range cur[lo:hi] {
-			x := c + beta*(c-b[i])
-			b[i] = c
-			cur[lo+i] = max(x, 0)
-		}
+		kernels.Extrapolate(cur[lo:hi], base[lo:hi], beta)
 	})
 }
