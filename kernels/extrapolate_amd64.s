@@ -2,11 +2,21 @@
 
 #include "textflag.h"
 
+// STEP moves the four entries at byte offset off: c = cur, b = base,
+// x = c + beta*(c - b) (beta in Y15), base = c, cur = max over x and zero
+// (Y14) with a NaN x passing, plus +0, which turns -0 into +0.
+#define STEP(off, c, b, x) \
+	VMOVUPD off(DI)(AX*8), c \
+	VMOVUPD off(SI)(AX*8), b \
+	VSUBPD  b, c, x          \
+	VMULPD  Y15, x, x        \
+	VADDPD  x, c, x          \
+	VMOVUPD c, off(SI)(AX*8) \
+	VMAXPD  x, Y14, x        \
+	VADDPD  Y14, x, x        \
+	VMOVUPD x, off(DI)(AX*8)
+
 // func extrapolateAVX2(cur, base []float64, beta float64)
-//
-// x = c + beta*(c - b); b = c; c = max(0 over x, NaN passing) + 0.
-// VMAXPD x, zero, dst gives zero where zero > x and x otherwise (a NaN x
-// included); adding +0 turns the -0 that passes into +0, as Go's max does.
 TEXT ·extrapolateAVX2(SB), NOSPLIT, $0-56
 	MOVQ         cur_base+0(FP), DI
 	MOVQ         cur_len+8(FP), CX
@@ -16,56 +26,25 @@ TEXT ·extrapolateAVX2(SB), NOSPLIT, $0-56
 	XORQ         AX, AX
 	MOVQ         CX, DX
 	ANDQ         $-8, DX
-	JZ           quad
+	JZ           four
 
-loop8:
-	VMOVUPD (DI)(AX*8), Y0
-	VMOVUPD 32(DI)(AX*8), Y1
-	VMOVUPD (SI)(AX*8), Y2
-	VMOVUPD 32(SI)(AX*8), Y3
-	VSUBPD  Y2, Y0, Y4
-	VSUBPD  Y3, Y1, Y5
-	VMULPD  Y15, Y4, Y4
-	VMULPD  Y15, Y5, Y5
-	VADDPD  Y4, Y0, Y4
-	VADDPD  Y5, Y1, Y5
-	VMOVUPD Y0, (SI)(AX*8)
-	VMOVUPD Y1, 32(SI)(AX*8)
-	VMAXPD  Y4, Y14, Y4
-	VMAXPD  Y5, Y14, Y5
-	VADDPD  Y14, Y4, Y4
-	VADDPD  Y14, Y5, Y5
-	VMOVUPD Y4, (DI)(AX*8)
-	VMOVUPD Y5, 32(DI)(AX*8)
-	ADDQ    $8, AX
-	CMPQ    AX, DX
-	JB      loop8
-
-quad:
-	MOVQ CX, DX
-	ANDQ $-4, DX
+eight:
+	STEP(0, Y0, Y2, Y4)
+	STEP(32, Y1, Y3, Y5)
+	ADDQ $8, AX
 	CMPQ AX, DX
-	JAE  tail
+	JB   eight
 
-loop4:
-	VMOVUPD (DI)(AX*8), Y0
-	VMOVUPD (SI)(AX*8), Y2
-	VSUBPD  Y2, Y0, Y4
-	VMULPD  Y15, Y4, Y4
-	VADDPD  Y4, Y0, Y4
-	VMOVUPD Y0, (SI)(AX*8)
-	VMAXPD  Y4, Y14, Y4
-	VADDPD  Y14, Y4, Y4
-	VMOVUPD Y4, (DI)(AX*8)
-	ADDQ    $4, AX
-	CMPQ    AX, DX
-	JB      loop4
+four:
+	LEAQ 4(AX), DX
+	CMPQ DX, CX
+	JA   one
+	STEP(0, Y0, Y2, Y4)
+	ADDQ $4, AX
 
-tail:
+one:
 	CMPQ AX, CX
 	JAE  done
-
-loop1:
 	VMOVSD (DI)(AX*8), X0
 	VMOVSD (SI)(AX*8), X2
 	VSUBSD X2, X0, X4
@@ -76,8 +55,7 @@ loop1:
 	VADDSD X14, X4, X4
 	VMOVSD X4, (DI)(AX*8)
 	INCQ   AX
-	CMPQ   AX, CX
-	JB     loop1
+	JMP    one
 
 done:
 	VZEROUPPER
