@@ -269,10 +269,10 @@ func sqDist4(x0, c0, x1, c1, x2, c2, x3, c3 []float64) (s0, s1, s2, s3 float64) 
 // read every row once a step per replicate through a call of
 // kernels.Dot of d terms, and drew serially (k-means of 500,000 rows of
 // 20 took 6.3 s that way and 5.6 s this way on 2 threads,
-// bench/RESULTS.md). The screen (screenBound holds for any order of summation) skips only rows
-// whose exact distance cannot lower their d2, and every d2 that changes
-// is the same sqDist as in seed, so the draws and centers are seed's
-// bit for bit.
+// bench/RESULTS.md). The screen (screenBound holds for any order of
+// summation) skips only rows whose exact distance cannot lower their d2,
+// and every d2 that changes is the same sqDist as in seed, so the draws
+// and centers are seed's bit for bit.
 func (p *points) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error) {
 	n, d, reps := p.n, p.d, len(rngs)
 	cs := make([][]float64, reps)
@@ -415,15 +415,19 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 	bounded := h != nil && h.moved(c, d)
 	parallel.ForWorker(p.n, p.threads, assignGrain(p.n, p.threads), func(worker, lo, hi int) {
 		fast := w.scratch[worker][:k]
-		// search finds row i's nearest center among all k.
-		search := func(i int) {
+		// search finds row i's nearest center among all k; a >= 0 is a
+		// center whose sqDist da is known already (the row's last).
+		search := func(i, a int, da float64) {
 			xi := p.row(i)
 			clear(fast)
 			kernels.AxpyGather(fast, xi, p.ident, w.ct, k)
 			least, second, m := leastTwo(fast, w.norms)
 			bound := p.rel*(p.norms[i]+maxNorm) + p.abs
 			reach := least + 2*bound
-			best, bestDist := m, sqDist(xi, c[m*d:(m+1)*d])
+			best, bestDist := m, da
+			if m != a {
+				bestDist = sqDist(xi, c[m*d:(m+1)*d])
+			}
 			if second <= reach {
 				for j, dot := range fast {
 					if j == m || w.norms[j]-2*dot > reach {
@@ -446,37 +450,36 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 			}
 		}
 		i, kept := lo, 0
+		// settle keeps row i's last center at sqDist da where the bounds
+		// prove it, and searches otherwise.
+		settle := func(i int, da float64) {
+			if a, ok := h.keep(i, da); ok {
+				labels[i], dist[i] = a, da
+				kept++
+			} else {
+				search(i, a, da)
+			}
+		}
 		if bounded {
 			// Four rows at a time: their distances to their last centers
 			// are four independent chains of additions (sqDist4), where
 			// one row's chain alone waits on each addition's latency.
-			var da [4]float64
 			for ; i+4 <= hi; i += 4 {
 				l := h.last[i : i+4]
-				da[0], da[1], da[2], da[3] = sqDist4(p.row(i), c[l[0]*d:(l[0]+1)*d], p.row(i+1), c[l[1]*d:(l[1]+1)*d],
+				d0, d1, d2, d3 := sqDist4(p.row(i), c[l[0]*d:(l[0]+1)*d], p.row(i+1), c[l[1]*d:(l[1]+1)*d],
 					p.row(i+2), c[l[2]*d:(l[2]+1)*d], p.row(i+3), c[l[3]*d:(l[3]+1)*d])
-				for r, e := range da {
-					if a, ok := h.keep(i+r, e); ok {
-						labels[i+r], dist[i+r] = a, e
-						kept++
-					} else {
-						search(i + r)
-					}
-				}
+				settle(i, d0)
+				settle(i+1, d1)
+				settle(i+2, d2)
+				settle(i+3, d3)
 			}
 			for ; i < hi; i++ {
 				a := h.last[i]
-				e := sqDist(p.row(i), c[a*d:(a+1)*d])
-				if _, ok := h.keep(i, e); ok {
-					labels[i], dist[i] = a, e
-					kept++
-				} else {
-					search(i)
-				}
+				settle(i, sqDist(p.row(i), c[a*d:(a+1)*d]))
 			}
 		}
 		for ; i < hi; i++ {
-			search(i)
+			search(i, -1, 0)
 		}
 		if h != nil {
 			// Counted here, not per row: the workers' counters share a
@@ -545,6 +548,10 @@ func (h *hamerly) moved(c []float64, d int) bool {
 	k := len(h.delta)
 	up, down := 1+h.eta, 1-h.eta
 	h.top, h.first, h.second = -1, 0, 0
+	near := h.half // the least squared distance to another center, then its bound
+	for j := range near {
+		near[j] = math.Inf(1)
+	}
 	for j := range k {
 		cj := c[j*d : (j+1)*d]
 		h.delta[j] = math.Sqrt(sqDist(cj, h.prev[j*d:(j+1)*d]))*up + tiny
@@ -554,13 +561,13 @@ func (h *hamerly) moved(c []float64, d int) bool {
 		case h.delta[j] > h.second:
 			h.second = h.delta[j]
 		}
-		s := math.Inf(1)
-		for o := range k {
-			if o != j {
-				s = min(s, sqDist(cj, c[o*d:(o+1)*d]))
-			}
+		// Each pair once: sqDist(a, b) and sqDist(b, a) are the same
+		// (a difference and its negation round alike).
+		for o := j + 1; o < k; o++ {
+			s := sqDist(cj, c[o*d:(o+1)*d])
+			near[j], near[o] = min(near[j], s), min(near[o], s)
 		}
-		h.half[j] = max(0, math.Sqrt(s)*down-tiny) / 2
+		h.half[j] = max(0, math.Sqrt(near[j])*down-tiny) / 2
 	}
 	return true
 }
