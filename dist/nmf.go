@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -291,8 +292,9 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		res.Formula += len(hl.need)*k + k
 	}
 	tol := opts.tol()
-	// vHalf is the V half-step: X^T U to V's owners, V's update, V^T V.
-	vHalf := func() error {
+	// vHalf is the V half-step: X^T U to V's owners, V's update, and
+	// with withGram set V^T V.
+	vHalf := func(withGram bool) error {
 		if err := gather(cs.Row, res.U.Data, ui.Data, uCounts); err != nil {
 			return err
 		}
@@ -312,6 +314,9 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		} else {
 			solver.MUUpdate(res.V, pOwn, utu, wv.Data, deg, opts.Threads)
 		}
+		if !withGram {
+			return nil
+		}
 		var err error
 		vtv, err = gram(world, res.V, nil)
 		return err
@@ -326,11 +331,13 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 				}
 				return sqNorm - 2*dot + kernels.Dot(utu, vtv), nil
 			},
-			UGram: func() (err error) {
+			UGram: func(move func(lo, hi int)) (err error) {
+				moveAll(move, len(res.U.Data), opts.Threads)
 				utu, err = gram(world, res.U, nil)
 				return err
 			},
-			VGram: func() (err error) {
+			VGram: func(move func(lo, hi int)) (err error) {
+				moveAll(move, len(res.V.Data), opts.Threads)
 				vtv, err = gram(world, res.V, nil)
 				return err
 			},
@@ -340,7 +347,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if err := vHalf(); err != nil {
+		if err := vHalf(true); err != nil {
 			return nil, err
 		}
 		if err := graphProduct(); err != nil {
@@ -390,9 +397,10 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 // extrapolated is FitNMF's loop under CD without a graph term: one
 // process's steps (solver.ExtrapolatedCD) on this rank's rows of U and V,
 // with h the rank's half-steps. At the end U is the accepted pair's, and
-// res.Formula counts what the steps moved: a kept step sums two more Gram
-// matrices (kk values each) than a plain iteration, an undone one a plain
-// iteration's more and one more Gram matrix besides.
+// res.Formula counts what the steps moved: a kept step sums one more Gram
+// matrix (kk values) than a plain iteration (V's is summed once, after the
+// momentum moved V; U's after its half-step and again after its move), an
+// undone one a plain iteration's more besides.
 func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, h solver.Halves, tol float64) error {
 	ex := solver.NewExtrapolatedCD(res.U.Data, res.V.Data, res.Objective[0])
 	plain := res.Formula
@@ -400,7 +408,7 @@ func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, 
 		ex.Accepted(res.U.Data)
 		kept, undone := ex.Counts()
 		if it := kept + undone; it > 0 && plain > 0 {
-			res.Formula = (kept*(plain+2*kk) + undone*(2*plain+2*kk)) / it
+			res.Formula = (kept*(plain+kk) + undone*(2*plain+kk)) / it
 		}
 	}()
 	for it := 1; it <= opts.Iters; it++ {
@@ -416,6 +424,14 @@ func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, 
 		}
 	}
 	return nil
+}
+
+// moveAll runs ExtrapolatedCD's move over all n entries of a factor
+// block, in parallel ranges; nil does nothing.
+func moveAll(move func(lo, hi int), n, threads int) {
+	if move != nil {
+		parallel.For(n, threads, 1<<14, move)
+	}
 }
 
 // exchangeBuffers returns where rank's gathered blocks U_i and V_j and

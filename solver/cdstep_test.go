@@ -121,3 +121,42 @@ func TestMUUpdateMatchesPlain(t *testing.T) {
 		t.Fatal("without s, f changed")
 	}
 }
+
+// TestMoveWithGram: a Gram pass with ExtrapolatedCD's move as its pre step
+// (the momentum applied chunk by chunk, each chunk just before its Gram
+// sums) leaves the factor, the momentum's base and the Gram matrix bit for
+// bit as the move over the whole factor followed by the same Gram pass, at
+// any thread count, for chunks cut by count (V's passes) and by cost (U's).
+func TestMoveWithGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const rows, k = 3*rowChunk + 101, 7
+	cur, base := general(rows, k), general(rows, k)
+	for i := range cur.Data {
+		cur.Data[i], base.Data[i] = rng.Float64(), rng.Float64()
+	}
+	indptr := make([]int, rows+1)
+	for i := range rows {
+		indptr[i+1] = indptr[i] + rng.IntN(50)
+	}
+	ex := &ExtrapolatedCD{beta: 0.7}
+	wantF, wantB := general(rows, k), general(rows, k)
+	copy(wantF.Data, cur.Data)
+	copy(wantB.Data, base.Data)
+	ex.mover(wantF.Data, wantB.Data)(0, len(wantF.Data))
+	for _, w := range []*passWork{newPassWork(rows, k), newPassWorkCost(rows, k, indptr)} {
+		wantG := general(k, k)
+		w.run(half{f: wantF, gram: wantG}, 1)
+		for _, threads := range []int{1, 2, 5} {
+			f, b, g := general(rows, k), general(rows, k), general(k, k)
+			copy(f.Data, cur.Data)
+			copy(b.Data, base.Data)
+			w.run(half{f: f, gram: g, pre: ex.mover(f.Data, b.Data)}, threads)
+			if !slices.Equal(f.Data, wantF.Data) || !slices.Equal(b.Data, wantB.Data) {
+				t.Fatalf("chunks %v, %d threads: the moved factor or its base differs", w.bounds, threads)
+			}
+			if !slices.Equal(g.Data, wantG.Data) {
+				t.Fatalf("chunks %v, %d threads: the Gram matrix differs from the separate pass's", w.bounds, threads)
+			}
+		}
+	}
+}

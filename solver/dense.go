@@ -148,6 +148,10 @@ type half struct {
 	update  bool           // false: leave f, only form gram and the dot
 	wantDot bool           // return sum_i f_i . N_i (after the update)
 	measure bool           // with update: fill the passWork's kkt
+	// pre, when set on a pass that does not update f, is called with the
+	// entries lo*k .. hi*k-1 of each chunk of rows lo..hi-1 before the
+	// chunk's Gram matrix is formed from them (ExtrapolatedCD's move).
+	pre func(lo, hi int)
 	// cd, when set, replaces the multiplicative step by coordinate
 	// descent on f_i^T s f_i - 2 N_i . f_i (cdRows); it needs s, and
 	// addNum and deg unset.
@@ -169,6 +173,9 @@ func (w *passWork) run(h half, threads int) float64 {
 	if h.update && h.measure {
 		w.kkt.reset(chunks, k)
 	}
+	if h.pre != nil && h.update {
+		panic("solver: a pass that updates f has no pre step")
+	}
 	var invH []float64
 	if h.update && h.cd != nil {
 		for len(w.cd) < workers {
@@ -180,6 +187,9 @@ func (w *passWork) run(h half, threads int) float64 {
 	}
 	parallel.ForWorker(chunks, threads, 1, func(worker, c, _ int) {
 		lo, hi := w.bounds[c], w.bounds[c+1]
+		if h.pre != nil {
+			h.pre(lo*k, hi*k)
+		}
 		buf := w.scratch[worker]
 		num, den, trans := buf[:k], buf[k:2*k], buf[2*k:]
 		var dot float64

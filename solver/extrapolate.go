@@ -45,13 +45,19 @@ type ExtrapolatedCD struct {
 }
 
 // Halves are the half-steps and Gram matrices ExtrapolatedCD drives, on
-// the factors as they stand: V and U are cd's half-steps (each forming
-// its factor's Gram matrix; U returns the iteration's objective), VGram
-// and UGram form a factor's Gram matrix again after the momentum moved it.
+// the factors as they stand. V and U are cd's half-steps: U forms U's Gram
+// matrix and returns the iteration's objective; V forms V's only when
+// gram is set, since in a kept step the momentum moves V before anything
+// reads its Gram matrix. VGram and UGram form a factor's Gram matrix,
+// calling move(lo, hi) first, when move is not nil, on every range of the
+// factor's entries (offsets into the flat row-major slice) whose rows
+// they are about to read, so that the momentum's pass and the Gram
+// matrix's share the rows while they are in cache. The ranges must cover
+// the factor once.
 type Halves struct {
-	V            func() error
+	V            func(gram bool) error
 	U            func() (float64, error)
-	VGram, UGram func() error
+	VGram, UGram func(move func(lo, hi int)) error
 }
 
 // NewExtrapolatedCD starts the iterations from the factors u and v (their
@@ -65,11 +71,10 @@ func NewExtrapolatedCD(u, v []float64, objective float64) *ExtrapolatedCD {
 // work on) and returns its objective, never above the last one.
 func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, error) {
 	copyFactor(e.acc, v, threads)
-	if err := h.V(); err != nil {
+	if err := h.V(false); err != nil {
 		return 0, err
 	}
-	e.move(v, e.v, threads)
-	if err := h.VGram(); err != nil {
+	if err := h.VGram(e.mover(v, e.v)); err != nil {
 		return 0, err
 	}
 	obj, err := h.U()
@@ -81,8 +86,7 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 		e.last = obj
 		e.beta = min(e.cap, 1.05*e.beta)
 		e.cap = min(1, 1.01*e.cap)
-		e.move(u, e.u, threads)
-		return obj, h.UGram()
+		return obj, h.UGram(e.mover(u, e.u))
 	}
 	// Undo: back to the accepted pair (U_k, V^_k), from which a plain
 	// iteration cannot raise the objective; its results are the next
@@ -92,10 +96,10 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 	e.beta /= 1.5
 	copyFactor(u, e.u, threads)
 	copyFactor(v, e.acc, threads)
-	if err := h.UGram(); err != nil {
+	if err := h.UGram(nil); err != nil {
 		return 0, err
 	}
-	if err := h.V(); err != nil {
+	if err := h.V(true); err != nil {
 		return 0, err
 	}
 	copyFactor(e.v, v, threads)
@@ -140,16 +144,18 @@ func copyFactor(dst, src []float64, threads int) {
 	parallel.For(len(src), threads, 1<<15, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
-// move sets cur to max(0, cur + beta (cur - base)) and base to cur's
-// value before, element by element (kernels.Extrapolate), so the result
-// does not depend on threads. The loop in Go took 7 % of an extrapolated
-// NMF iteration on TDT2 (Go's float max is a dozen instructions an entry).
-func (e *ExtrapolatedCD) move(cur, base []float64, threads int) {
+// mover returns the move of the factor cur, for VGram and UGram:
+// move(lo, hi) sets cur[lo:hi] to max(0, cur + beta (cur - base)) and
+// base[lo:hi] to cur's values before, element by element
+// (kernels.Extrapolate), so the result does not depend on how the ranges
+// are cut or on threads. The loop in Go took 7 % of an extrapolated NMF
+// iteration on TDT2 (Go's float max is a dozen instructions an entry); as
+// a pass of its own before the Gram matrix's it read and wrote both
+// factors' entries once more from memory (3 % of the iteration).
+func (e *ExtrapolatedCD) mover(cur, base []float64) func(lo, hi int) {
 	if len(base) != len(cur) {
 		panic("solver: ExtrapolatedCD: a factor changed size")
 	}
 	beta := e.beta
-	parallel.For(len(cur), threads, 1<<14, func(lo, hi int) {
-		kernels.Extrapolate(cur[lo:hi], base[lo:hi], beta)
-	})
+	return func(lo, hi int) { kernels.Extrapolate(cur[lo:hi], base[lo:hi], beta) }
 }

@@ -213,14 +213,24 @@ func (it *nmfIter) uHalf(eval bool) float64 {
 func (it *nmfIter) halves(eval bool) Halves {
 	th := it.p.opts.Threads
 	return Halves{
-		V: func() error {
-			it.vw.run(half{f: it.f.v, num: it.rowsXtU(), s: it.utu, gram: it.vtv, update: true, measure: eval, cd: it.cdV}, th)
+		V: func(gram bool) error {
+			h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, update: true, measure: eval, cd: it.cdV}
+			if gram {
+				h.gram = it.vtv
+			}
+			it.vw.run(h, th)
 			it.kkt.v = &it.vw.kkt
 			return nil
 		},
-		U:     func() (float64, error) { return it.uHalf(eval), nil },
-		VGram: func() error { it.vw.run(half{f: it.f.v, gram: it.vtv}, th); return nil },
-		UGram: func() error { it.uw.run(half{f: it.f.a, gram: it.utu}, th); return nil },
+		U: func() (float64, error) { return it.uHalf(eval), nil },
+		VGram: func(move func(lo, hi int)) error {
+			it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
+			return nil
+		},
+		UGram: func(move func(lo, hi int)) error {
+			it.uw.run(half{f: it.f.a, gram: it.utu, pre: move}, th)
+			return nil
+		},
 	}
 }
 
@@ -234,18 +244,26 @@ func (it *nmfIter) halves(eval bool) Halves {
 func (it *nmfIter) graphHalves(eval bool) Halves {
 	th := it.p.opts.Threads
 	return Halves{
-		V: func() error {
+		V: func(gram bool) error {
 			if it.invariant {
 				it.ex.Rescale(it.rescale(), th)
 			}
 			it.cdGraphHalf(it.rowsXtU(), it.utu.Data, th, eval)
 			it.kkt.v = &it.graphKKT
-			it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+			if gram {
+				it.vw.run(half{f: it.f.v, gram: it.vtv}, th)
+			}
 			return nil
 		},
-		U:     func() (float64, error) { return it.graphUHalf(eval), nil },
-		VGram: func() error { it.vw.run(half{f: it.f.v, gram: it.vtv}, th); return nil },
-		UGram: func() error { it.uw.run(half{f: it.f.a, gram: it.utu}, th); return nil },
+		U: func() (float64, error) { return it.graphUHalf(eval), nil },
+		VGram: func(move func(lo, hi int)) error {
+			it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
+			return nil
+		},
+		UGram: func(move func(lo, hi int)) error {
+			it.uw.run(half{f: it.f.a, gram: it.utu, pre: move}, th)
+			return nil
+		},
 	}
 }
 
