@@ -61,6 +61,11 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 				return err
 			}
 			checkTrace(t, g, r, res.Objective, ref.Objective)
+			// What the collectives moved is what the formula says, kept
+			// and undone steps counted as the driver takes them.
+			if res.Words != res.Formula {
+				t.Errorf("%d x %d grid, rank %d: %d values moved per iteration, the formula says %d", g.Rows, g.Cols, r, res.Words, res.Formula)
+			}
 			for it := 1; it < len(res.Objective); it++ {
 				if res.Objective[it] > res.Objective[it-1]*(1+1e-12) {
 					t.Errorf("%d x %d grid: the objective rose at iteration %d", g.Rows, g.Cols, it)
