@@ -201,7 +201,9 @@ func TestKLMatchesReference(t *testing.T) {
 		}
 		ref := referenceKL(xt, rows(init.U, false), rows(init.V, false), gamma, c.lambda, w, deg, iters)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: c.method, Algorithm: MU, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers})
+			// The reference solves densely, so the solves here go to
+			// 1e-10, not DefaultCGTol's 1e-6.
+			res, err := Fit(context.Background(), d, Options{Method: c.method, Algorithm: MU, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers, CGTol: 1e-10})
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.method, name, err)
 			}
@@ -376,5 +378,37 @@ func TestKLNCWUnitFree(t *testing.T) {
 		if math.Abs(vb-255*va) > 1e-6*(255*math.Abs(va)+1) {
 			t.Fatalf("V[%d]: %v at 255 x the data, %v x 255 = %v", i, vb, va, 255*va)
 		}
+	}
+}
+
+// TestLPNMFDefaultCGTol: CGTol 0 solves LPNMF's systems to DefaultCGTol,
+// the same fit bit for bit as asking for it, and not to 1e-10.
+func TestLPNMFDefaultCGTol(t *testing.T) {
+	const n, m, k = 40, 30, 3
+	all, _ := datas(t, 131, n, m, 0.4)
+	g := randomGraph(132, n, 3)
+	o := Options{Method: LPNMF, Algorithm: MU, K: k, MaxIter: 20, Tol: -1, Lambda: Fixed(5), Graph: g, Seed: 2}
+	def, err := Fit(context.Background(), all["sparse"], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.CGTol = DefaultCGTol
+	explicit, err := Fit(context.Background(), all["sparse"], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(def.Objective, explicit.Objective) || !mat.Equal(def.V, explicit.V) {
+		t.Errorf("CGTol 0 and CGTol %v give different fits", DefaultCGTol)
+	}
+	if def.CG.MaxResidual > DefaultCGTol {
+		t.Errorf("a solve stopped at relative residual %v, above %v", def.CG.MaxResidual, DefaultCGTol)
+	}
+	o.CGTol = 1e-10
+	tight, err := Fit(context.Background(), all["sparse"], o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tight.CG.Iterations <= def.CG.Iterations {
+		t.Errorf("solves to 1e-10 took %d steps, the default's %d: the default is not the looser tolerance", tight.CG.Iterations, def.CG.Iterations)
 	}
 }

@@ -637,7 +637,7 @@ func TestKLMethodsAndStarts(t *testing.T) {
 			if *s.Accuracy < 0.99 || s.Start != init {
 				t.Errorf("%s --start %s: accuracy %v", m, init, *s.Accuracy)
 			}
-			if strings.HasPrefix(m, "lpnmf") && (s.CG == nil || s.CG.Solves == 0 || s.CG.MaxResidual > 1e-9) {
+			if strings.HasPrefix(m, "lpnmf") && (s.CG == nil || s.CG.Solves == 0 || s.CG.MaxResidual > solver.DefaultCGTol) {
 				t.Errorf("%s: CG report %+v", m, s.CG)
 			}
 		}

@@ -143,7 +143,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.Float64Var(&f.coef0, "coef0", 0, "constant added inside the polynomial kernel")
 	fs.Float64Var(&f.sigma, "sigma", 0, "Gaussian kernel width (0: the mean distance over a seeded sample)")
 	fs.Float64Var(&f.kernelMemGB, "kernel-memory", float64(solver.DefaultKernelMemory)/(1<<30), "GiB an explicit n x n kernel may take")
-	fs.Float64Var(&f.cgTol, "cg-tol", 1e-10, "relative residual of lpnmf's linear solves")
+	fs.Float64Var(&f.cgTol, "cg-tol", solver.DefaultCGTol, "relative residual of lpnmf's linear solves")
 	fs.IntVar(&f.cgIters, "cg-iters", 1000, "iteration cap of lpnmf's linear solves (a solve that does not converge is an error)")
 	fs.BoolVar(&f.extrapolate, "extrapolate", true, "cd of nmf, gnmf and their -ncw forms: extrapolate both factors past each iteration, undoing a step that would raise the objective (Ang and Gillis 2019); false for plain cd")
 	f.graph.register(fs, withFile)
