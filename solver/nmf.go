@@ -212,7 +212,7 @@ func (it *nmfIter) uHalf(eval bool) float64 {
 // halves are the half-steps of plain NMF under cd, for ExtrapolatedCD.
 func (it *nmfIter) halves(eval bool) Halves {
 	th := it.p.opts.Threads
-	return Halves{
+	return it.withGrams(Halves{
 		V: func(gram bool) error {
 			h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, update: true, measure: eval, cd: it.cdV}
 			if gram {
@@ -223,15 +223,7 @@ func (it *nmfIter) halves(eval bool) Halves {
 			return nil
 		},
 		U: func() (float64, error) { return it.uHalf(eval), nil },
-		VGram: func(move func(lo, hi int)) error {
-			it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
-			return nil
-		},
-		UGram: func(move func(lo, hi int)) error {
-			it.uw.run(half{f: it.f.a, gram: it.utu, pre: move}, th)
-			return nil
-		},
-	}
+	})
 }
 
 // graphHalves are GNMF's half-steps under cd, for ExtrapolatedCD. The V
@@ -243,7 +235,7 @@ func (it *nmfIter) halves(eval bool) Halves {
 // so the objective it returns is that pair's.
 func (it *nmfIter) graphHalves(eval bool) Halves {
 	th := it.p.opts.Threads
-	return Halves{
+	return it.withGrams(Halves{
 		V: func(gram bool) error {
 			if it.invariant {
 				it.ex.Rescale(it.rescale(), th)
@@ -256,15 +248,23 @@ func (it *nmfIter) graphHalves(eval bool) Halves {
 			return nil
 		},
 		U: func() (float64, error) { return it.graphUHalf(eval), nil },
-		VGram: func(move func(lo, hi int)) error {
-			it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
-			return nil
-		},
-		UGram: func(move func(lo, hi int)) error {
-			it.uw.run(half{f: it.f.a, gram: it.utu, pre: move}, th)
-			return nil
-		},
+	})
+}
+
+// withGrams sets h's VGram and UGram, the same for NMF and GNMF: each
+// factor's Gram pass, with the momentum's move run on each chunk of rows
+// just before the chunk's sums (half.pre).
+func (it *nmfIter) withGrams(h Halves) Halves {
+	th := it.p.opts.Threads
+	h.VGram = func(move func(lo, hi int)) error {
+		it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
+		return nil
 	}
+	h.UGram = func(move func(lo, hi int)) error {
+		it.uw.run(half{f: it.f.a, gram: it.utu, pre: move}, th)
+		return nil
+	}
+	return h
 }
 
 // finish leaves f holding the accepted pair, whose objective the last
