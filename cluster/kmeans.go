@@ -13,11 +13,14 @@ import (
 	"github.com/manifactor/manifactor/kernels"
 )
 
-// Defaults applied to the zero fields of KMeansOptions.
+// DefaultReplicates is the k-means++ starts KMeans makes for
+// KMeansOptions.Replicates 0.
+const DefaultReplicates = 10
+
+// Defaults applied to the other zero fields of KMeansOptions.
 const (
-	defaultReplicates = 10
-	defaultMaxIter    = 100
-	defaultTol        = 1e-8
+	defaultMaxIter = 100
+	defaultTol     = 1e-8
 )
 
 // Rows per chunk of the parallel loops. Each row's result is computed alone,
@@ -38,8 +41,8 @@ type KMeansOptions struct {
 	// K is the number of clusters, 1 <= K <= n.
 	K int
 	// Replicates is the number of independent k-means++ starts; the one
-	// with the lowest inertia wins. 0 means 10, as the reference MATLAB
-	// code calls kmeans with 'Replicates', 10.
+	// with the lowest inertia wins. 0 means DefaultReplicates (10), as
+	// the reference MATLAB code calls kmeans with 'Replicates', 10.
 	Replicates int
 	// MaxIter caps the Lloyd iterations per replicate. 0 means 100.
 	MaxIter int

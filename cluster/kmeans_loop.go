@@ -73,7 +73,7 @@ func runKMeans(ctx context.Context, fn string, data lloydData, opt KMeansOptions
 	}
 	reps := opt.Replicates
 	if reps == 0 {
-		reps = defaultReplicates
+		reps = DefaultReplicates
 	}
 	cfg := newLloydConfig(opt)
 	if err := ctx.Err(); err != nil {

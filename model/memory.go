@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 )
@@ -23,10 +24,10 @@ type Memory struct {
 
 // kmeansSampleBytes is what k-means on V holds per sample beyond a copy
 // of V, at the larger of its two phases: the seeding's distance and flag
-// for each of 10 replicates (90 bytes) and the rows' norms (8) at first;
-// then Lloyd's labels, distances and grouping with the assignment's
-// bounds (about 64). Rounded up to 106.
-const kmeansSampleBytes = 10*(8+1) + 8 + 8
+// for each replicate (90 bytes for the default 10) and the rows' norms
+// (8) at first; then Lloyd's labels, distances and grouping with the
+// assignment's bounds (about 64). 8 more for slack: 106.
+const kmeansSampleBytes = cluster.DefaultReplicates*(8+1) + 8 + 8
 
 // Total is the sum of the parts.
 func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
