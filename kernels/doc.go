@@ -56,6 +56,14 @@
 // order, so the paths agree bit for bit. 1.7x DotGather and a separate
 // copy at k = 30 (go test -bench DotGatherT).
 //
+// CGApply, CGResidual and CGDirection are the three passes of a block
+// conjugate-gradient step over a chunk of rows (LPNMF's solves for V):
+// four columns a step with the per-column scalars loaded as vectors, the
+// reference's operations unfused and in its order, so the paths agree bit
+// for bit and the solves give the same iterates on every path. In Go
+// these loops ran at about a cycle an entry and were a third of an LPNMF
+// iteration on TDT2 (bench/RESULTS.md, 2026-11-27).
+//
 // Headline, AMD EPYC (Zen 3, 2 vCPU, Go 1.26), one row of 130 entries
 // times a 36771 x 30 b (TDT2 size), go test -bench AxpyGather: generic about
 // 4.3 us, avx2 about 0.6 us (13 GFLOP/s) when the rows of b are in cache,

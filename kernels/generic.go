@@ -193,3 +193,50 @@ func projGradGeneric(pg, ref, f, den, num []float64) {
 		ref[i] += num[i] * num[i]
 	}
 }
+
+// cgApplyGeneric is CGApply's reference. The conversions keep every
+// product unfused (the Go spec allows FMA otherwise), as the assembly is.
+func cgApplyGeneric(out, in []float64, m int, shift []float64, scale float64, base, g, part []float64) {
+	rows := len(out) / m
+	shift = shift[:m]
+	for i := range rows {
+		o, x := out[i*m:(i+1)*m], in[i*m:][:m]
+		b, w := base[i], g[i]
+		for j, v := range o {
+			v = float64(scale*v) + float64((b+float64(w*shift[j]))*x[j])
+			o[j] = v
+			if part != nil {
+				part[j] += float64(x[j] * v)
+			}
+		}
+	}
+}
+
+// cgResidualGeneric is CGResidual's reference.
+func cgResidualGeneric(r, q, d []float64, m int, alpha, rr, rz []float64) {
+	rows := len(r) / m
+	alpha, rr, rz = alpha[:m], rr[:m], rz[:m]
+	for i := range rows {
+		ri, qi, di := r[i*m:(i+1)*m], q[i*m:][:m], d[i*m:][:m]
+		for j := range ri {
+			v := ri[j] - float64(alpha[j]*qi[j])
+			ri[j] = v
+			rr[j] += float64(v * v)
+			rz[j] += float64(v * float64(v*di[j]))
+		}
+	}
+}
+
+// cgDirectionGeneric is CGDirection's reference.
+func cgDirectionGeneric(x []float64, ldx int, p, r, d []float64, m int, alpha, beta []float64) {
+	rows := len(p) / m
+	alpha, beta = alpha[:m], beta[:m]
+	for i := range rows {
+		xi, pi := x[i*ldx:][:m], p[i*m:(i+1)*m]
+		ri, di := r[i*m:][:m], d[i*m:][:m]
+		for j, v := range pi {
+			xi[j] += float64(alpha[j] * v)
+			pi[j] = float64(ri[j]*di[j]) + float64(beta[j]*v)
+		}
+	}
+}

@@ -19,6 +19,9 @@ var (
 	klStepImpl      = klStepGeneric
 	projGradImpl    = projGradGeneric
 	extrapolateImpl = extrapolateGeneric
+	cgApplyImpl     = cgApplyGeneric
+	cgResidualImpl  = cgResidualGeneric
+	cgDirectionImpl = cgDirectionGeneric
 	path            = "generic"
 )
 
@@ -67,6 +70,7 @@ func Use(name string) error {
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
 		extrapolateImpl = extrapolateGeneric
+		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyGeneric, cgResidualGeneric, cgDirectionGeneric
 		path = "generic"
 		return nil
 	}

@@ -22,6 +22,7 @@ func useAsm(name string) {
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
 		extrapolateImpl = extrapolateAVX2
+		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyAVX2, cgResidualAVX2, cgDirectionAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
 	}
@@ -67,6 +68,21 @@ func mulUpdateAVX2(x, num, den []float64, eps float64)
 //
 //go:noescape
 func extrapolateAVX2(cur, base []float64, beta float64)
+
+// cgApplyAVX2, cgResidualAVX2 and cgDirectionAVX2 are CGApply,
+// CGResidual and CGDirection, four columns a step then one, row by row,
+// with the reference's operations unfused and in its order, so the
+// results are identical. The wrappers have checked the lengths and that
+// there is at least one row.
+//
+//go:noescape
+func cgApplyAVX2(out, in []float64, m int, shift []float64, scale float64, base, g, part []float64)
+
+//go:noescape
+func cgResidualAVX2(r, q, d []float64, m int, alpha, rr, rz []float64)
+
+//go:noescape
+func cgDirectionAVX2(x []float64, ldx int, p, r, d []float64, m int, alpha, beta []float64)
 
 // projGradAVX2 is ProjGrad four entries a step. Each sum is one fused
 // multiply-add, rounded once where the reference rounds the product and

@@ -243,18 +243,6 @@ type cgSystem struct {
 	shift    []float64
 }
 
-// rowTerms returns base[i] and weight[i] with the nil defaults.
-func (s *cgSystem) rowTerms(i int) (base, weight float64) {
-	base, weight = 0, 1
-	if s.base != nil {
-		base = s.base[i]
-	}
-	if s.weight != nil {
-		weight = s.weight[i]
-	}
-	return base, weight
-}
-
 // blockCG holds the state of one block solve. The working matrices are
 // n x m, row-major with stride m, over the m active columns cols; they are
 // allocated for all k columns and shrink in place as columns freeze.
@@ -270,6 +258,10 @@ type blockCG struct {
 
 	cols  []int     // original column of each slot
 	shift []float64 // shift of each slot
+
+	// base and weight are the system's per-row terms with its nil
+	// defaults (0 and 1) filled in, as the kernels take them.
+	base, weight []float64
 
 	p, q, r, invD  []float64
 	spareR, spareD []float64
@@ -287,6 +279,16 @@ func newBlockCG(sys *cgSystem, b, x blas64.General, tol float64, maxIter, thread
 		chunks: (n + rowsPerChunk - 1) / rowsPerChunk}
 	s.cols = make([]int, 0, k)
 	s.shift = make([]float64, 0, k)
+	s.base, s.weight = sys.base, sys.weight
+	if s.base == nil {
+		s.base = make([]float64, n)
+	}
+	if s.weight == nil {
+		s.weight = make([]float64, n)
+		for i := range s.weight {
+			s.weight[i] = 1
+		}
+	}
 	for _, buf := range []*[]float64{&s.p, &s.q, &s.r, &s.invD, &s.spareR, &s.spareD} {
 		*buf = make([]float64, n*k)
 	}
@@ -336,7 +338,8 @@ func (s *blockCG) reduce(t int) []float64 {
 }
 
 // apply sets dst = A src over the active columns and, if dot is set, the
-// partials of src'dst in part[0].
+// partials of src'dst in part[0]: per row the off-diagonal product, then
+// the chunk's diagonal terms and sums in one pass (kernels.CGApply).
 func (s *blockCG) apply(dst, src []float64, dot bool) {
 	m, sys := len(s.cols), s.sys
 	s.forRows(func(chunk, lo, hi int) {
@@ -345,29 +348,15 @@ func (s *blockCG) apply(dst, src []float64, dot bool) {
 			part = s.partial(0, chunk)
 			clear(part)
 		}
-		scale := sys.matScale
 		for i := lo; i < hi; i++ {
 			out := dst[i*m : (i+1)*m]
-			in, shift := src[i*m:][:len(out)], s.shift[:len(out)]
 			clear(out)
-			if scale != 0 {
+			if sys.matScale != 0 {
 				p0, p1 := sys.mat.Indptr[i], sys.mat.Indptr[i+1]
 				kernels.AxpyGather(out, sys.mat.Val[p0:p1], sys.mat.Ind[p0:p1], src, m)
 			}
-			base, g := sys.rowTerms(i)
-			if !dot {
-				for j, v := range out {
-					out[j] = scale*v + (base+g*shift[j])*in[j]
-				}
-				continue
-			}
-			part := part[:len(out)]
-			for j, v := range out {
-				v = scale*v + (base+g*shift[j])*in[j]
-				out[j] = v
-				part[j] += in[j] * v
-			}
 		}
+		kernels.CGApply(dst[lo*m:hi*m], src[lo*m:hi*m], m, s.shift, sys.matScale, s.base[lo:hi], s.weight[lo:hi], part)
 	})
 }
 
@@ -447,7 +436,7 @@ func (s *blockCG) start() {
 		part := s.partial(0, chunk)
 		clear(part)
 		for i := lo; i < hi; i++ {
-			base, g := sys.rowTerms(i)
+			base, g := s.base[i], s.weight[i]
 			md := sys.matScale * sys.matDiag[i]
 			for j := 0; j < m; j++ {
 				d := 1 / (base + g*s.shift[j] + md)
@@ -470,17 +459,7 @@ func (s *blockCG) residualStep() (rr, rz []float64) {
 		clear(prr)
 		clear(prz)
 		prr, prz = prr[:m], prz[:m]
-		alpha := s.alpha[:m]
-		for i := lo; i < hi; i++ {
-			r := s.r[i*m : (i+1)*m]
-			q, d := s.q[i*m:][:len(r)], s.invD[i*m:][:len(r)]
-			for j := range r {
-				v := r[j] - alpha[j]*q[j]
-				r[j] = v
-				prr[j] += v * v
-				prz[j] += v * (v * d[j])
-			}
-		}
+		kernels.CGResidual(s.r[lo*m:hi*m], s.q[lo*m:hi*m], s.invD[lo*m:hi*m], m, s.alpha[:m], prr, prz)
 	})
 	return s.reduce(1), s.reduce(2)
 }
@@ -495,17 +474,13 @@ func (s *blockCG) directionStep(keep []int) {
 		contiguous := s.cols[m-1] == m-1
 		alpha, beta := s.alpha[:m], s.beta[:m]
 		s.forRows(func(_, lo, hi int) {
+			if contiguous {
+				kernels.CGDirection(s.x.Data[lo*s.x.Stride:], s.x.Stride, s.p[lo*m:hi*m], s.r[lo*m:hi*m], s.invD[lo*m:hi*m], m, alpha, beta)
+				return
+			}
 			for i := lo; i < hi; i++ {
 				p := s.p[i*m : (i+1)*m]
 				r, d := s.r[i*m:][:len(p)], s.invD[i*m:][:len(p)]
-				if contiguous {
-					xi := s.x.Data[i*s.x.Stride:][:len(p)]
-					for j, v := range p {
-						xi[j] += alpha[j] * v
-						p[j] = r[j]*d[j] + beta[j]*v
-					}
-					continue
-				}
 				xi := s.x.Data[i*s.x.Stride:]
 				for j, c := range s.cols {
 					xi[c] += alpha[j] * p[j]
