@@ -126,6 +126,14 @@ func axpyGatherAVX2(dst, val []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	maxRow := (len(b) - k) / ldb
+	if k <= gatherMaxCols {
+		// One block: no closure to call per row (graph rows of a few
+		// entries spent as long in the calls as in the sums).
+		if !gatherBlockAVX2(dst, val, ind, b, ldb, 0, maxRow) {
+			panic("kernels: AxpyGather row index out of range")
+		}
+		return
+	}
 	eachBlock(k, gatherMaxCols, func(_, col, w int) {
 		if !gatherBlockAVX2(dst[col:col+w], val, ind, b, ldb, col, maxRow) {
 			panic("kernels: AxpyGather row index out of range")

@@ -140,6 +140,34 @@ func BenchmarkAxpyGather(b *testing.B) {
 	})
 }
 
+// BenchmarkAxpyGatherGraphRow runs the rows of a sample graph: 8 entries
+// (a symmetrized 5-NN graph averages 7 to 10) over a 2,048-row b in L2,
+// cycling through 4,096 rows, where the call's fixed cost is a large part
+// of the row's.
+func BenchmarkAxpyGatherGraphRow(b *testing.B) {
+	const rows, per, n = 4096, 8, 2048
+	benchPaths(b, func(b *testing.B) {
+		for _, k := range []int{10, 30} {
+			rnd := rand.New(rand.NewPCG(7, 7))
+			bm := randSlice(rnd, n*k)
+			val := randSlice(rnd, rows*per)
+			ind := make([]int, rows*per)
+			for p := range ind {
+				ind[p] = rnd.IntN(n)
+			}
+			dst := make([]float64, k)
+			b.Run(fmt.Sprintf("k=%d/nnz=%d", k, per), func(b *testing.B) {
+				r := 0
+				for b.Loop() {
+					AxpyGather(dst, val[r*per:(r+1)*per], ind[r*per:(r+1)*per], bm, k)
+					r = (r + 1) % rows
+				}
+				reportFlops(b, 2*k*per)
+			})
+		}
+	})
+}
+
 // BenchmarkCDGather runs a block of 256 rows held column-major with
 // stride 260 and k = 30 columns (60 KiB, the solver's block at TDT2's k),
 // cycling through the columns as a sweep does: "1" one column a call
