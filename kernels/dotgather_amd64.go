@@ -42,6 +42,13 @@ func dotGatherAVX2(dst, x []float64, ind []int, b []float64, ldb int) {
 	}
 	dst = dst[:n]
 	maxRow := (len(b) - k) / ldb
+	if k <= dotGatherMaxCols {
+		// One block, called directly (as axpyGatherAVX2 does).
+		if !dotGatherBlockAVX2(dst, x, ind, b, ldb, 0, maxRow, false) {
+			panic("kernels: DotGather row index out of range")
+		}
+		return
+	}
 	eachBlock(k, dotGatherMaxCols, func(blk, col, w int) {
 		if !dotGatherBlockAVX2(dst, x[col:col+w], ind, b, ldb, col, maxRow, blk > 0) {
 			panic("kernels: DotGather row index out of range")
