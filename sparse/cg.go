@@ -233,7 +233,8 @@ func checkFiniteGeneral(g blas64.General, name string) error {
 //
 //	(base + weight*shift[c]) .* p_c + matScale * mat p_c
 //
-// with nil base meaning zeros, nil weight ones and nil shift zeros.
+// with nil base meaning zeros, nil weight ones and nil shift zeros
+// (newBlockCG fills base and weight in, as the kernels take them).
 type cgSystem struct {
 	mat      *CSR
 	matScale float64
@@ -259,10 +260,6 @@ type blockCG struct {
 	cols  []int     // original column of each slot
 	shift []float64 // shift of each slot
 
-	// base and weight are the system's per-row terms with its nil
-	// defaults (0 and 1) filled in, as the kernels take them.
-	base, weight []float64
-
 	p, q, r, invD  []float64
 	spareR, spareD []float64
 
@@ -279,14 +276,13 @@ func newBlockCG(sys *cgSystem, b, x blas64.General, tol float64, maxIter, thread
 		chunks: (n + rowsPerChunk - 1) / rowsPerChunk}
 	s.cols = make([]int, 0, k)
 	s.shift = make([]float64, 0, k)
-	s.base, s.weight = sys.base, sys.weight
-	if s.base == nil {
-		s.base = make([]float64, n)
+	if sys.base == nil {
+		sys.base = make([]float64, n)
 	}
-	if s.weight == nil {
-		s.weight = make([]float64, n)
-		for i := range s.weight {
-			s.weight[i] = 1
+	if sys.weight == nil {
+		sys.weight = make([]float64, n)
+		for i := range sys.weight {
+			sys.weight[i] = 1
 		}
 	}
 	for _, buf := range []*[]float64{&s.p, &s.q, &s.r, &s.invD, &s.spareR, &s.spareD} {
@@ -356,7 +352,7 @@ func (s *blockCG) apply(dst, src []float64, dot bool) {
 				kernels.AxpyGather(out, sys.mat.Val[p0:p1], sys.mat.Ind[p0:p1], src, m)
 			}
 		}
-		kernels.CGApply(dst[lo*m:hi*m], src[lo*m:hi*m], m, s.shift, sys.matScale, s.base[lo:hi], s.weight[lo:hi], part)
+		kernels.CGApply(dst[lo*m:hi*m], src[lo*m:hi*m], m, s.shift, sys.matScale, sys.base[lo:hi], sys.weight[lo:hi], part)
 	})
 }
 
@@ -436,7 +432,7 @@ func (s *blockCG) start() {
 		part := s.partial(0, chunk)
 		clear(part)
 		for i := lo; i < hi; i++ {
-			base, g := s.base[i], s.weight[i]
+			base, g := sys.base[i], sys.weight[i]
 			md := sys.matScale * sys.matDiag[i]
 			for j := 0; j < m; j++ {
 				d := 1 / (base + g*s.shift[j] + md)
