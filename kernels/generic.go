@@ -51,6 +51,23 @@ func axpyGatherGeneric(dst, val []float64, ind []int, b []float64, ldb int) {
 	}
 }
 
+// axpyScatterGeneric computes, for p < len(val) and t < len(x),
+// dst[ind[p]*ldd+t] += val[p] * x[t]: a sparse row's scaled copies of x
+// added to the rows ind of a dense row-major matrix dst.
+func axpyScatterGeneric(dst []float64, ldd int, val []float64, ind []int, x []float64) {
+	k := len(x)
+	ind = ind[:len(val)]
+	// Capped at its length, as in axpyGatherGeneric, so that a row index
+	// past the end panics instead of writing into spare capacity.
+	dst = dst[:len(dst):len(dst)]
+	for p, a := range val {
+		row := dst[ind[p]*ldd : ind[p]*ldd+k]
+		for t, v := range x {
+			row[t] += a * v
+		}
+	}
+}
+
 // dotGatherGeneric computes, for p < len(ind),
 // dst[p] = sum_t x[t] * b[ind[p]*ldb+t]: the dot products of x with the
 // rows ind of a dense row-major matrix b with row stride ldb.

@@ -22,6 +22,7 @@ var (
 	cgApplyImpl     = cgApplyGeneric
 	cgResidualImpl  = cgResidualGeneric
 	cgDirectionImpl = cgDirectionGeneric
+	axpyScatterImpl = axpyScatterGeneric
 	path            = "generic"
 )
 
@@ -69,7 +70,7 @@ func Use(name string) error {
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
-		extrapolateImpl = extrapolateGeneric
+		extrapolateImpl, axpyScatterImpl = extrapolateGeneric, axpyScatterGeneric
 		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyGeneric, cgResidualGeneric, cgDirectionGeneric
 		path = "generic"
 		return nil
@@ -184,6 +185,34 @@ func AxpyGather(dst, val []float64, ind []int, b []float64, ldb int) {
 		return
 	}
 	axpyGatherImpl(dst, val, ind, b, ldb)
+}
+
+// AxpyScatter adds one sparse row's scaled copies of x to rows of a dense
+// row-major matrix dst with row stride ldd: for each stored entry p, row
+// ind[p] of dst gets val[p] x. It is the inner step of a^T b for a CSR
+// matrix a and dense b, row i of b being x and row i of a (val, ind): the
+// transpose of AxpyGather's product, with the roles of gathered and
+// register-held rows exchanged. Each element of dst gets its terms by one
+// multiply and one add in the order of the entries, as AxpyGather sums
+// them for rows of more than 16 columns, so that a^T b formed by scatters
+// over a's rows in order equals, bit for bit, the gathers over a^T's rows.
+// It panics if ind is shorter than val or a row ind[p] reaches past
+// len(dst), on every path (rows of earlier entries may then be updated).
+//
+// Reference:
+//
+//	for p, a := range val {
+//		row := dst[ind[p]*ldd:]
+//		for t, v := range x { row[t] += a * v }
+//	}
+func AxpyScatter(dst []float64, ldd int, val []float64, ind []int, x []float64) {
+	if len(ind) < len(val) {
+		panic("kernels: AxpyScatter length mismatch")
+	}
+	if len(x) == 0 || len(val) == 0 {
+		return
+	}
+	axpyScatterImpl(dst, ldd, val, ind, x)
 }
 
 // DotGather computes one sparse row's sampled dot products: for each stored

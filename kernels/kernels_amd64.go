@@ -21,7 +21,7 @@ func useAsm(name string) {
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
 		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
-		extrapolateImpl = extrapolateAVX2
+		extrapolateImpl, axpyScatterImpl = extrapolateAVX2, axpyScatterAVX2Checked
 		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyAVX2, cgResidualAVX2, cgDirectionAVX2
 	default:
 		panic("kernels: unknown assembly path " + name)
@@ -183,3 +183,24 @@ func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64
 //
 //go:noescape
 func klStepAVX2(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64)
+
+// axpyScatterAVX2 is axpyScatterGeneric for the avx2 path with rows
+// 0..maxRow of dst in range; it returns false at the first index outside
+// them, the rows of the entries before it already updated.
+//
+//go:noescape
+func axpyScatterAVX2(dst []float64, ldd int, val []float64, ind []int, x []float64, maxRow int) bool
+
+// axpyScatterAVX2Checked calls axpyScatterAVX2 with the rows that fit in
+// dst, leaving degenerate strides to the reference, which defines (and
+// panics on) them, as axpyGatherAVX2 does.
+func axpyScatterAVX2Checked(dst []float64, ldd int, val []float64, ind []int, x []float64) {
+	k := len(x)
+	if ldd <= 0 || len(dst) < k {
+		axpyScatterGeneric(dst, ldd, val, ind, x)
+		return
+	}
+	if !axpyScatterAVX2(dst, ldd, val, ind, x, (len(dst)-k)/ldd) {
+		panic("kernels: AxpyScatter row index out of range")
+	}
+}

@@ -344,10 +344,11 @@ func TestAxpyGatherRange(t *testing.T) {
 
 func TestLengthPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"Axpy":       func() { Axpy(1, make([]float64, 3), make([]float64, 2)) },
-		"Dot":        func() { Dot(make([]float64, 3), make([]float64, 2)) },
-		"MulUpdate":  func() { MulUpdate(make([]float64, 3), make([]float64, 3), make([]float64, 2), 1) },
-		"AxpyGather": func() { AxpyGather(make([]float64, 3), make([]float64, 2), make([]int, 1), make([]float64, 9), 3) },
+		"Axpy":        func() { Axpy(1, make([]float64, 3), make([]float64, 2)) },
+		"Dot":         func() { Dot(make([]float64, 3), make([]float64, 2)) },
+		"MulUpdate":   func() { MulUpdate(make([]float64, 3), make([]float64, 3), make([]float64, 2), 1) },
+		"AxpyGather":  func() { AxpyGather(make([]float64, 3), make([]float64, 2), make([]int, 1), make([]float64, 9), 3) },
+		"AxpyScatter": func() { AxpyScatter(make([]float64, 9), 3, make([]float64, 2), make([]int, 1), make([]float64, 3)) },
 		"ProjGrad pg": func() {
 			ProjGrad(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3))
 		},
