@@ -144,13 +144,13 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
 	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
 	// The block's features in order of falling frequency (the hot rows of
-	// U_i together in memory) and X V by column blocks where V_j outgrows
+	// U_i together in memory) and X V by column panels where V_j outgrows
 	// the caches, as solver.Fit arranges X; gathered U_i is permuted into
 	// that order and X V's rows back out of it.
 	x, order := block.TByFrequency()
 	xt := block.Clone()
 	solver.RenumberFeatures(xt, order)
-	xb := solver.BlockedProduct(x, k)
+	xb := solver.XVPanels(xt, k, opts.Threads)
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	// The coordinate-descent steps, sized as solver.Fit sizes them: by
@@ -256,7 +256,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			return nil, 0, err
 		}
 		if xb != nil {
-			xb.MulDenseTo(perm, vj, opts.Threads)
+			xb.MulTransDenseTo(perm, vj, opts.Threads)
 		} else {
 			x.MulDenseTo(perm, vj, opts.Threads)
 		}

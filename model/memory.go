@@ -6,12 +6,13 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/solver"
 )
 
 // Memory is an estimate, in bytes, of what Fit holds at its peak for a
 // data set: Data, the data as loaded plus the solver's two orientations
 // of it (for sparse data 16 bytes a stored entry each: an index and a
-// value); Graph, the nearest-neighbour search's working set and the graph
+// value) and, for a large V, a third copy cut into panels for X V; Graph, the nearest-neighbour search's working set and the graph
 // (0 when no graph is built); Factors, the factors and the solver's
 // buffers of their shapes, the k-means assignment's included. The figures
 // are the sizes of the arrays the code allocates, checked against the peak
@@ -66,6 +67,10 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	est.Data = 3 * dataBytes(ds)
 	if opts.ConsumeData && ds.Sparse != nil {
 		est.Data = 2 * dataBytes(ds)
+	}
+	if a := ds.Sparse; a != nil {
+		// X V's panels of X^T where V outgrows the caches.
+		est.Data += solver.XVPanelBytes(n, len(a.Ind), int(k), threads)
 	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its

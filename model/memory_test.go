@@ -7,10 +7,12 @@ import (
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // TestEstimateMemory: the parts follow the arrays' sizes: the data part is
-// three copies of 16 bytes an entry (more for KL), factors grow with k, a
+// three copies of 16 bytes an entry (more for KL, and X V's panels for a
+// large V), factors grow with k, a
 // graph is counted only for a graph method with a graph to build, and
 // NN-descent's working set differs from the exact search's.
 func TestEstimateMemory(t *testing.T) {
@@ -52,6 +54,17 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	if r := RecallMemory(ds, 2); r != 20*nnz+16*int64(n) {
 		t.Errorf("recall: %d bytes", r)
+	}
+	// 100,000 samples of 3 features with no entries (only the shape is
+	// read): V at k = 30 (24 MB) gets X V's panels, a fourth copy of the
+	// entries with 16 row pointers a sample; at k = 10 (8 MB) it does not.
+	big := &dataset.Dataset{Sparse: &sparse.CSR{Rows: 100000, Cols: 3, Indptr: make([]int, 100001)}}
+	bigCopy := 8 * int64(100000+3)
+	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 30}, 2); e.Data != 3*bigCopy+8*100001*16 {
+		t.Errorf("100,000 samples, k = 30: data %d, want %d", e.Data, 3*bigCopy+8*100001*16)
+	}
+	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 10}, 2); e.Data != 3*bigCopy {
+		t.Errorf("100,000 samples, k = 10: data %d, want %d", e.Data, 3*bigCopy)
 	}
 }
 

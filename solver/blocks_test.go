@@ -7,20 +7,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestColumnBlockedXV forces the column-blocked X V (Data.xBlocks) on a
-// small corpus and requires the fits of every method that multiplies by
-// X V to equal the row-by-row ones bit for bit: with k = 20 the gather
-// kernel adds each entry into the same accumulator in stored order, so
-// splitting a row at block edges changes no rounding. Threads 1 and 3
-// must agree too.
-func TestColumnBlockedXV(t *testing.T) {
+// TestColumnPanelsXV forces X V by column panels of X^T (Data.xPanels)
+// on a small corpus and requires the fits of every method that multiplies
+// by X V to equal the row-by-row ones bit for bit: with k = 20 the gather
+// kernel adds each entry into one accumulator in stored order, and the
+// panels' scatter adds the same terms in the same order. Threads 1 and 3
+// (16 panels) and 9 (18 panels) must agree too.
+func TestColumnPanelsXV(t *testing.T) {
 	sp, _ := randomSamples(21, 400, 120, 0.3)
 	d, err := NewSparseData(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := [3]int{blockMinFactorBytes, blockBytes, blockMinPerBlock}
-	defer func() { blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2] }()
+	saved := panelMinFactorBytes
+	defer func() { panelMinFactorBytes = saved }()
 	const k = 20
 	fit := func(m Method, alg Algorithm, threads int) *Result {
 		t.Helper()
@@ -34,22 +34,19 @@ func TestColumnBlockedXV(t *testing.T) {
 		m   Method
 		alg Algorithm
 	}{{NMF, MU}, {NMF, CD}, {CF, MU}} {
-		blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2]
-		if d.xBlocks(k) != nil {
-			t.Fatal("a 400-sample V is blocked at the default sizes")
+		panelMinFactorBytes = saved
+		if d.xPanels(k, 2) != nil {
+			t.Fatal("a 400-sample V is cut into panels at the default size")
 		}
 		plain := fit(c.m, c.alg, 2)
-		// 32 samples a block (13 blocks); rows of 117 entries and more
-		// (about 120 on average) are blocked, the others not.
-		blockMinFactorBytes, blockBytes, blockMinPerBlock = 0, 32*8*k, 9
-		cb := d.xBlocks(k)
-		if cb == nil || cb.Blocked() == 0 || cb.Blocked() == d.m || cb.Width() != 32 {
-			t.Fatalf("forced blocking did not block some rows and not others")
+		panelMinFactorBytes = 0
+		if p := d.xPanels(k, 2); p == nil || p.Panels() < 8 {
+			t.Fatalf("forced panels: %v", p)
 		}
-		for _, threads := range []int{1, 3} {
+		for _, threads := range []int{1, 3, 9} {
 			got := fit(c.m, c.alg, threads)
 			if !mat.Equal(got.U, plain.U) || !mat.Equal(got.V, plain.V) || got.Final() != plain.Final() {
-				t.Fatalf("%v %v threads %d: blocked X V changed the fit", c.m, c.alg, threads)
+				t.Fatalf("%v %v threads %d: X V by panels changed the fit", c.m, c.alg, threads)
 			}
 		}
 	}

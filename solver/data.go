@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"sort"
 	"sync"
 
@@ -37,67 +36,75 @@ type Data struct {
 	// neg is the first negative entry, nil when X is non-negative: nmf and
 	// gnmf refuse such data, concept factorization accepts it.
 	neg *entry
-	// blocked holds x prepared for X V by column blocks, one per block
-	// width (a width depends on k), built on first use.
-	blocked *blockCache
+	// panels holds xt prepared for X V by column panels, one per panel
+	// count, built on first use.
+	panels *panelCache
 }
 
-// blockCache is Data's set of sparse.ColBlocks, shared by concurrent fits.
-type blockCache struct {
+// panelCache is Data's set of sparse.ColPanels, shared by concurrent fits.
+type panelCache struct {
 	mu    sync.Mutex
-	width map[int]*sparse.ColBlocks
+	parts map[int]*sparse.ColPanels
 }
 
-// Column blocking of X V (sparse.ColBlocks): measured on generated corpora
-// of 100,000 terms (k = 30, 2 threads), X V took 500 ms plain and 354 ms
-// blocked at 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at
-// 200,000 (48 MB), and gained nothing at 50,000 (12 MB, which the caches
-// mostly hold). Blocks of 2 MB of V and rows with 32 entries a block
-// measured best of widths 2,048-16,384 and 8-64 entries.
-// They are variables so that a test can force blocking on small data.
-var (
-	blockMinFactorBytes = 32 << 20
-	blockBytes          = 2 << 20
-	blockMinPerBlock    = 32
-)
+// X V by column panels of X^T (sparse.ColPanels: V's rows read in order
+// and scattered into a panel's rows of X V, which stay in cache) once V
+// outgrows the caches. On 500,000 generated documents (V of 120 MB, k =
+// 30, 2 threads, the Zen 4 VM of bench/RESULTS.md) X V took 330-490 ms
+// by 16 panels against 770-980 ms by the column blocks of X's rows that
+// it replaces and 1.15-1.26 s row by row; 8, 32 and 64 panels took
+// 400-520, 420-430 and 670-720 ms (each panel reads all of V's rows that
+// it needs, so many panels read V many times; few leave a panel's rows of
+// X V too large for the caches). At 100,000 documents (V of 24 MB) 16
+// panels took 99-168 ms against 165-273 row by row; at 40,000 (9.6 MB),
+// at 100,000 with k = 10 (8 MB) and on TDT2 they were no faster or
+// slower, hence the threshold of 16 MB.
+// It is a variable so that a test can force panels on small data.
+var panelMinFactorBytes = 16 << 20
 
-// blockWidth returns the column-block width of X V's product for V of n
-// rows and k columns, 0 when V is small enough for the plain product.
-// Widths are powers of two, so nearby k share one prepared copy.
-func blockWidth(n, k int) int {
-	if n*k*8 <= blockMinFactorBytes {
+// panelParts is the number of panels for threads goroutines: 16, or two a
+// goroutine where there are more than 8, since panels hold equal entries
+// but not equal work (a goroutine takes whole panels). The product does
+// not depend on it.
+func panelParts(threads int) int { return max(16, 2*parallel.Threads(threads)) }
+
+// XVPanels returns samples (X^T, n x m, a row per sample, in the
+// numbering of X) prepared for X V = samples^T V with V of k columns under
+// the rule Fit uses (V larger than panelMinFactorBytes), for threads
+// goroutines, or nil when V is small enough for X's row-by-row product.
+func XVPanels(samples *sparse.CSR, k, threads int) *sparse.ColPanels {
+	if samples.Rows*k*8 <= panelMinFactorBytes {
+		return nil
+	}
+	return samples.ColPanels(panelParts(threads))
+}
+
+// XVPanelBytes is what XVPanels holds for n samples with nnz stored
+// entries, V of k columns and threads goroutines (0 when it returns nil):
+// for model.EstimateMemory, which must refuse a fit that would not fit.
+func XVPanelBytes(n, nnz, k, threads int) int64 {
+	if n*k*8 <= panelMinFactorBytes {
 		return 0
 	}
-	return 1 << (bits.Len(uint(max(1, blockBytes/(8*k)))) - 1)
+	return 16*int64(nnz) + 8*int64(n+1)*int64(panelParts(threads))
 }
 
-// BlockedProduct returns x prepared for products x b, b of x.Cols rows
-// and k columns, by column blocks under the rule Fit uses for X V (see
-// blockMinFactorBytes), or nil when b is small enough for x.MulDenseTo.
-func BlockedProduct(x *sparse.CSR, k int) *sparse.ColBlocks {
-	w := blockWidth(x.Cols, k)
-	if w == 0 {
+// xPanels returns xt prepared for X V with V of k columns, or nil when V
+// is small enough for the row-by-row product.
+func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
+	if d.panels == nil || d.n*k*8 <= panelMinFactorBytes {
 		return nil
 	}
-	return x.ColBlocks(w, blockMinPerBlock)
-}
-
-// xBlocks returns x prepared for X V with V of k columns, or nil when V
-// is small enough for the plain product.
-func (d *Data) xBlocks(k int) *sparse.ColBlocks {
-	w := blockWidth(d.n, k)
-	if d.blocked == nil || w == 0 {
-		return nil
+	parts := panelParts(threads)
+	d.panels.mu.Lock()
+	defer d.panels.mu.Unlock()
+	if d.panels.parts == nil {
+		d.panels.parts = map[int]*sparse.ColPanels{}
 	}
-	d.blocked.mu.Lock()
-	defer d.blocked.mu.Unlock()
-	if d.blocked.width == nil {
-		d.blocked.width = map[int]*sparse.ColBlocks{}
-	}
-	c := d.blocked.width[w]
+	c := d.panels.parts[parts]
 	if c == nil {
-		c = d.x.ColBlocks(w, blockMinPerBlock)
-		d.blocked.width[w] = c
+		c = d.xt.ColPanels(parts)
+		d.panels.parts[parts] = c
 	}
 	return c
 }
@@ -196,7 +203,7 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 	if p := st.FirstNegative; p >= 0 {
 		d.neg = &entry{samples.RowOf(p), samples.Ind[p], samples.Val[p]}
 	}
-	d.blocked = &blockCache{}
+	d.panels = &panelCache{}
 	return d, nil
 }
 
@@ -303,8 +310,8 @@ func (d *Data) SquaredNorm() float64 { return d.sqNorm }
 // mulV computes dst (m x k) = X V for V (n x k).
 func (d *Data) mulV(dst, v blas64.General, threads int) {
 	if d.x != nil {
-		if c := d.xBlocks(v.Cols); c != nil {
-			c.MulDenseTo(dst, v, threads)
+		if c := d.xPanels(v.Cols, threads); c != nil {
+			c.MulTransDenseTo(dst, v, threads)
 			return
 		}
 		d.x.MulDenseTo(dst, v, threads)
@@ -334,7 +341,7 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		e.xt.ScaleRows(f)
 		e.x = d.x.Clone()
 		e.x.ScaleCols(f)
-		e.blocked = &blockCache{}
+		e.panels = &panelCache{}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e
 	}
