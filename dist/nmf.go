@@ -144,13 +144,17 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
 	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
 	// The block's features in order of falling frequency (the hot rows of
-	// U_i together in memory) and X V by column panels where V_j outgrows
-	// the caches, as solver.Fit arranges X; gathered U_i is permuted into
-	// that order and X V's rows back out of it.
+	// U_i together in memory) and X V by column panels (or blocks) where
+	// V_j outgrows the caches, as solver.Fit arranges X; gathered U_i is
+	// permuted into that order and X V's rows back out of it.
 	x, order := block.TByFrequency()
 	xt := block.Clone()
 	solver.RenumberFeatures(xt, order)
-	xb := solver.XVPanels(xt, k, opts.Threads)
+	xp := solver.XVPanels(xt, k, opts.Threads)
+	var xb *sparse.ColBlocks
+	if xp == nil {
+		xb = solver.BlockedProduct(x, k)
+	}
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	// The coordinate-descent steps, sized as solver.Fit sizes them: by
@@ -255,9 +259,12 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if err := gather(cs.Col, res.V.Data, vj.Data, vCounts); err != nil {
 			return nil, 0, err
 		}
-		if xb != nil {
-			xb.MulTransDenseTo(perm, vj, opts.Threads)
-		} else {
+		switch {
+		case xp != nil:
+			xp.MulTransDenseTo(perm, vj, opts.Threads)
+		case xb != nil:
+			xb.MulDenseTo(perm, vj, opts.Threads)
+		default:
 			x.MulDenseTo(perm, vj, opts.Threads)
 		}
 		for r, f := range order {

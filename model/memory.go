@@ -12,15 +12,21 @@ import (
 // Memory is an estimate, in bytes, of what Fit holds at its peak for a
 // data set: Data, the data as loaded plus the solver's two orientations
 // of it (for sparse data 16 bytes a stored entry each: an index and a
-// value) and, for a large V, a third copy cut into panels for X V; Graph, the nearest-neighbour search's working set and the graph
+// value); Graph, the nearest-neighbour search's working set and the graph
 // (0 when no graph is built); Factors, the factors and the solver's
 // buffers of their shapes, the k-means assignment's included. The figures
 // are the sizes of the arrays the code allocates, checked against the peak
 // resident memory on generated corpora of 200,000 and 500,000 documents
 // (bench/RESULTS.md); they leave out the Go runtime's slack, which the
 // memory limit that the command line sets from --memory keeps small.
+//
+// Panels is apart: X V's panels of the data (solver.XVPanelBytes), a
+// further copy that the solver makes for a large V only where it fits
+// under the runtime's memory limit, so that it speeds a job up without
+// ever being the reason to refuse one. Total leaves it out.
 type Memory struct {
 	Data, Graph, Factors int64
+	Panels               int64
 }
 
 // kmeansSampleBytes is what k-means on V holds per sample beyond a copy
@@ -33,9 +39,13 @@ const kmeansSampleBytes = cluster.DefaultReplicates*(8+1) + 8 + 8
 // Total is the sum of the parts.
 func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
 
-// String lists the parts (FormatBytes).
+// String lists the parts (FormatBytes), Panels where there are any.
 func (m Memory) String() string {
-	return fmt.Sprintf("%s: data %s, graph %s, factors %s", FormatBytes(m.Total()), FormatBytes(m.Data), FormatBytes(m.Graph), FormatBytes(m.Factors))
+	s := fmt.Sprintf("%s: data %s, graph %s, factors %s", FormatBytes(m.Total()), FormatBytes(m.Data), FormatBytes(m.Graph), FormatBytes(m.Factors))
+	if m.Panels > 0 {
+		s += fmt.Sprintf(" (and %s for faster products where it fits)", FormatBytes(m.Panels))
+	}
+	return s
 }
 
 // FormatBytes writes b in GB, MB or kB with two decimals, whichever
@@ -69,8 +79,7 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 		est.Data = 2 * dataBytes(ds)
 	}
 	if a := ds.Sparse; a != nil {
-		// X V's panels of X^T where V outgrows the caches.
-		est.Data += solver.XVPanelBytes(n, len(a.Ind), int(k), threads)
+		est.Panels = solver.XVPanelBytes(n, len(a.Ind), int(k), threads)
 	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its

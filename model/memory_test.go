@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/manifactor/manifactor/dataset"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestEstimateMemory: the parts follow the arrays' sizes: the data part is
-// three copies of 16 bytes an entry (more for KL, and X V's panels for a
-// large V), factors grow with k, a
+// three copies of 16 bytes an entry (more for KL; X V's panels for a
+// large V apart), factors grow with k, a
 // graph is counted only for a graph method with a graph to build, and
 // NN-descent's working set differs from the exact search's.
 func TestEstimateMemory(t *testing.T) {
@@ -55,16 +56,24 @@ func TestEstimateMemory(t *testing.T) {
 	if r := RecallMemory(ds, 2); r != 20*nnz+16*int64(n) {
 		t.Errorf("recall: %d bytes", r)
 	}
+	if nmf.Panels != 0 {
+		t.Errorf("500 samples: panels of %d bytes", nmf.Panels)
+	}
 	// 100,000 samples of 3 features with no entries (only the shape is
-	// read): V at k = 30 (24 MB) gets X V's panels, a fourth copy of the
-	// entries with 16 row pointers a sample; at k = 10 (8 MB) it does not.
+	// read): V at k = 30 (24 MB) gets X V's panels, one more copy of the
+	// entries with 16 row pointers a sample, outside Total; at k = 10 (8
+	// MB) it does not.
 	big := &dataset.Dataset{Sparse: &sparse.CSR{Rows: 100000, Cols: 3, Indptr: make([]int, 100001)}}
 	bigCopy := 8 * int64(100000+3)
-	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 30}, 2); e.Data != 3*bigCopy+8*100001*16 {
-		t.Errorf("100,000 samples, k = 30: data %d, want %d", e.Data, 3*bigCopy+8*100001*16)
+	e := EstimateMemory(big, Options{Method: solver.NMF, K: 30}, 2)
+	if e.Data != 3*bigCopy || e.Panels != 8*100001*16 || e.Total() != e.Data+e.Graph+e.Factors {
+		t.Errorf("100,000 samples, k = 30: %+v, want data %d and panels %d outside the total", e, 3*bigCopy, 8*100001*16)
 	}
-	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 10}, 2); e.Data != 3*bigCopy {
-		t.Errorf("100,000 samples, k = 10: data %d, want %d", e.Data, 3*bigCopy)
+	if !strings.Contains(e.String(), "12.80 MB for faster products") {
+		t.Errorf("String %q does not name the panels", e)
+	}
+	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 10}, 2); e.Panels != 0 {
+		t.Errorf("100,000 samples, k = 10: panels %d", e.Panels)
 	}
 }
 

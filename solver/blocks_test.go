@@ -2,6 +2,8 @@ package solver
 
 import (
 	"context"
+	"math"
+	"runtime/debug"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -47,6 +49,98 @@ func TestColumnPanelsXV(t *testing.T) {
 			got := fit(c.m, c.alg, threads)
 			if !mat.Equal(got.U, plain.U) || !mat.Equal(got.V, plain.V) || got.Final() != plain.Final() {
 				t.Fatalf("%v %v threads %d: X V by panels changed the fit", c.m, c.alg, threads)
+			}
+		}
+	}
+}
+
+// TestColumnPanelsOnlyWhereTheyFit: under a memory limit that leaves no
+// room the panels are not built, the fit runs row by row with the same
+// result, and the decision holds for the Data's life (no change of
+// product midway when memory frees up).
+func TestColumnPanelsOnlyWhereTheyFit(t *testing.T) {
+	sp, _ := randomSamples(22, 300, 90, 0.3)
+	d, err := NewSparseData(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := NewSparseData(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := panelMinFactorBytes
+	defer func() { panelMinFactorBytes = saved }()
+	const k = 20
+	opts := Options{Method: NMF, K: k, MaxIter: 8, Tol: -1, Seed: 3, Threads: 2}
+	plain, err := Fit(context.Background(), ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	panelMinFactorBytes = 0
+	limit := debug.SetMemoryLimit(1)
+	got, err := Fit(context.Background(), d, opts)
+	debug.SetMemoryLimit(limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := d.xPanels(k, 2); p != nil {
+		t.Fatal("panels built under a limit of one byte, or after it was lifted")
+	}
+	if !mat.Equal(got.U, plain.U) || !mat.Equal(got.V, plain.V) {
+		t.Fatal("the fit without room for panels differs from the plain one")
+	}
+	if p := ref.xPanels(k, 2); p == nil {
+		t.Fatal("no panels without a memory limit")
+	}
+}
+
+// TestColumnBlockedXV forces the column-blocked X V (Data.xBlocks, where
+// the panels do not fit) on a small corpus and requires the fits of every method that multiplies by
+// X V to equal the row-by-row ones bit for bit: with k = 20 the gather
+// kernel adds each entry into the same accumulator in stored order, so
+// splitting a row at block edges changes no rounding. Threads 1 and 3
+// must agree too.
+func TestColumnBlockedXV(t *testing.T) {
+	sp, _ := randomSamples(21, 400, 120, 0.3)
+	d, err := NewSparseData(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := [3]int{blockMinFactorBytes, blockBytes, blockMinPerBlock}
+	defer func() { blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2] }()
+	// No panels: the blocks are their fallback.
+	savedPanels := panelMinFactorBytes
+	defer func() { panelMinFactorBytes = savedPanels }()
+	panelMinFactorBytes = math.MaxInt
+	const k = 20
+	fit := func(m Method, alg Algorithm, threads int) *Result {
+		t.Helper()
+		res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: alg, K: k, MaxIter: 12, Tol: -1, Seed: 5, Threads: threads})
+		if err != nil {
+			t.Fatalf("%v %v: %v", m, alg, err)
+		}
+		return res
+	}
+	for _, c := range []struct {
+		m   Method
+		alg Algorithm
+	}{{NMF, MU}, {NMF, CD}, {CF, MU}} {
+		blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2]
+		if d.xBlocks(k) != nil {
+			t.Fatal("a 400-sample V is blocked at the default sizes")
+		}
+		plain := fit(c.m, c.alg, 2)
+		// 32 samples a block (13 blocks); rows of 117 entries and more
+		// (about 120 on average) are blocked, the others not.
+		blockMinFactorBytes, blockBytes, blockMinPerBlock = 0, 32*8*k, 9
+		cb := d.xBlocks(k)
+		if cb == nil || cb.Blocked() == 0 || cb.Blocked() == d.m || cb.Width() != 32 {
+			t.Fatalf("forced blocking did not block some rows and not others")
+		}
+		for _, threads := range []int{1, 3} {
+			got := fit(c.m, c.alg, threads)
+			if !mat.Equal(got.U, plain.U) || !mat.Equal(got.V, plain.V) || got.Final() != plain.Final() {
+				t.Fatalf("%v %v threads %d: blocked X V changed the fit", c.m, c.alg, threads)
 			}
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"sync"
 
@@ -37,11 +40,78 @@ type Data struct {
 	// gnmf refuse such data, concept factorization accepts it.
 	neg *entry
 	// panels holds xt prepared for X V by column panels, one per panel
-	// count, built on first use.
-	panels *panelCache
+	// count, built on first use; blocked holds x prepared for X V by
+	// column blocks, one per block width (a width depends on k), for a
+	// large V whose panels do not fit.
+	panels  *panelCache
+	blocked *blockCache
 }
 
-// panelCache is Data's set of sparse.ColPanels, shared by concurrent fits.
+// blockCache is Data's set of sparse.ColBlocks, shared by concurrent fits.
+type blockCache struct {
+	mu    sync.Mutex
+	width map[int]*sparse.ColBlocks
+}
+
+// Column blocking of X V (sparse.ColBlocks), where the panels (below) do
+// not fit under the memory limit: it holds no copy of the data. Measured
+// on generated corpora
+// of 100,000 terms (k = 30, 2 threads), X V took 500 ms plain and 354 ms
+// blocked at 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at
+// 200,000 (48 MB), and gained nothing at 50,000 (12 MB, which the caches
+// mostly hold). Blocks of 2 MB of V and rows with 32 entries a block
+// measured best of widths 2,048-16,384 and 8-64 entries.
+// They are variables so that a test can force blocking on small data.
+var (
+	blockMinFactorBytes = 32 << 20
+	blockBytes          = 2 << 20
+	blockMinPerBlock    = 32
+)
+
+// blockWidth returns the column-block width of X V's product for V of n
+// rows and k columns, 0 when V is small enough for the plain product.
+// Widths are powers of two, so nearby k share one prepared copy.
+func blockWidth(n, k int) int {
+	if n*k*8 <= blockMinFactorBytes {
+		return 0
+	}
+	return 1 << (bits.Len(uint(max(1, blockBytes/(8*k)))) - 1)
+}
+
+// BlockedProduct returns x prepared for products x b, b of x.Cols rows
+// and k columns, by column blocks under the rule Fit uses for X V where
+// the panels do not fit (see blockMinFactorBytes), or nil when b is small
+// enough for x.MulDenseTo.
+func BlockedProduct(x *sparse.CSR, k int) *sparse.ColBlocks {
+	w := blockWidth(x.Cols, k)
+	if w == 0 {
+		return nil
+	}
+	return x.ColBlocks(w, blockMinPerBlock)
+}
+
+// xBlocks returns x prepared for X V with V of k columns, or nil when V
+// is small enough for the plain product.
+func (d *Data) xBlocks(k int) *sparse.ColBlocks {
+	w := blockWidth(d.n, k)
+	if d.blocked == nil || w == 0 {
+		return nil
+	}
+	d.blocked.mu.Lock()
+	defer d.blocked.mu.Unlock()
+	if d.blocked.width == nil {
+		d.blocked.width = map[int]*sparse.ColBlocks{}
+	}
+	c := d.blocked.width[w]
+	if c == nil {
+		c = d.x.ColBlocks(w, blockMinPerBlock)
+		d.blocked.width[w] = c
+	}
+	return c
+}
+
+// panelCache is Data's set of sparse.ColPanels, shared by concurrent fits:
+// by panel count, nil where they did not fit.
 type panelCache struct {
 	mu    sync.Mutex
 	parts map[int]*sparse.ColPanels
@@ -49,10 +119,10 @@ type panelCache struct {
 
 // X V by column panels of X^T (sparse.ColPanels: V's rows read in order
 // and scattered into a panel's rows of X V, which stay in cache) once V
-// outgrows the caches. On 500,000 generated documents (V of 120 MB, k =
+// outgrows the caches, where they fit under the memory limit. On 500,000 generated documents (V of 120 MB, k =
 // 30, 2 threads, the Zen 4 VM of bench/RESULTS.md) X V took 330-490 ms
-// by 16 panels against 770-980 ms by the column blocks of X's rows that
-// it replaces and 1.15-1.26 s row by row; 8, 32 and 64 panels took
+// by 16 panels against 770-980 ms by the column blocks of X's rows (the
+// fallback) and 1.15-1.26 s row by row; 8, 32 and 64 panels took
 // 400-520, 420-430 and 670-720 ms (each panel reads all of V's rows that
 // it needs, so many panels read V many times; few leave a panel's rows of
 // X V too large for the caches). At 100,000 documents (V of 24 MB) 16
@@ -70,10 +140,10 @@ func panelParts(threads int) int { return max(16, 2*parallel.Threads(threads)) }
 
 // XVPanels returns samples (X^T, n x m, a row per sample, in the
 // numbering of X) prepared for X V = samples^T V with V of k columns under
-// the rule Fit uses (V larger than panelMinFactorBytes), for threads
-// goroutines, or nil when V is small enough for X's row-by-row product.
+// the rule Fit uses (V larger than panelMinFactorBytes and room under the
+// memory limit), for threads goroutines, or nil.
 func XVPanels(samples *sparse.CSR, k, threads int) *sparse.ColPanels {
-	if samples.Rows*k*8 <= panelMinFactorBytes {
+	if samples.Rows*k*8 <= panelMinFactorBytes || !panelsFit(XVPanelBytes(samples.Rows, samples.NNZ(), k, threads)) {
 		return nil
 	}
 	return samples.ColPanels(panelParts(threads))
@@ -90,7 +160,10 @@ func XVPanelBytes(n, nnz, k, threads int) int64 {
 }
 
 // xPanels returns xt prepared for X V with V of k columns, or nil when V
-// is small enough for the row-by-row product.
+// is small enough for the row-by-row product or the panels do not fit
+// beside what the program holds under the Go runtime's memory limit
+// (panelsFit). Either answer is kept for the Data's life, so that a fit
+// does not change products midway.
 func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
 	if d.panels == nil || d.n*k*8 <= panelMinFactorBytes {
 		return nil
@@ -101,12 +174,32 @@ func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
 	if d.panels.parts == nil {
 		d.panels.parts = map[int]*sparse.ColPanels{}
 	}
-	c := d.panels.parts[parts]
-	if c == nil {
-		c = d.xt.ColPanels(parts)
+	c, decided := d.panels.parts[parts]
+	if !decided {
+		if panelsFit(XVPanelBytes(d.n, d.nnz, k, threads)) {
+			c = d.xt.ColPanels(parts)
+		}
 		d.panels.parts[parts] = c
 	}
 	return c
+}
+
+// panelsFit reports whether bytes more fit under the Go runtime's memory
+// limit (debug.SetMemoryLimit, which the command line sets from
+// --memory) beside the memory the runtime holds now. The panels are a
+// speed-up, not a need: a corpus that fits without them must not be
+// refused or pushed past the limit for them, so without room X V is
+// formed by column blocks of X (the same bits for k > 16; within rounding
+// below).
+func panelsFit(bytes int64) bool {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return true
+	}
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	held := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	return held+bytes <= limit
 }
 
 // entry is one element of X^T: sample i, caller's feature j, value v.
@@ -203,7 +296,7 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 	if p := st.FirstNegative; p >= 0 {
 		d.neg = &entry{samples.RowOf(p), samples.Ind[p], samples.Val[p]}
 	}
-	d.panels = &panelCache{}
+	d.panels, d.blocked = &panelCache{}, &blockCache{}
 	return d, nil
 }
 
@@ -314,6 +407,10 @@ func (d *Data) mulV(dst, v blas64.General, threads int) {
 			c.MulTransDenseTo(dst, v, threads)
 			return
 		}
+		if c := d.xBlocks(v.Cols); c != nil {
+			c.MulDenseTo(dst, v, threads)
+			return
+		}
 		d.x.MulDenseTo(dst, v, threads)
 		return
 	}
@@ -341,7 +438,7 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		e.xt.ScaleRows(f)
 		e.x = d.x.Clone()
 		e.x.ScaleCols(f)
-		e.panels = &panelCache{}
+		e.panels, e.blocked = &panelCache{}, &blockCache{}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e
 	}

@@ -45,7 +45,7 @@ type nmfIter struct {
 	uw, vw   *passWork
 	utu, vtv blas64.General
 	// xtu and xv are the data products formed whole: for dense X, xv
-	// where V needs column panels (Data.xPanels), and xtu for GNMF's cd V half, which
+	// where V needs column panels or blocks (Data.mulV), and xtu for GNMF's cd V half, which
 	// visits the rows colour by colour (cdGraphHalf).
 	xtu, xv blas64.General
 	wv      blas64.General // lambda W V for the current V, with a regularizer
@@ -84,14 +84,14 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		it.uw, it.vw = newPassWork(d.m, k), newPassWork(d.n, k)
 	} else {
 		// The U pass's chunks follow X's rows also when X V is formed
-		// whole (below), so that the panels change no sum; those chunks
+		// whole (below), so that panels and blocks change no sum; those chunks
 		// then differ in rows rather than cost, which the passes'
 		// dynamic scheduling evens out.
 		it.uw, it.vw = newPassWorkCost(d.m, k, d.x.Indptr), newPassWorkCost(d.n, k, d.xt.Indptr)
-		if d.xPanels(k, p.opts.Threads) != nil {
+		if d.xPanels(k, p.opts.Threads) != nil || d.xBlocks(k) != nil {
 			// V is too large for the caches: X V is formed whole by
-			// column panels (Data.mulV) instead of row by row in the U
-			// pass.
+			// column panels or blocks (Data.mulV) instead of row by row
+			// in the U pass.
 			it.xv = general(d.m, k)
 		}
 	}
@@ -118,7 +118,8 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 
 // rowsXtU and rowsXV give the rows of X^T U and X V for the current
 // factors: gathered row by row for sparse X, formed whole by BLAS for dense
-// X and by column panels of X^T for X V when V outgrows the caches.
+// X and by column panels of X^T (or blocks of X) for X V when V outgrows
+// the caches.
 func (it *nmfIter) rowsXtU() rowProduct {
 	d := it.p.d
 	if d.IsSparse() {

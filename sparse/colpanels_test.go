@@ -12,53 +12,6 @@ import (
 	"github.com/manifactor/manifactor/kernels"
 )
 
-// edgeCSR returns an r x c matrix whose rows put entries on and beside
-// the block edges of width w (columns w-1, w, w+1, 2w-1, ...), the first
-// and last column, a row filling every column, empty rows (the last
-// one too) and random rows, so that every way a segment can start and end
-// at an edge occurs.
-func edgeCSR(rng *rand.Rand, r, c, w int) *CSR {
-	var ri, ci []int
-	var v []float64
-	add := func(i, j int) {
-		if j >= 0 && j < c {
-			ri, ci, v = append(ri, i), append(ci, j), append(v, 1-rng.Float64())
-		}
-	}
-	for i := 0; i < r; i++ {
-		if i == r-1 && r > 1 {
-			break // a trailing empty row
-		}
-		switch i % 6 {
-		case 0: // on and beside every edge
-			for e := 0; e <= c; e += w {
-				add(i, e-1)
-				add(i, e)
-				add(i, e+1)
-			}
-		case 1: // full row
-			for j := 0; j < c; j++ {
-				add(i, j)
-			}
-		case 2: // empty row
-		case 3: // only the first and the last column
-			add(i, 0)
-			add(i, c-1)
-		default: // random
-			for j := 0; j < c; j++ {
-				if rng.Float64() < 0.4 {
-					add(i, j)
-				}
-			}
-		}
-	}
-	a, err := FromTriplets(r, c, ri, ci, v)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
 // heavyCSR returns an r x c matrix whose first column is full and whose
 // other columns hold fewer entries the further right they are, with empty
 // columns among and after them: the shape of a term-document matrix

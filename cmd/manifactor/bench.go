@@ -36,17 +36,19 @@ type benchOutput struct {
 	// whole run (absent where the system does not report it).
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 	// EstimateBytes is model.EstimateMemory's figure, which --memory
-	// checks.
-	EstimateBytes int64   `json:"estimate_bytes"`
-	BLAS          string  `json:"blas"`
-	Kernels       string  `json:"kernels"`
-	Threads       int     `json:"threads"`
-	Samples       int     `json:"samples"`
-	Features      int     `json:"features"`
-	NNZ           int     `json:"nnz"`
-	Objective     float64 `json:"objective"`
-	Evaluate      int     `json:"evaluate_every"`
-	CG            *cgJSON `json:"cg,omitempty"`
+	// checks; EstimatePanelBytes its X V panels, made where they fit
+	// under the limit (model.Memory.Panels).
+	EstimateBytes      int64   `json:"estimate_bytes"`
+	EstimatePanelBytes int64   `json:"estimate_panel_bytes,omitempty"`
+	BLAS               string  `json:"blas"`
+	Kernels            string  `json:"kernels"`
+	Threads            int     `json:"threads"`
+	Samples            int     `json:"samples"`
+	Features           int     `json:"features"`
+	NNZ                int     `json:"nnz"`
+	Objective          float64 `json:"objective"`
+	Evaluate           int     `json:"evaluate_every"`
+	CG                 *cgJSON `json:"cg,omitempty"`
 	// GraphPasses counts GNMF's cd passes over the graph (one or more an
 	// iteration); absent for the other methods and solvers.
 	GraphPasses int `json:"graph_passes,omitempty"`
@@ -186,7 +188,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.SampleGraph != nil {
 		out.GraphSeconds = graphTime.Seconds()
 	}
-	out.EstimateBytes = est.Total()
+	out.EstimateBytes, out.EstimatePanelBytes = est.Total(), est.Panels
 	if rss, ok := sysmem.PeakRSS(); ok {
 		out.PeakRSSBytes = rss
 	}
