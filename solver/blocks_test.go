@@ -9,6 +9,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// xvCases are the methods and solvers that multiply by X V whole.
+var xvCases = []struct {
+	m   Method
+	alg Algorithm
+}{{NMF, MU}, {NMF, CD}, {CF, MU}}
+
+// fitXV is the fit that the X V tests compare: 12 iterations from seed 5.
+func fitXV(t *testing.T, d *Data, m Method, alg Algorithm, k, threads int) *Result {
+	t.Helper()
+	res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: alg, K: k, MaxIter: 12, Tol: -1, Seed: 5, Threads: threads})
+	if err != nil {
+		t.Fatalf("%v %v: %v", m, alg, err)
+	}
+	return res
+}
+
 // TestColumnPanelsXV forces X V by column panels of X^T (Data.xPanels)
 // on a small corpus and requires the fits of every method that multiplies
 // by X V to equal the row-by-row ones bit for bit: with k = 20 the gather
@@ -24,18 +40,8 @@ func TestColumnPanelsXV(t *testing.T) {
 	saved := panelMinFactorBytes
 	defer func() { panelMinFactorBytes = saved }()
 	const k = 20
-	fit := func(m Method, alg Algorithm, threads int) *Result {
-		t.Helper()
-		res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: alg, K: k, MaxIter: 12, Tol: -1, Seed: 5, Threads: threads})
-		if err != nil {
-			t.Fatalf("%v %v: %v", m, alg, err)
-		}
-		return res
-	}
-	for _, c := range []struct {
-		m   Method
-		alg Algorithm
-	}{{NMF, MU}, {NMF, CD}, {CF, MU}} {
+	fit := func(m Method, alg Algorithm, threads int) *Result { return fitXV(t, d, m, alg, k, threads) }
+	for _, c := range xvCases {
 		panelMinFactorBytes = saved
 		if d.xPanels(k, 2) != nil {
 			t.Fatal("a 400-sample V is cut into panels at the default size")
@@ -113,18 +119,8 @@ func TestColumnBlockedXV(t *testing.T) {
 	defer func() { panelMinFactorBytes = savedPanels }()
 	panelMinFactorBytes = math.MaxInt
 	const k = 20
-	fit := func(m Method, alg Algorithm, threads int) *Result {
-		t.Helper()
-		res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: alg, K: k, MaxIter: 12, Tol: -1, Seed: 5, Threads: threads})
-		if err != nil {
-			t.Fatalf("%v %v: %v", m, alg, err)
-		}
-		return res
-	}
-	for _, c := range []struct {
-		m   Method
-		alg Algorithm
-	}{{NMF, MU}, {NMF, CD}, {CF, MU}} {
+	fit := func(m Method, alg Algorithm, threads int) *Result { return fitXV(t, d, m, alg, k, threads) }
+	for _, c := range xvCases {
 		blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2]
 		if d.xBlocks(k) != nil {
 			t.Fatal("a 400-sample V is blocked at the default sizes")

@@ -48,11 +48,7 @@ func edgeCSR(rng *rand.Rand, r, c, w int) *CSR {
 			}
 		}
 	}
-	a, err := FromTriplets(r, c, ri, ci, v)
-	if err != nil {
-		panic(err)
-	}
-	return a
+	return mustTriplets(r, c, ri, ci, v)
 }
 
 // TestColBlocksMatchReference checks the blocked product against a plain
@@ -117,18 +113,9 @@ func TestColBlocksMatchReference(t *testing.T) {
 
 func TestColBlocksRejectsBadInput(t *testing.T) {
 	a := edgeCSR(rand.New(rand.NewPCG(1, 1)), 3, 4, 2)
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Fatalf("%s: no panic", name)
-			}
-		}()
-		f()
-	}
-	mustPanic("width 0", func() { a.ColBlocks(0, 1) })
+	mustPanic(t, "width 0", func() { a.ColBlocks(0, 1) })
 	cb := a.ColBlocks(2, 1)
-	mustPanic("dimensions", func() {
+	mustPanic(t, "dimensions", func() {
 		cb.MulDenseTo(blas64.General{Rows: 3, Cols: 2, Stride: 2, Data: make([]float64, 6)}, blas64.General{Rows: 3, Cols: 2, Stride: 2, Data: make([]float64, 6)}, 1)
 	})
 }

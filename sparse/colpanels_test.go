@@ -29,11 +29,7 @@ func heavyCSR(rng *rand.Rand, r, c int) *CSR {
 			}
 		}
 	}
-	a, err := FromTriplets(r, c, ri, ci, v)
-	if err != nil {
-		panic(err)
-	}
-	return a
+	return mustTriplets(r, c, ri, ci, v)
 }
 
 // TestColPanelsMatchReference checks a^T b by panels against the dense
@@ -42,8 +38,8 @@ func heavyCSR(rng *rand.Rand, r, c int) *CSR {
 // path), for 1, 2 and 7 goroutines (bit for bit among them), for panel
 // counts from one to more than the columns, on matrices with empty rows
 // and columns, heavy columns, rows out of order, no entries at all, and a
-// single entry; and
-// that the panels cover the columns in order, none empty but a lone one.
+// single entry; and that the panels cover the columns in order, none
+// empty but a lone one.
 func TestColPanelsMatchReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	empty, err := FromTriplets(6, 5, nil, nil, nil)
@@ -158,18 +154,9 @@ func TestColPanelsCuts(t *testing.T) {
 
 func TestColPanelsRejectsBadInput(t *testing.T) {
 	a := edgeCSR(rand.New(rand.NewPCG(1, 1)), 3, 4, 2)
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Fatalf("%s: no panic", name)
-			}
-		}()
-		f()
-	}
-	mustPanic("parts 0", func() { a.ColPanels(0) })
+	mustPanic(t, "parts 0", func() { a.ColPanels(0) })
 	p := a.ColPanels(2)
-	mustPanic("dimensions", func() {
+	mustPanic(t, "dimensions", func() {
 		p.MulTransDenseTo(blas64.General{Rows: 3, Cols: 2, Stride: 2, Data: make([]float64, 6)}, blas64.General{Rows: 3, Cols: 2, Stride: 2, Data: make([]float64, 6)}, 1)
 	})
 }

@@ -32,11 +32,27 @@ func randomCSR(rng *rand.Rand, r, c int, density float64) *CSR {
 			}
 		}
 	}
+	return mustTriplets(r, c, ri, ci, v)
+}
+
+// mustTriplets is FromTriplets for test matrices, which are valid.
+func mustTriplets(r, c int, ri, ci []int, v []float64) *CSR {
 	a, err := FromTriplets(r, c, ri, ci, v)
 	if err != nil {
 		panic(err)
 	}
 	return a
+}
+
+// mustPanic fails t, naming what, unless f panics.
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Fatalf("%s: no panic", what)
+		}
+	}()
+	f()
 }
 
 func toDense(a *CSR) [][]float64 {
@@ -310,11 +326,7 @@ func skewedCSR(rng *rand.Rand, r, c int) *CSR {
 			}
 		}
 	}
-	a, err := FromTriplets(r, c, ri, ci, v)
-	if err != nil {
-		panic(err)
-	}
-	return a
+	return mustTriplets(r, c, ri, ci, v)
 }
 
 // TestValidateFirstError checks that Validate, which checks chunks of rows
