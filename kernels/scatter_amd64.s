@@ -27,8 +27,11 @@ GLOBL scatterMask<>(SB), RODATA|NOPTR, $64
 // For each p, one fused multiply-add a column: dst row ind[p] += val[p] x,
 // four columns a step, the last len(x)%4 under a mask. x is read from
 // memory at every entry (it stays in L1), so that one loop serves every
-// length. It returns false at the first ind[p] outside 0..maxRow (an
-// unsigned compare), with the rows of the entries before it updated.
+// length. ind and val are asked for 512 bytes ahead with the non-temporal
+// hint (see PSTREAM in gather_amd64.s): read once, they would otherwise
+// push the rows of dst out of the caches. It returns false at the first
+// ind[p] outside 0..maxRow (an unsigned compare), with the rows of the
+// entries before it updated.
 TEXT ·axpyScatterAVX2(SB), NOSPLIT, $0-113
 	MOVQ dst_base+0(FP), DI
 	MOVQ ldd+24(FP), R10
@@ -58,6 +61,8 @@ loop:
 	IMULQ        R10, R12
 	ADDQ         DI, R12
 	VBROADCASTSD (SI)(BX*8), Y15
+	PREFETCHNTA  512(R8)(BX*8)
+	PREFETCHNTA  512(SI)(BX*8)
 	XORQ         AX, AX
 	MOVQ         CX, R13
 	TESTQ        R13, R13
