@@ -55,11 +55,11 @@ type blockCache struct {
 
 // Column blocking of X V (sparse.ColBlocks), where the panels (below) do
 // not fit under the memory limit: it holds no copy of the data. Measured
-// on generated corpora
-// of 100,000 terms (k = 30, 2 threads), X V took 500 ms plain and 354 ms
-// blocked at 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at
-// 200,000 (48 MB), and gained nothing at 50,000 (12 MB, which the caches
-// mostly hold). Blocks of 2 MB of V and rows with 32 entries a block
+// on generated corpora of 100,000 terms (k = 30, 2 threads, an earlier
+// 2-core AMD EPYC VM), X V took 500 ms plain and 354 ms blocked at
+// 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at 200,000
+// (48 MB), and gained nothing at 50,000 (12 MB, which the caches mostly
+// hold). Blocks of 2 MB of V and rows with 32 entries a block
 // measured best of widths 2,048-16,384 and 8-64 entries.
 // They are variables so that a test can force blocking on small data.
 var (
@@ -119,16 +119,16 @@ type panelCache struct {
 
 // X V by column panels of X^T (sparse.ColPanels: V's rows read in order
 // and scattered into a panel's rows of X V, which stay in cache) once V
-// outgrows the caches, where they fit under the memory limit. On 500,000 generated documents (V of 120 MB, k =
-// 30, 2 threads, the Zen 4 VM of bench/RESULTS.md) X V took 330-490 ms
-// by 16 panels against 770-980 ms by the column blocks of X's rows (the
-// fallback) and 1.15-1.26 s row by row; 8, 32 and 64 panels took
-// 400-520, 420-430 and 670-720 ms (each panel reads all of V's rows that
-// it needs, so many panels read V many times; few leave a panel's rows of
-// X V too large for the caches). At 100,000 documents (V of 24 MB) 16
-// panels took 99-168 ms against 165-273 row by row; at 40,000 (9.6 MB),
-// at 100,000 with k = 10 (8 MB) and on TDT2 they were no faster or
-// slower, hence the threshold of 16 MB.
+// outgrows the caches, where they fit under the memory limit. On 500,000
+// generated documents (V of 120 MB, k = 30, 2 threads, the Zen 4 VM of
+// bench/RESULTS.md) X V took 330-490 ms by 16 panels against 770-980 ms
+// by the column blocks of X's rows (the fallback) and 1.15-1.26 s row by
+// row; 8, 32 and 64 panels took 400-520, 420-430 and 670-720 ms (each
+// panel reads all of V's rows that it needs, so many panels read V many
+// times; few leave a panel's rows of X V too large for the caches). At
+// 100,000 documents (V of 24 MB) 16 panels took 99-168 ms against 165-273
+// row by row; at 40,000 (9.6 MB), at 100,000 with k = 10 (8 MB) and on
+// TDT2 they were no faster or slower, hence the threshold of 16 MB.
 // It is a variable so that a test can force panels on small data.
 var panelMinFactorBytes = 16 << 20
 
@@ -150,8 +150,8 @@ func XVPanels(samples *sparse.CSR, k, threads int) *sparse.ColPanels {
 }
 
 // XVPanelBytes is what XVPanels holds for n samples with nnz stored
-// entries, V of k columns and threads goroutines (0 when it returns nil):
-// for model.EstimateMemory, which must refuse a fit that would not fit.
+// entries, V of k columns and threads goroutines (0 where V is below the
+// threshold): model.Memory's Panels.
 func XVPanelBytes(n, nnz, k, threads int) int64 {
 	if n*k*8 <= panelMinFactorBytes {
 		return 0
@@ -184,9 +184,9 @@ func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
 	return c
 }
 
-// panelsFit reports whether bytes more fit under the Go runtime's memory
-// limit (debug.SetMemoryLimit, which the command line sets from
-// --memory) beside the memory the runtime holds now. The panels are a
+// panelsFit reports whether bytes more fit under nine tenths of the Go
+// runtime's memory limit (debug.SetMemoryLimit, which the command line
+// sets from --memory) beside the memory the runtime holds now. The panels are a
 // speed-up, not a need: a corpus that fits without them must not be
 // refused or pushed past the limit for them, so without room X V is
 // formed by column blocks of X (the same bits for k > 16; within rounding
@@ -199,7 +199,9 @@ func panelsFit(bytes int64) bool {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
 	held := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
-	return held+bytes <= limit
+	// A tenth of the limit stays free for what comes after the panels
+	// (the assignment's k-means on V, the collector's slack).
+	return held+bytes <= limit-limit/10
 }
 
 // entry is one element of X^T: sample i, caller's feature j, value v.
