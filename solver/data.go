@@ -143,7 +143,8 @@ func panelParts(threads int) int { return max(16, 2*parallel.Threads(threads)) }
 // the rule Fit uses (V larger than panelMinFactorBytes and room under the
 // memory limit), for threads goroutines, or nil.
 func XVPanels(samples *sparse.CSR, k, threads int) *sparse.ColPanels {
-	if samples.Rows*k*8 <= panelMinFactorBytes || !panelsFit(XVPanelBytes(samples.Rows, samples.NNZ(), k, threads)) {
+	b := XVPanelBytes(samples.Rows, samples.NNZ(), k, threads)
+	if b == 0 || !panelsFit(b) {
 		return nil
 	}
 	return samples.ColPanels(panelParts(threads))
@@ -165,7 +166,7 @@ func XVPanelBytes(n, nnz, k, threads int) int64 {
 // (panelsFit). Either answer is kept for the Data's life, so that a fit
 // does not change products midway.
 func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
-	if d.panels == nil || d.n*k*8 <= panelMinFactorBytes {
+	if d.panels == nil || XVPanelBytes(d.n, d.nnz, k, threads) == 0 {
 		return nil
 	}
 	parts := panelParts(threads)
@@ -176,9 +177,7 @@ func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
 	}
 	c, decided := d.panels.parts[parts]
 	if !decided {
-		if panelsFit(XVPanelBytes(d.n, d.nnz, k, threads)) {
-			c = d.xt.ColPanels(parts)
-		}
+		c = XVPanels(d.xt, k, threads)
 		d.panels.parts[parts] = c
 	}
 	return c
