@@ -23,8 +23,20 @@ func TestCDLengthPanics(t *testing.T) {
 		"CDGather2 p": func() {
 			CDGather2(make([]float64, 10), 5, 0, five[:4], make([]float64, 9), make([]float64, 10), five, make([]float64, 10))
 		},
-		"KLStep y": func() { KLStep(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), 1, 0) },
-		"KLStep h": func() { KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), 1, 0) },
+		"KLStep y": func() {
+			KLStep(make([]float64, 2), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), 1, 0)
+		},
+		"KLStep h": func() {
+			KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), make([]float64, 3), make([]float64, 3), 1, 0)
+		},
+		"KLStep xr": func() {
+			KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), make([]float64, 3), 1, 0)
+		},
+		"KLStep r": func() {
+			KLStep(make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 3), make([]float64, 2), 1, 0)
+		},
+		"KLDeriv r": func() { KLDeriv(make([]float64, 3), make([]float64, 2), make([]float64, 3)) },
+		"KLDeriv h": func() { KLDeriv(make([]float64, 3), make([]float64, 3), make([]float64, 2)) },
 	} {
 		func() {
 			defer func() {
@@ -54,11 +66,13 @@ func TestKLStep(t *testing.T) {
 						}
 						return 0.5 + rnd.Float64()
 					})
+					xr, xrb := guarded(n, (off+3)%4, func(int) float64 { return -7 })
+					r, rb := guarded(n, off, func(int) float64 { return -7 })
 					x0, o0, n0 := slices.Clone(x), slices.Clone(hOld), slices.Clone(hNew)
-					wantY := slices.Clone(y)
-					wo, wn, wh := klStepGeneric(wantY, x0, o0, n0, step, 1e-10)
+					wantY, wantXR, wantR := slices.Clone(y), make([]float64, n), make([]float64, n)
+					wo, wn, wh := klStepGeneric(wantY, x0, o0, n0, wantXR, wantR, step, 1e-10)
 
-					go_, gn, gh := KLStep(y, x, hOld, hNew, step, 1e-10)
+					go_, gn, gh := KLStep(y, x, hOld, hNew, xr, r, step, 1e-10)
 
 					name := fmt.Sprintf("n=%d off=%d t=%v", n, off, step)
 					checkSame(t, name+" x", x, x0)
@@ -68,10 +82,15 @@ func TestKLStep(t *testing.T) {
 					checkGuards(t, name+" hOld", hOld, ob, 3-off)
 					checkGuards(t, name+" hNew", hNew, nb, (off+1)%4)
 					checkGuards(t, name+" y", y, yb, (off+2)%4)
+					checkGuards(t, name+" xr", xr, xrb, (off+3)%4)
+					checkGuards(t, name+" r", r, rb, off)
 					var so, sn, sh float64
 					for q := range n {
 						if !near(y[q], wantY[q], 2) {
 							t.Errorf("%s: y[%d] = %v, want %v", name, q, y[q], wantY[q])
+						}
+						if !near(xr[q], wantXR[q], 2*math.Abs(wantXR[q])) || !near(r[q], wantR[q], 2*math.Abs(wantR[q])) {
+							t.Errorf("%s: ratios [%d] = %v, %v, want %v, %v", name, q, xr[q], r[q], wantXR[q], wantR[q])
 						}
 						r := 1 / max(wantY[q], 1e-10)
 						so += math.Abs(x0[q] * o0[q] * r)
@@ -96,8 +115,55 @@ func TestKLStepNaN(t *testing.T) {
 				y[q], x[q], h[q] = 1, 1, 1
 			}
 			y[n-1] = math.NaN()
-			if _, g, hs := KLStep(y, x, h, h, 0, 1e-10); !math.IsNaN(g) || !math.IsNaN(hs) {
+			xr, r := make([]float64, n), make([]float64, n)
+			if _, g, hs := KLStep(y, x, h, h, xr, r, 0, 1e-10); !math.IsNaN(g) || !math.IsNaN(hs) {
 				t.Errorf("n=%d: NaN model value gave sums %v %v, want NaN as the reference", n, g, hs)
+			}
+			if g, hs := KLDeriv(xr, r, h); !math.IsNaN(g) || !math.IsNaN(hs) {
+				t.Errorf("n=%d: KLDeriv after a NaN model value gave sums %v %v, want NaN", n, g, hs)
+			}
+		}
+	})
+}
+
+// TestKLDerivIsStepAtZero: on every path, KLDeriv on the ratios a KLStep
+// stored gives, bit for bit, the gNew and hess of a KLStep with t = 0
+// from the y that step left (the zero step it replaces in coordinate
+// descent), at every length to 2w+1 and beyond, with y below the floor in
+// places and guard bands around every slice (KLDeriv writes nothing).
+func TestKLDerivIsStepAtZero(t *testing.T) {
+	forEachPath(t, func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(19, 20))
+		same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+		for _, n := range lengths(streamWidth) {
+			for off := range 4 {
+				x := make([]float64, n)
+				y, hOld := make([]float64, n), make([]float64, n)
+				for q := range n {
+					x[q], hOld[q] = float64(q%5)*rnd.Float64(), rnd.Float64()
+					y[q] = 0.5 + rnd.Float64()
+					if q%7 == 3 {
+						y[q] = 1e-14
+					}
+				}
+				h, hb := guarded(n, off, func(int) float64 { return rnd.Float64() })
+				xr, xrb := guarded(n, (off+1)%4, func(int) float64 { return -7 })
+				r, rb := guarded(n, (off+2)%4, func(int) float64 { return -7 })
+				KLStep(y, x, hOld, hOld, xr, r, 0.3, 1e-10)
+				xr0, r0, h0 := slices.Clone(xr), slices.Clone(r), slices.Clone(h)
+				g, hs := KLDeriv(xr, r, h)
+				scratch := make([]float64, 2*n)
+				_, wg, wh := KLStep(slices.Clone(y), x, h, h, scratch[:n], scratch[n:], 0, 1e-10)
+				name := fmt.Sprintf("n=%d off=%d", n, off)
+				if !same(g, wg) || !same(hs, wh) {
+					t.Errorf("%s: KLDeriv %v %v, a zero step %v %v", name, g, hs, wg, wh)
+				}
+				checkSame(t, name+" xr", xr, xr0)
+				checkSame(t, name+" r", r, r0)
+				checkSame(t, name+" h", h, h0)
+				checkGuards(t, name+" h", h, hb, off)
+				checkGuards(t, name+" xr", xr, xrb, (off+1)%4)
+				checkGuards(t, name+" r", r, rb, (off+2)%4)
 			}
 		}
 	})
@@ -329,9 +395,9 @@ func TestKLStepRange(t *testing.T) {
 				if n > 2 {
 					y[n/2] = math.Inf(1)
 				}
-				wantY := slices.Clone(y)
-				wo, wn, wh := klStepGeneric(wantY, x, hOld, hNew, 0, 1e-10)
-				g0, g1, g2 := KLStep(y, x, hOld, hNew, 0, 1e-10)
+				wantY, ratios := slices.Clone(y), make([]float64, 4*n)
+				wo, wn, wh := klStepGeneric(wantY, x, hOld, hNew, ratios[:n], ratios[n:2*n], 0, 1e-10)
+				g0, g1, g2 := KLStep(y, x, hOld, hNew, ratios[2*n:3*n], ratios[3*n:], 0, 1e-10)
 				var so, sn, sh float64
 				for q := range n {
 					r := 1 / max(wantY[q], 1e-10)

@@ -172,18 +172,31 @@ func cdGather2Generic(u []float64, ld, c, k int, s, p, ih, d []float64, s1c floa
 	return sq0, sq1, sqd
 }
 
-func klStepGeneric(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {
-	y, hOld, hNew = y[:len(x)], hOld[:len(x)], hNew[:len(x)]
+func klStepGeneric(y, x, hOld, hNew, xrs, rs []float64, t, eps float64) (gOld, gNew, hess float64) {
+	y, hOld, hNew, xrs, rs = y[:len(x)], hOld[:len(x)], hNew[:len(x)], xrs[:len(x)], rs[:len(x)]
 	for q, xq := range x {
 		yq := y[q] + t*hOld[q]
 		y[q] = yq
 		r := 1 / max(yq, eps)
 		xr := xq * r
+		xrs[q], rs[q] = xr, r
 		gOld += hOld[q] * xr
 		gNew += hNew[q] * xr
 		hess += hNew[q] * hNew[q] * xr * r
 	}
 	return gOld, gNew, hess
+}
+
+// klDerivGeneric is KLDeriv's reference: klStepGeneric's gNew and hess,
+// the same expressions on the ratios it stored.
+func klDerivGeneric(xrs, rs, h []float64) (gNew, hess float64) {
+	rs, h = rs[:len(xrs)], h[:len(xrs)]
+	for q, xr := range xrs {
+		r := rs[q]
+		gNew += h[q] * xr
+		hess += h[q] * h[q] * xr * r
+	}
+	return gNew, hess
 }
 
 // extrapolateGeneric is Extrapolate's reference. The conversion keeps the

@@ -17,6 +17,7 @@ var (
 	cdGatherImpl    = cdGatherGeneric
 	cdGather2Impl   = cdGather2Generic
 	klStepImpl      = klStepGeneric
+	klDerivImpl     = klDerivGeneric
 	projGradImpl    = projGradGeneric
 	extrapolateImpl = extrapolateGeneric
 	cgApplyImpl     = cgApplyGeneric
@@ -68,7 +69,7 @@ func Use(name string) error {
 		return Use(paths[len(paths)-1])
 	case "generic":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyGeneric, dotGeneric, mulUpdateGeneric, axpyGatherGeneric
-		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric
+		dotGatherImpl, dotGatherTImpl, klStepImpl, klDerivImpl = dotGatherGeneric, dotGatherTGeneric, klStepGeneric, klDerivGeneric
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradGeneric, cdGatherGeneric, cdGather2Generic
 		extrapolateImpl, axpyScatterImpl = extrapolateGeneric, axpyScatterGeneric
 		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyGeneric, cgResidualGeneric, cgDirectionGeneric
@@ -363,25 +364,52 @@ func CDGather2(u []float64, ld, c int, s, p, ih, d, den []float64) (sq0, sq1, sq
 //
 //	gOld = sum x hOld / y,  gNew = sum x hNew / y,  hess = sum x hNew^2 / y^2,
 //
-// with y floored at eps in the ratios (never in the stored y). It panics
-// if y, hOld or hNew is shorter than x.
+// with y floored at eps in the ratios (never in the stored y). It stores
+// the ratios xr[q] = x[q] / max(y[q], eps) and r[q] = 1 / max(y[q], eps)
+// for KLDeriv. It panics if y, hOld, hNew, xr or r is shorter than x.
 //
 // Reference:
 //
 //	for q, xq := range x {
 //		y[q] += t * hOld[q]
-//		r := 1 / max(y[q], eps)
-//		xr := xq * r
-//		gOld += hOld[q] * xr
-//		gNew += hNew[q] * xr
-//		hess += hNew[q] * hNew[q] * xr * r
+//		r[q] = 1 / max(y[q], eps)
+//		xr[q] = xq * r[q]
+//		gOld += hOld[q] * xr[q]
+//		gNew += hNew[q] * xr[q]
+//		hess += hNew[q] * hNew[q] * xr[q] * r[q]
 //	}
-func KLStep(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64) {
-	if len(y) < len(x) || len(hOld) < len(x) || len(hNew) < len(x) {
+func KLStep(y, x, hOld, hNew, xr, r []float64, t, eps float64) (gOld, gNew, hess float64) {
+	if n := len(x); len(y) < n || len(hOld) < n || len(hNew) < n || len(xr) < n || len(r) < n {
 		panic("kernels: KLStep length mismatch")
 	}
 	if len(x) == 0 {
 		return 0, 0, 0
 	}
-	return klStepImpl(y, x, hOld, hNew, t, eps)
+	return klStepImpl(y, x, hOld, hNew, xr, r, t, eps)
+}
+
+// KLDeriv returns KLStep's gNew and hess for hNew = h at the model values
+// the last KLStep over the row left, from the ratios xr and r it stored
+// (of length the row's): on every path the same values, bit for bit, as a
+// KLStep with t = 0 would return, without its division an entry. Where a
+// coordinate step moves nothing, coordinate descent needs only the next
+// coordinate's derivatives at an unchanged y; most steps on sparse
+// factors are such (on TDT2, 75 % of the steps on rows of more than 8
+// entries and 88 % on shorter rows). It panics if r or h is shorter than
+// xr.
+//
+// Reference:
+//
+//	for q, x := range xr {
+//		g += h[q] * x
+//		hess += h[q] * h[q] * x * r[q]
+//	}
+func KLDeriv(xr, r, h []float64) (g, hess float64) {
+	if len(r) < len(xr) || len(h) < len(xr) {
+		panic("kernels: KLDeriv length mismatch")
+	}
+	if len(xr) == 0 {
+		return 0, 0
+	}
+	return klDerivImpl(xr, r, h)
 }

@@ -19,7 +19,7 @@ func useAsm(name string) {
 	switch name {
 	case "avx2":
 		axpyImpl, dotImpl, mulUpdateImpl, axpyGatherImpl = axpyAVX2, dotAVX2, mulUpdateAVX2, axpyGatherAVX2
-		dotGatherImpl, dotGatherTImpl, klStepImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2
+		dotGatherImpl, dotGatherTImpl, klStepImpl, klDerivImpl = dotGatherAVX2, dotGatherTAVX2, klStepAVX2, klDerivAVX2
 		projGradImpl, cdGatherImpl, cdGather2Impl = projGradAVX2, cdGatherAVX2, cdGather2AVX2
 		extrapolateImpl, axpyScatterImpl = extrapolateAVX2, axpyScatterAVX2Checked
 		cgApplyImpl, cgResidualImpl, cgDirectionImpl = cgApplyAVX2, cgResidualAVX2, cgDirectionAVX2
@@ -179,10 +179,17 @@ func cdGather2AVX2(u []float64, ld, c, k int, s, p, ih, d []float64, s1c float64
 
 // klStepAVX2 is klStepGeneric four entries at a time, the move of y by an
 // FMA and the three sums in four lanes each (its rounding and the order of
-// the sums differ from the reference's).
+// the sums differ from the reference's); it stores the ratios as the
+// reference does.
 //
 //go:noescape
-func klStepAVX2(y, x, hOld, hNew []float64, t, eps float64) (gOld, gNew, hess float64)
+func klStepAVX2(y, x, hOld, hNew, xr, r []float64, t, eps float64) (gOld, gNew, hess float64)
+
+// klDerivAVX2 is klStepAVX2's gNew and hess from its stored ratios, in the
+// same lanes and order, so equal to a step's with t = 0 bit for bit.
+//
+//go:noescape
+func klDerivAVX2(xr, r, h []float64) (gNew, hess float64)
 
 // axpyScatterAVX2 is axpyScatterGeneric for the avx2 path with rows
 // 0..maxRow of dst in range; it returns false at the first index outside

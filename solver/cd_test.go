@@ -579,7 +579,7 @@ func TestKLCDRow(t *testing.T) {
 	// go to -3, is cut to 0 (where the objective is infinite) and must be
 	// halved back to 1.5.
 	f, y := []float64{3}, []float64{3}
-	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, 1, nil, nil, 1, nil)
+	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, make([]float64, 2), 1, nil, nil, 1, nil)
 	if f[0] != 1.5 || y[0] != 1.5 {
 		t.Fatalf("overshooting step: f = %v, y = %v; want both 1.5", f[0], y[0])
 	}
@@ -621,7 +621,7 @@ func TestKLCDRow(t *testing.T) {
 							}
 						}
 					}
-					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1, nil)
+					klCDRow(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, nil)
 					obj := klRowObjective(f, lin, x, ht)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)
@@ -715,7 +715,7 @@ func TestKLCDRowGraph(t *testing.T) {
 							y[q] += f[c] * ht[c*nq+q]
 						}
 					}
-					klCDRow(f, lin, x, ht, y, 1, nil, nil, 1, gr)
+					klCDRow(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, gr)
 					obj := objective(f)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)

@@ -40,7 +40,11 @@ const klBacktracks = 40
 // moves one coordinate by a one-variable Newton step, projected onto
 // f_c >= 0. ht holds the other factor's rows at the row's stored entries,
 // transposed (column c contiguous), and y the model values on entry,
-// which the steps keep current.
+// which the steps keep current; ratios is scratch for 2 len(x) values,
+// the last step's ratios (kernels.KLStep's xr and r), from which a step
+// that moves nothing takes the next coordinate's derivatives
+// (kernels.KLDeriv: the same values as a pass at t = 0, without its
+// divisions).
 //
 // Along coordinate c, phi(f + t e_c) has the derivative
 // p(t) = lin_c - sum x h / (y + t h), which is increasing and concave
@@ -63,13 +67,16 @@ const klBacktracks = 40
 // gr, when not nil, adds LPNMF's graph term for a row of V (see
 // klGraphRow), which keeps p increasing and concave: each coordinate is
 // then held at or above Eps, where the term is smooth.
-func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float64, gr *klGraphRow) {
+func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, w float64, gr *klGraphRow) {
 	k, nq := len(f), len(x)
 	lo := 0.0 // the coordinates' lower bound
 	if gr != nil {
 		lo = Eps
 	}
-	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], 0, Eps)
+	// The ratios of the last step: a coordinate that does not move leaves
+	// y as it is, and the next one's derivatives come from them.
+	xr, r := ratios[:nq], ratios[nq:2*nq]
+	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], xr, r, 0, Eps)
 	for sweep := 1; sweep <= sweeps; sweep++ {
 		for c := 0; c < k; c++ {
 			hc := ht[c*nq : (c+1)*nq]
@@ -99,13 +106,13 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 			}
 			if !(t != 0) || math.IsInf(t, 0) {
 				if sweep < sweeps || c+1 < k {
-					_, g, hs = kernels.KLStep(y, x, next, next, 0, Eps)
+					g, hs = kernels.KLDeriv(xr, r, next)
 				}
 				continue
 			}
 			old := f[c]
 			f[c] = old + t
-			gOld, gn, hn := kernels.KLStep(y, x, hc, next, t, Eps)
+			gOld, gn, hn := kernels.KLStep(y, x, hc, next, xr, r, t, Eps)
 			if t < 0 && curv > 0 {
 				// p(t) = lin_c - gOld (+ the graph's part); keep the step
 				// once p(0) + p(t) >= 0.
@@ -116,7 +123,7 @@ func klCDRow(f, lin, x, ht, y []float64, sweeps int, pg, ref []float64, w float6
 					}
 					t += back
 					f[c] = old + t
-					gOld, gn, hn = kernels.KLStep(y, x, hc, next, back, Eps)
+					gOld, gn, hn = kernels.KLStep(y, x, hc, next, xr, r, back, Eps)
 					if try == klBacktracks {
 						f[c] = old
 						break
@@ -173,8 +180,8 @@ func (g *klGraphRow) derivative(c int, v float64) float64 {
 // stored entries (transposed), the row's model values, and LPNMF's graph
 // term for the row.
 type klCDWork struct {
-	ht, y []float64
-	graph klGraphRow
+	ht, y, ratios []float64
+	graph         klGraphRow
 }
 
 // workers makes room for the workers of a pass over n rows.
@@ -241,13 +248,13 @@ func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin [
 		return 0
 	}
 	if cap(w.ht) < nq*k {
-		w.ht, w.y = make([]float64, 2*nq*k), make([]float64, 2*nq)
+		w.ht, w.y, w.ratios = make([]float64, 2*nq*k), make([]float64, 2*nq), make([]float64, 4*nq)
 	}
 	ht, y := w.ht[:nq*k], w.y[:nq]
 	// The model values and the transposed rows in one pass.
 	kernels.DotGatherT(y, ht, fr, a.Ind[p0:p1], h.Data, k)
 	x := vals[p0:p1]
-	klCDRow(fr, lin, x, ht, y, sweeps, pg, ref, w2, gr)
+	klCDRow(fr, lin, x, ht, y, w.ratios, sweeps, pg, ref, w2, gr)
 	if !wantLog {
 		return 0
 	}
