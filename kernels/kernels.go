@@ -394,8 +394,8 @@ func KLStep(y, x, hOld, hNew, xr, r []float64, t, eps float64) (gOld, gNew, hess
 // KLStep with t = 0 would return, without its division an entry. Where a
 // coordinate step moves nothing, coordinate descent needs only the next
 // coordinate's derivatives at an unchanged y; most steps on sparse
-// factors are such (on TDT2, 75 % of the steps on rows of more than 8
-// entries and 88 % on shorter rows). It panics if r or h is shorter than
+// factors are such (on TDT2, 75 % of the steps on rows of 8 entries or
+// more and 88 % on shorter rows). It panics if r or h is shorter than
 // xr.
 //
 // Reference:

@@ -2,6 +2,30 @@
 
 #include "textflag.h"
 
+// NEWSUMS4 and NEWSUMS1 add an entry's terms of gNew and hess from r in
+// Y6 (X6), xr in Y7 (X7) and hNew in Y8 (X8): gNew += hNew*xr in Y11,
+// hess += hNew*(hNew*(xr*r)) in Y12 (Y13 scratch). klStepAVX2 and
+// klDerivAVX2 share them, so that a step that moves nothing and KLDeriv
+// give the same sums bit for bit.
+#define NEWSUMS4 \
+	VFMADD231PD Y7, Y8, Y11; \
+	VMULPD      Y6, Y7, Y13; \
+	VMULPD      Y8, Y13, Y13; \
+	VFMADD231PD Y13, Y8, Y12
+
+#define NEWSUMS1 \
+	VFMADD231SD X7, X8, X11; \
+	VMULSD      X6, X7, X13; \
+	VMULSD      X8, X13, X13; \
+	VFMADD231SD X13, X8, X12
+
+// HSUM(y, x) leaves in x's low lane the sum of y's four lanes, as
+// (l0 + l2) + (l1 + l3) (X13 scratch).
+#define HSUM(y, x) \
+	VEXTRACTF128 $1, y, X13; \
+	VADDPD       X13, x, x; \
+	VHADDPD      x, x, x
+
 // func klStepAVX2(y, x, hOld, hNew, xr, r []float64, t, eps float64) (gOld, gNew, hess float64)
 //
 // Four entries per step: y += t*hOld (stored), r = 1/max(eps, y) (VMAXPD
@@ -42,24 +66,15 @@ loop4:
 	VMOVUPD      Y7, (R10)(AX*8)
 	VFMADD231PD  Y7, Y4, Y10
 	VMOVUPD      (R9)(AX*8), Y8
-	VFMADD231PD  Y7, Y8, Y11
-	VMULPD       Y6, Y7, Y13
-	VMULPD       Y8, Y13, Y13
-	VFMADD231PD  Y13, Y8, Y12
+	NEWSUMS4
 	ADDQ         $4, AX
 	CMPQ         AX, DX
 	JB           loop4
 
 hsum:
-	VEXTRACTF128 $1, Y10, X13
-	VADDPD       X13, X10, X10
-	VHADDPD      X10, X10, X10
-	VEXTRACTF128 $1, Y11, X13
-	VADDPD       X13, X11, X11
-	VHADDPD      X11, X11, X11
-	VEXTRACTF128 $1, Y12, X13
-	VADDPD       X13, X12, X12
-	VHADDPD      X12, X12, X12
+	HSUM(Y10, X10)
+	HSUM(Y11, X11)
+	HSUM(Y12, X12)
 	CMPQ         AX, CX
 	JAE          done
 
@@ -75,10 +90,7 @@ loop1:
 	VMOVSD       X7, (R10)(AX*8)
 	VFMADD231SD  X7, X4, X10
 	VMOVSD       (R9)(AX*8), X8
-	VFMADD231SD  X7, X8, X11
-	VMULSD       X6, X7, X13
-	VMULSD       X8, X13, X13
-	VFMADD231SD  X13, X8, X12
+	NEWSUMS1
 	INCQ         AX
 	CMPQ         AX, CX
 	JB           loop1
@@ -93,8 +105,9 @@ done:
 // func klDerivAVX2(xr, r, h []float64) (gNew, hess float64)
 //
 // klStepAVX2's gNew and hess from the ratios it stored, with no move of y:
-// the same operations in the same lanes, horizontal sums and tail, so the
-// sums equal, bit for bit, those of a step with t = 0 at the same y.
+// the same operations (NEWSUMS4, NEWSUMS1) in the same lanes, horizontal
+// sums and tail, so the sums equal, bit for bit, those of a step with
+// t = 0 at the same y.
 TEXT ·klDerivAVX2(SB), NOSPLIT, $0-88
 	MOVQ        xr_base+0(FP), R10
 	MOVQ        xr_len+8(FP), CX
@@ -111,21 +124,14 @@ dloop4:
 	VMOVUPD     (R10)(AX*8), Y7
 	VMOVUPD     (R11)(AX*8), Y6
 	VMOVUPD     (R9)(AX*8), Y8
-	VFMADD231PD Y7, Y8, Y11
-	VMULPD      Y6, Y7, Y13
-	VMULPD      Y8, Y13, Y13
-	VFMADD231PD Y13, Y8, Y12
+	NEWSUMS4
 	ADDQ        $4, AX
 	CMPQ        AX, DX
 	JB          dloop4
 
 dhsum:
-	VEXTRACTF128 $1, Y11, X13
-	VADDPD       X13, X11, X11
-	VHADDPD      X11, X11, X11
-	VEXTRACTF128 $1, Y12, X13
-	VADDPD       X13, X12, X12
-	VHADDPD      X12, X12, X12
+	HSUM(Y11, X11)
+	HSUM(Y12, X12)
 	CMPQ         AX, CX
 	JAE          ddone
 
@@ -133,10 +139,7 @@ dloop1:
 	VMOVSD      (R10)(AX*8), X7
 	VMOVSD      (R11)(AX*8), X6
 	VMOVSD      (R9)(AX*8), X8
-	VFMADD231SD X7, X8, X11
-	VMULSD      X6, X7, X13
-	VMULSD      X8, X13, X13
-	VFMADD231SD X13, X8, X12
+	NEWSUMS1
 	INCQ        AX
 	CMPQ        AX, CX
 	JB          dloop1
