@@ -8,38 +8,10 @@ import (
 	"testing"
 )
 
-// scatterCase is one AxpyScatter input: a sparse row (val, ind) whose
-// scaled copies of x go to rows of dst, laid out with stride ldd and
-// ending exactly after the k-th element of its last row, so that a write
-// past any row runs into the guard.
-type scatterCase struct {
-	dst, val, x    []float64
-	ind            []int
-	ldd            int
-	dstB, valB, xB []float64
-	dstOff, xOff   int
-}
-
-func newScatterCase(rnd *rand.Rand, k, nnz, off, pad int) scatterCase {
-	const rows = 23
-	ldd := k + pad
-	var c scatterCase
-	c.ldd = ldd
-	c.dstOff, c.xOff = off, 3-off
-	c.dst, c.dstB = guarded((rows-1)*ldd+k, off, uniform(rnd))
-	c.val, c.valB = guarded(nnz, (off+1)%4, uniform(rnd))
-	c.x, c.xB = guarded(k, c.xOff, uniform(rnd))
-	// Rows out of order, with repeats, and the first and last rows so that
-	// the writes reach both ends of dst.
-	c.ind = make([]int, nnz, nnz+1)
-	for p := range c.ind {
-		c.ind[p] = rnd.IntN(rows)
-	}
-	if nnz >= 3 {
-		c.ind[0], c.ind[1], c.ind[2] = rows-1, 0, c.ind[nnz-1]
-	}
-	return c
-}
+// The scatter's inputs are newGatherCase's with the roles exchanged: the
+// gather's b (rows of stride ldb, ending exactly after the k-th element
+// of its last row, so that a write past any row runs into the guard) is
+// the scatter's dst, and the gather's dst (k values) its x.
 
 func TestAxpyScatter(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
@@ -48,40 +20,41 @@ func TestAxpyScatter(t *testing.T) {
 			for _, nnz := range []int{0, 1, 2, 3, 7, 24} {
 				for off := range 4 {
 					pad := off % 3 // ldd == k and ldd > k
-					c := newScatterCase(rnd, k, nnz, off, pad)
-					dst0, val0, x0 := slices.Clone(c.dst), slices.Clone(c.val), slices.Clone(c.x)
+					c := newGatherCase(rnd, k, nnz, off, pad)
+					dst, x, ldd := c.b, c.dst, c.ldb
+					dst0, val0, x0 := slices.Clone(dst), slices.Clone(c.val), slices.Clone(x)
 					ind0 := slices.Clone(c.ind)
 					want := slices.Clone(dst0)
-					axpyScatterGeneric(want, c.ldd, val0, ind0, x0)
+					axpyScatterGeneric(want, ldd, val0, ind0, x0)
 
-					AxpyScatter(c.dst, c.ldd, c.val, c.ind, c.x)
+					AxpyScatter(dst, ldd, c.val, c.ind, x)
 
-					name := fmt.Sprintf("k=%d nnz=%d off=%d ldd=%d", k, nnz, off, c.ldd)
+					name := fmt.Sprintf("k=%d nnz=%d off=%d ldd=%d", k, nnz, off, ldd)
 					checkSame(t, name+" val", c.val, val0)
-					checkSame(t, name+" x", c.x, x0)
+					checkSame(t, name+" x", x, x0)
 					if !slices.Equal(c.ind, ind0) {
 						t.Errorf("%s: ind modified", name)
 					}
-					checkGuards(t, name+" dst", c.dst, c.dstB, c.dstOff)
+					checkGuards(t, name+" dst", dst, c.bB, c.bOff)
 					checkGuards(t, name+" val", c.val, c.valB, (off+1)%4)
-					checkGuards(t, name+" x", c.x, c.xB, c.xOff)
-					for e := range c.dst {
+					checkGuards(t, name+" x", x, c.dstB, c.dstOff)
+					for e := range dst {
 						// The padding between rows must keep its values.
-						if k == 0 || e%c.ldd >= k {
-							if c.dst[e] != dst0[e] {
+						if k == 0 || e%ldd >= k {
+							if dst[e] != dst0[e] {
 								t.Errorf("%s: padding dst[%d] changed", name, e)
 							}
 							continue
 						}
-						i, j := e/c.ldd, e%c.ldd
+						i, j := e/ldd, e%ldd
 						scale := math.Abs(dst0[e])
 						for p, a := range val0 {
 							if ind0[p] == i {
 								scale += math.Abs(a * x0[j])
 							}
 						}
-						if !near(c.dst[e], want[e], scale) {
-							t.Errorf("%s: dst[%d] = %v, want %v", name, e, c.dst[e], want[e])
+						if !near(dst[e], want[e], scale) {
+							t.Errorf("%s: dst[%d] = %v, want %v", name, e, dst[e], want[e])
 						}
 					}
 				}
@@ -155,8 +128,8 @@ func TestAxpyScatterRange(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(21, 22))
 		for _, k := range []int{1, 4, 30, 48, 49, 100} {
 			for _, bad := range []int{-1, 23, math.MaxInt / 2} {
-				c := newScatterCase(rnd, k, 5, 0, 2)
-				dst := c.dst[:len(c.dst):len(c.dst)]
+				c := newGatherCase(rnd, k, 5, 0, 2)
+				dst := c.b[:len(c.b):len(c.b)]
 				ind := slices.Clone(c.ind)
 				ind[3] = bad
 				func() {
@@ -165,9 +138,9 @@ func TestAxpyScatterRange(t *testing.T) {
 							t.Errorf("k=%d ind=%d: no panic", k, bad)
 						}
 					}()
-					AxpyScatter(dst, c.ldd, c.val, ind, c.x)
+					AxpyScatter(dst, c.ldb, c.val, ind, c.dst)
 				}()
-				checkGuards(t, fmt.Sprintf("k=%d ind=%d dst", k, bad), c.dst, c.dstB, c.dstOff)
+				checkGuards(t, fmt.Sprintf("k=%d ind=%d dst", k, bad), c.b, c.bB, c.bOff)
 			}
 		}
 	})
