@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -73,6 +74,85 @@ func TestGenerate(t *testing.T) {
 		t.Error("the story and class structure is not there")
 	}
 	for _, bad := range []Options{{Docs: -1}, {Topic: 1.5}, {Zipf: 1}, {Story: 0.8}, {Classes: 10, Docs: 5}, {Classes: 20, Terms: 10}} {
+		if _, _, err := Generate(bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+// TestGenerateAuthors: under Authors every document's author is in one
+// class, an author's documents share more terms than documents of one
+// class by different authors, the classes shrink with ClassSkew, the
+// corpus is the same at any thread count and the author options are
+// checked.
+func TestGenerateAuthors(t *testing.T) {
+	opt := Options{Docs: 3000, Terms: 20000, Classes: 5, Words: 100, Topic: 0.05, Authors: 10, AuthorShare: 0.2, ClassSkew: 1, Seed: 3, Threads: 1}
+	a, labels, err := Generate(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := opt.withDefaults()
+	authorOf, class := layAuthors(o)
+	size := make([]int, len(class))
+	for i, au := range authorOf {
+		size[au]++
+		if labels[i] != class[au] {
+			t.Fatalf("document %d: class %d, its author %d's %d", i, labels[i], au, class[au])
+		}
+	}
+	count := make([]int, opt.Classes)
+	for _, c := range labels {
+		count[c]++
+	}
+	if !(count[0] > count[1] && count[1] > count[opt.Classes-1]) || slices.Min(size) < 1 {
+		t.Errorf("class sizes %v under skew 1; smallest author %d", count, slices.Min(size))
+	}
+	if len(class) < 3000/10/2 || len(class) > 3000/10*2 {
+		t.Errorf("%d authors for 3000 documents at 10 each on average", len(class))
+	}
+	// Rare terms (in under 1 % of the documents) shared: the common
+	// words every document draws hide the author's few.
+	df := make([]int, a.Cols)
+	for _, f := range a.Ind {
+		df[f]++
+	}
+	common := func(i, j int) float64 {
+		ri, rj := a.Ind[a.Indptr[i]:a.Indptr[i+1]], a.Ind[a.Indptr[j]:a.Indptr[j+1]]
+		n := 0
+		for _, f := range ri {
+			if _, ok := slices.BinarySearch(rj, f); ok && df[f] < a.Rows/100 {
+				n++
+			}
+		}
+		return float64(n)
+	}
+	var same, class0, pairs, others float64
+	for i := 0; i < 600; i++ {
+		for j := i + 1; j < 600; j++ {
+			switch {
+			case authorOf[i] == authorOf[j]:
+				same += common(i, j)
+				pairs++
+			case labels[i] == labels[j]:
+				class0 += common(i, j)
+				others++
+			}
+		}
+	}
+	same, class0 = same/pairs, class0/others
+	t.Logf("shared rare terms: same author %.2f (%v pairs), same class %.2f", same, pairs, class0)
+	if !(pairs > 10 && same > class0+1 && same > 5*class0) {
+		t.Error("the author structure is not there")
+	}
+	opt.Threads = 3
+	b, _, _ := Generate(opt)
+	if !slices.Equal(a.Ind, b.Ind) || !slices.Equal(a.Val, b.Val) {
+		t.Error("the corpus depends on the thread count")
+	}
+	for _, bad := range []Options{{Authors: -1}, {Authors: 5, AuthorShare: 0.8}, {Authors: 5, AuthorTerms: 200000}, {ClassSkew: 1}, {Authors: 5, ClassSkew: -1}, {Authors: 5, ClassSkew: math.NaN()}} {
 		if _, _, err := Generate(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

@@ -45,6 +45,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&o.Story, "story", 0.15, "share of a document's words drawn from its story's terms, in (0, 1 - topic]")
 	fs.IntVar(&o.StoryDocs, "story-docs", 20, "documents per story")
 	fs.BoolVar(&o.Flat, "flat", false, "no stories: a class's documents differ only by chance")
+	fs.IntVar(&o.Authors, "authors", 0, "group documents by author instead of story: documents per author on average (0: stories)")
+	fs.Float64Var(&o.AuthorShare, "author-share", 0.3, "with -authors: share of a document's words drawn from its author's own terms")
+	fs.IntVar(&o.AuthorTerms, "author-terms", 200, "with -authors: terms of an author's own")
+	fs.Float64Var(&o.Rare, "rare", 0, "share of a document's words drawn uniformly from -rare-terms further terms (the long tail of one-off words)")
+	fs.IntVar(&o.RareTerms, "rare-terms", 0, "with -rare: terms of the long tail (0: 10 times -terms)")
+	fs.Float64Var(&o.ClassSkew, "class-skew", 0, "with -authors: class c drawn with weight (c+1)^-skew (0: equal classes)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed")
 	out := fs.String("out", "", "output .mat file (required)")
 	compress := fs.Bool("compress", false, "zlib-compress the variables")
@@ -58,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return errors.New("-out is required")
 	}
 	// A flag's zero would mean the package default; here it is a mistake.
-	for name, v := range map[string]int{"docs": o.Docs, "terms": o.Terms, "classes": o.Classes, "words": o.Words, "story-docs": o.StoryDocs} {
+	for name, v := range map[string]int{"docs": o.Docs, "terms": o.Terms, "classes": o.Classes, "words": o.Words, "story-docs": o.StoryDocs, "author-terms": o.AuthorTerms} {
 		if v <= 0 {
 			return fmt.Errorf("-%s %d: want a positive number", name, v)
 		}
