@@ -2,7 +2,7 @@
 """Scores rules for --lambda auto on the records of bench/autorules.sh.
 
 Each record is one draw of the protocol with every candidate's relative
-cut, cohesion and accuracy (internal/cmd/autocands). A rule picks a
+cut, cohesion, cluster sizes and accuracy (internal/cmd/autocands). A rule picks a
 candidate from the first two; its score on a corpus is the accuracy of its
 picks averaged over the draws of each k, then over k, as experiment
 averages. Printed beside: each candidate weight kept always (the fits
@@ -31,9 +31,39 @@ def most_cohesive(r, among=None):
     return max(idx, key=lambda i: (coh[i], -i))
 
 
+OFF_TOPIC_CUT, COLLAPSE_SHARE, REFINE_GROWTH = 0.5, 0.4, 1.5
+
+
+def collapsed(r, i):
+    """Fewer than COLLAPSE_SHARE times the plain clustering's effective
+    number of clusters, k^size_entropy."""
+    e = r["size_entropy"]
+    return i > 0 and r["k"] ** (e[i] - e[0]) < COLLAPSE_SHARE
+
+
+def refines(r, i):
+    return i == 0 or (not collapsed(r, i) and r["largest"][i] <= REFINE_GROWTH * r["largest"][0])
+
+
 def shipped(r):
-    """model.autoChoice: trusted when the least cut is the plain method's
-    or at most half of it."""
+    """model.autoChoice: collapsed clusterings never kept; where the plain
+    clusters cut the graph at OFF_TOPIC_CUT of chance or more, only the
+    weights that refine the plain clustering weighed; trusted when the
+    least cut is the plain method's (not off topic) or at most half of
+    it; else the most cohesive clustering that refines the plain one."""
+    cut = r["relative_cut"]
+    off = cut[0] >= OFF_TOPIC_CUT
+    ok = [i for i in range(len(cut)) if not collapsed(r, i) and (refines(r, i) or not off)]
+    b = min(ok, key=lambda i: (cut[i], i))
+    if (b == 0 and not off) or cut[b] <= cut[0] / 2:
+        return b
+    return most_cohesive(r, [i for i in range(len(cut)) if refines(r, i)])
+
+
+def size_blind(r):
+    """The rule before the size guards (2026-11-26 to 2026-11-28): trusted
+    when the least cut is the plain method's or at most half of it, else
+    the most cohesive."""
     b = least_cut(r)
     if b == 0 or r["relative_cut"][b] <= r["relative_cut"][0] / 2:
         return b
@@ -67,11 +97,29 @@ def untrusted_plain(r):
     return 0
 
 
+def guarded(ok):
+    """The rule without the size guards among the candidates ok(r, i)
+    accepts (and the plain method)."""
+    def rule(r):
+        idx = [i for i in range(len(r["lambda"])) if i == 0 or ok(r, i)]
+        cut = r["relative_cut"]
+        b = min(idx, key=lambda i: (cut[i], i))
+        if b == 0 or cut[b] <= cut[0] / 2:
+            return b
+        return most_cohesive(r, idx)
+    return rule
+
+
 RULES = [
-    ("shipped (least cut if plain or half of plain's)", shipped),
+    ("shipped (size guards; least cut if plain or half of plain's)", shipped),
+    ("without the size guards", size_blind),
     ("before: least cut if half of plain's", before),
     ("untrusted: cohesive, cutting <= plain", cohesive_not_cutting_more),
     ("untrusted: the plain method", untrusted_plain),
+    ("largest cluster at most 1.5 times the plain one's, alone", guarded(lambda r, i: r["largest"][i] <= 1.5 * r["largest"][0])),
+    ("largest cluster at most 2 times the plain one's, alone", guarded(lambda r, i: r["largest"][i] <= 2 * r["largest"][0])),
+    ("size entropy at least half the plain one's, alone", guarded(lambda r, i: r["size_entropy"][i] >= 0.5 * r["size_entropy"][0])),
+    ("cohesion at least 0.9 times the plain one's, alone", guarded(lambda r, i: r["cohesion"][i] >= 0.9 * r["cohesion"][0])),
 ]
 
 

@@ -32,10 +32,10 @@ func ExampleFit() {
 		log.Fatal(err)
 	}
 	n, m := p.Data.Dims()
-	fmt.Printf("%d documents, %d terms; lambda %g (graph trusted: %v) of %d candidates\n", n, m, res.Lambda, res.Trusted, len(res.Candidates))
+	fmt.Printf("%d documents, %d terms; lambda %g (graph %v) of %d candidates\n", n, m, res.Lambda, res.Verdict, len(res.Candidates))
 	fmt.Printf("U is %d x %d; accuracy above 60 %%: %v\n", res.U.RawMatrix().Rows, res.U.RawMatrix().Cols, acc > 0.6)
 	// Output:
-	// 800 documents, 5981 terms; lambda 1 (graph trusted: false) of 8 candidates
+	// 800 documents, 5981 terms; lambda 1 (graph untrusted) of 8 candidates
 	// U is 5981 x 8; accuracy above 60 %: true
 }
 

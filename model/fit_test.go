@@ -15,6 +15,7 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -229,25 +230,33 @@ func TestAutoRule(t *testing.T) {
 		if c := res.Candidates[kept]; math.Abs(c.Cut-(1-same/total)) > 1e-12 || math.Abs(c.ChanceCut-chance) > 1e-12 {
 			t.Fatalf("%s: kept candidate's cut %v and chance %v, its labels give %v and %v", what, c.Cut, c.ChanceCut, 1-same/total, chance)
 		}
-		if want, trusted := autoChoice(res.Candidates); kept != want || trusted != res.Trusted || res.Lambda != res.Candidates[want].Lambda {
-			t.Fatalf("%s: kept candidate %d (lambda %v, trusted %v), the rule says %d (trusted %v)", what, kept, res.Lambda, res.Trusted, want, trusted)
+		if want, verdict := autoChoice(res.Candidates); kept != want || verdict != res.Verdict || res.Lambda != res.Candidates[want].Lambda {
+			t.Fatalf("%s: kept candidate %d (lambda %v, %v), the rule says %d (%v)", what, kept, res.Lambda, res.Verdict, want, verdict)
+		}
+		for i, c := range res.Candidates {
+			largest, entropy := clusterSizes(c.Labels, 4)
+			if c.Largest != largest || c.SizeEntropy != entropy || c.Collapsed != (i > 0 && collapsed(c, res.Candidates[0], 4)) {
+				t.Fatalf("%s: candidate %d: largest %v, size entropy %v, collapsed %v; its labels give %v, %v", what, i, c.Largest, c.SizeEntropy, c.Collapsed, largest, entropy)
+			}
 		}
 	}
+	// A graph of random edges cuts the plain clusters as chance does: off
+	// topic.
 	for _, c := range []struct {
 		what    string
 		g       *graph.Graph
-		trusted bool
+		verdict Verdict
 	}{
-		{"class graph", randomGraph(t, ds.Labels, 0.95, 1), true},
-		{"random graph", randomGraph(t, ds.Labels, 0, 2), false},
+		{"class graph", randomGraph(t, ds.Labels, 0.95, 1), GraphTrusted},
+		{"random graph", randomGraph(t, ds.Labels, 0, 2), GraphOffTopic},
 	} {
 		res, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, Seed: 1, SampleGraph: c.g})
 		if err != nil {
 			t.Fatal(err)
 		}
 		check(res, c.g, c.what)
-		if res.Trusted != c.trusted {
-			t.Errorf("%s: trusted %v, want %v: %+v", c.what, res.Trusted, c.trusted, res.Candidates)
+		if res.Verdict != c.verdict {
+			t.Errorf("%s: %v, want %v: %+v", c.what, res.Verdict, c.verdict, res.Candidates)
 		}
 	}
 }
@@ -273,8 +282,8 @@ func TestAutoScreen(t *testing.T) {
 			t.Errorf("candidate %d (lambda %v): screened %v after %d iterations, want the budget of 4", i, c.Lambda, c.Screened, c.Iterations)
 		}
 	}
-	if want, trusted := autoChoice(res.Candidates); res.Lambda != res.Candidates[want].Lambda || trusted != res.Trusted || !res.Candidates[want].Kept {
-		t.Errorf("kept lambda %v (trusted %v); the rule on the screened fits says %v (%v)", res.Lambda, res.Trusted, res.Candidates[want].Lambda, trusted)
+	if want, verdict := autoChoice(res.Candidates); res.Lambda != res.Candidates[want].Lambda || verdict != res.Verdict || !res.Candidates[want].Kept {
+		t.Errorf("kept lambda %v (%v); the rule on the screened fits says %v (%v)", res.Lambda, res.Verdict, res.Candidates[want].Lambda, verdict)
 	}
 	fixed := o
 	fixed.Lambda = solver.Fixed(res.Lambda)
@@ -306,28 +315,81 @@ func TestAutoScreen(t *testing.T) {
 // TestAutoChoice: Auto's rule on hand-made candidates (the plain method
 // first).
 func TestAutoChoice(t *testing.T) {
-	cand := func(rel, coh float64) Candidate { return Candidate{RelativeCut: rel, Cohesion: coh} }
+	// Equal cluster sizes but for the arguments that say otherwise.
+	cand := func(rel, coh float64) Candidate {
+		return Candidate{RelativeCut: rel, Cohesion: coh, Largest: 0.25, SizeEntropy: 1}
+	}
+	sized := func(c Candidate, largest, entropy float64) Candidate {
+		c.Largest, c.SizeEntropy = largest, entropy
+		return c
+	}
 	for _, c := range []struct {
 		what    string
 		c       []Candidate
+		k       int
 		kept    int
-		trusted bool
+		verdict Verdict
 	}{
-		{"a weight halves the relative cut", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49), cand(0.15, 0.45), cand(0.2, 0.46)}, 2, true},
-		{"exactly half", []Candidate{cand(0.4, 0.5), cand(0.2, 0.45)}, 1, true},
-		{"no weight halves it: the most cohesive", []Candidate{cand(0.4, 0.5), cand(0.25, 0.52), cand(0.21, 0.51)}, 1, false},
-		{"untrusted, the plain method most cohesive", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49)}, 0, false},
-		{"ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.1, 0.45), cand(0.1, 0.46)}, 1, true},
-		{"cohesion ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.3, 0.5)}, 0, false},
-		{"the plain method already follows the graph", []Candidate{cand(0, 0.5), cand(0, 0.6)}, 0, true},
+		{"a weight halves the relative cut", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49), cand(0.15, 0.45), cand(0.2, 0.46)}, 4, 2, GraphTrusted},
+		{"exactly half", []Candidate{cand(0.4, 0.5), cand(0.2, 0.45)}, 4, 1, GraphTrusted},
+		{"no weight halves it: the most cohesive", []Candidate{cand(0.4, 0.5), cand(0.25, 0.52), cand(0.21, 0.51)}, 4, 1, GraphUntrusted},
+		{"untrusted, the plain method most cohesive", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49)}, 4, 0, GraphUntrusted},
+		{"ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.1, 0.45), cand(0.1, 0.46)}, 4, 1, GraphTrusted},
+		{"cohesion ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.3, 0.5)}, 4, 0, GraphUntrusted},
+		{"the plain method already follows the graph", []Candidate{cand(0, 0.5), cand(0, 0.6)}, 4, 0, GraphTrusted},
 		// TDT2 topics 1, 4, 9 and 17 with seed 2: the plain clustering
 		// (accuracy 0.994) cuts least; lambda 1's (0.787) is a little
 		// more cohesive.
-		{"the plain method cuts least, whatever the cohesion", []Candidate{cand(0.0249, 0.2326), cand(0.0801, 0.2344), cand(0.0355, 0.2313)}, 0, true},
+		{"the plain method cuts least, whatever the cohesion", []Candidate{cand(0.0249, 0.2326), cand(0.0801, 0.2344), cand(0.0355, 0.2313)}, 4, 0, GraphTrusted},
+		// TDT2 at k = 3, seed 1 of the protocol's draw 3: NMF splits the
+		// large topic (0.58 of the samples, accuracy 0.49), lambda 1000
+		// finds it (0.91, accuracy 1.00): a true class, not a collapse.
+		{"a trusted weight may merge split clusters", []Candidate{sized(cand(0.413, 0.2895), 0.58, 0.88), sized(cand(0.016, 0.2862), 0.91, 0.32)}, 3, 1, GraphTrusted},
+		// The blog corpus of 575,229 posts at k = 40: the plain clusters
+		// cut the 5-NN graph at 0.71 of chance; lambda 1000 cuts 0.23 by
+		// putting 95 % of the posts in two clusters (size entropy 0.25
+		// of its maximum against the plain one's 0.85); lambda 10 kept
+		// the sizes (largest 0.205, entropy 0.80).
+		{"off topic: the blog corpus", []Candidate{sized(cand(0.71, 0.1), 0.26, 0.85), sized(cand(0.6, 0.101), 0.205, 0.80), sized(cand(0.23, 0.09), 0.56, 0.25)}, 40, 1, GraphOffTopic},
+		{"off topic, the plain method most cohesive", []Candidate{sized(cand(0.71, 0.1), 0.26, 0.85), sized(cand(0.23, 0.09), 0.56, 0.25)}, 40, 0, GraphOffTopic},
+		{"off topic at exactly half of chance", []Candidate{cand(0.5, 0.5), sized(cand(0.1, 0.4), 0.5, 0.8)}, 4, 0, GraphOffTopic},
+		{"a collapsed clustering is not kept, however little it cuts", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.15, 0.45), 0.3, 0.85), sized(cand(0.01, 0.45), 0.9, 0.2)}, 20, 1, GraphTrusted},
+		{"nor when it is the most cohesive", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.3, 0.6), 0.9, 0.2)}, 20, 0, GraphTrusted},
+		// Planted classes the data shows weakly (the plain clusters cut
+		// the class graph at 0.85 of chance), which a weight finds
+		// without reshaping the clusters.
+		{"off topic, but a weight that keeps the sizes halves the cut", []Candidate{sized(cand(0.85, 0.487), 0.29, 0.995), sized(cand(0.26, 0.481), 0.26, 0.999), sized(cand(0.17, 0.478), 0.25, 1)}, 4, 2, GraphTrusted},
+		{"off topic: the plain method cutting least proves nothing", []Candidate{sized(cand(0.6, 0.5), 0.2, 0.9), sized(cand(0.7, 0.49), 0.2, 0.9)}, 20, 0, GraphOffTopic},
+		{"untrusted, a weight that grows the largest cluster past 1.5 times is not kept", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.3, 0.6), 0.31, 0.88), sized(cand(0.35, 0.55), 0.3, 0.88)}, 20, 2, GraphUntrusted},
 	} {
-		kept, trusted := autoChoice(c.c)
-		if kept != c.kept || trusted != c.trusted {
-			t.Errorf("%s: kept %d (trusted %v), want %d (trusted %v)", c.what, kept, trusted, c.kept, c.trusted)
+		for i := 1; i < len(c.c); i++ {
+			c.c[i].Collapsed = collapsed(c.c[i], c.c[0], c.k)
+		}
+		kept, verdict := autoChoice(c.c)
+		if kept != c.kept || verdict != c.verdict {
+			t.Errorf("%s: kept %d (%v), want %d (%v)", c.what, kept, verdict, c.kept, c.verdict)
+		}
+	}
+}
+
+// TestClusterSizes: the largest share and the size entropy over its
+// maximum, empty clusters counting against it.
+func TestClusterSizes(t *testing.T) {
+	for _, c := range []struct {
+		labels           []int
+		k                int
+		largest, entropy float64
+	}{
+		{[]int{0, 1, 2, 3}, 4, 0.25, 1},
+		{[]int{5, 5, 7, 7}, 2, 0.5, 1},
+		{[]int{0, 0, 0, 0}, 4, 1, 0},
+		{[]int{0, 0, 1, 1}, 4, 0.5, 0.5},
+		{[]int{-1, 0, 0, 0}, 2, 0.75, -(0.25*math.Log(0.25) + 0.75*math.Log(0.75)) / math.Log(2)},
+		{[]int{0, 0}, 1, 1, 0},
+	} {
+		largest, entropy := clusterSizes(c.labels, c.k)
+		if largest != c.largest || math.Abs(entropy-c.entropy) > 1e-15 {
+			t.Errorf("%v, k = %d: largest %v, entropy %v; want %v, %v", c.labels, c.k, largest, entropy, c.largest, c.entropy)
 		}
 	}
 }
@@ -460,15 +522,15 @@ func TestAutoRealData(t *testing.T) {
 	for _, c := range []struct {
 		file    string
 		classes []int
-		trusted bool
+		verdict Verdict
 		gain    float64 // the least gain in accuracy over NMF
 		seed    uint64
 	}{
-		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, true, 0.1, 3},
+		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, GraphTrusted, 0.1, 3},
 		// NMF already follows the graph here (0.994); a rule that trusted
 		// only a weight halving NMF's cut kept lambda 1 (0.787).
-		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, true, -0.01, 2},
-		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, false, -0.01, 1},
+		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, GraphTrusted, -0.01, 2},
+		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, GraphUntrusted, -0.01, 1},
 	} {
 		sub := subsetOf(t, realData(t, c.file), c.classes)
 		o := Options{Method: solver.NMF, K: len(c.classes), Seed: c.seed}
@@ -483,9 +545,9 @@ func TestAutoRealData(t *testing.T) {
 		}
 		accP, _, _ := cluster.Accuracy(sub.Labels, plain.Labels)
 		accA, _, _ := cluster.Accuracy(sub.Labels, auto.Labels)
-		t.Logf("%s classes %v: NMF %.3f, GNMF auto %.3f (lambda %v, trusted %v)", c.file, c.classes, accP, accA, auto.Lambda, auto.Trusted)
-		if auto.Trusted != c.trusted || accA < accP+c.gain {
-			t.Errorf("%s classes %v: trusted %v (lambda %v), accuracy %.3f against NMF's %.3f; want trusted %v and a gain of %v", c.file, c.classes, auto.Trusted, auto.Lambda, accA, accP, c.trusted, c.gain)
+		t.Logf("%s classes %v: NMF %.3f, GNMF auto %.3f (lambda %v, %v)", c.file, c.classes, accP, accA, auto.Lambda, auto.Verdict)
+		if auto.Verdict != c.verdict || accA < accP+c.gain {
+			t.Errorf("%s classes %v: %v (lambda %v), accuracy %.3f against NMF's %.3f; want %v and a gain of %v", c.file, c.classes, auto.Verdict, auto.Lambda, accA, accP, c.verdict, c.gain)
 		}
 	}
 }
@@ -640,5 +702,95 @@ func TestAutoPath(t *testing.T) {
 	}
 	if _, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, CandidateStart: 7}); err == nil {
 		t.Error("Fit accepted candidate start 7")
+	}
+}
+
+// TestAutoSample: Auto on a sample (Options.AutoSample) chooses among its
+// candidates on the sample, then fits the whole data by the plain method
+// and, when the sample kept a weight, by that weight from the plain fit's
+// factors, keeping what the rule says of the two; a sample that keeps
+// the plain method leaves the plain method's fit, bit for bit. The same
+// at any thread count; sizes the data cannot give are errors.
+func TestAutoSample(t *testing.T) {
+	ctx := context.Background()
+	// A generated corpus of authors (internal/corpus) whose graph helps
+	// GNMF, and planted topics whose graph adds nothing to the data.
+	authors := func() *dataset.Dataset {
+		a, labels, err := corpus.Generate(corpus.Options{Docs: 3000, Terms: 50000, Classes: 10, ClassSkew: 1, Topic: 0.05, Authors: 30, AuthorShare: 0.15, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Prepare(&dataset.Dataset{Source: "generated", Sparse: a, Labels: labels}, PrepareOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Data
+	}
+	for _, c := range []struct {
+		what    string
+		ds      *dataset.Dataset
+		k, size int
+		weight  bool // whether the sample keeps a weight
+	}{{"authors", authors(), 10, 1000, true}, {"planted", planted(t, 7, 1500, 300, 3, 0.9), 3, 500, false}} {
+		ds := c.ds
+		o := Options{Method: solver.GNMF, K: c.k, Seed: 4, AutoSample: c.size}
+		var ref *Result
+		for _, th := range []int{1, 3} {
+			o.Threads = th
+			res, err := Fit(ctx, ds, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref != nil {
+				if res.Lambda != ref.Lambda || !mat.Equal(res.V, ref.V) || !slices.Equal(res.Labels, ref.Labels) {
+					t.Errorf("%s: %d threads: lambda %v, another fit than at 1 thread (lambda %v)", c.what, th, res.Lambda, ref.Lambda)
+				}
+				continue
+			}
+			ref = res
+			s := res.Sample
+			if s == nil || s.Samples != c.size || len(s.Candidates) != 8 || len(s.Candidates[0].Labels) != c.size {
+				t.Fatalf("%s: sample %+v", c.what, s)
+			}
+			if kept, v := autoChoice(s.Candidates); s.Candidates[kept].Lambda != s.Lambda || v != s.Verdict || !s.Candidates[kept].Kept {
+				t.Errorf("%s: the sample's choice %v (%v), its rule says %v (%v)", c.what, s.Lambda, s.Verdict, s.Candidates[kept].Lambda, v)
+			}
+			if (s.Lambda > 0 && s.Verdict != GraphOffTopic) != c.weight {
+				t.Fatalf("%s: the sample kept lambda %v; the test wants a weight %v", c.what, s.Lambda, c.weight)
+			}
+			plain := o
+			plain.Lambda = solver.Fixed(0)
+			p, err := Fit(ctx, ds, plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Lambda == 0 || s.Verdict == GraphOffTopic {
+				if res.Lambda != 0 || res.Candidates != nil || res.Verdict != s.Verdict || !mat.Equal(res.U, p.U) || !mat.Equal(res.V, p.V) || !slices.Equal(res.Labels, p.Labels) {
+					t.Errorf("%s: the sample kept the plain method, the whole data's fit is not the plain fit (lambda %v, %v)", c.what, res.Lambda, res.Verdict)
+				}
+				continue
+			}
+			cs := res.Candidates
+			if len(cs) != 2 || cs[0].Lambda != 0 || cs[1].Lambda != s.Lambda || !cs[1].Path || cs[0].Objective != p.Final() {
+				t.Fatalf("%s: the whole data's candidates %+v, want the plain fit (objective %v) and lambda %v from its factors", c.what, cs, p.Final(), s.Lambda)
+			}
+			if kept, v := autoChoice(cs); cs[kept].Lambda != res.Lambda || v != res.Verdict {
+				t.Errorf("%s: kept lambda %v (%v) on the whole data, the rule says %v (%v)", c.what, res.Lambda, res.Verdict, cs[kept].Lambda, v)
+			}
+		}
+	}
+	ds := planted(t, 7, 600, 300, 3, 0.5)
+	for _, s := range []int{600, 601, 29} {
+		if _, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 3, Seed: 4, AutoSample: s}); err == nil || !strings.Contains(err.Error(), "sample") {
+			t.Errorf("a sample of %d of 600 samples, k = 3: error %v", s, err)
+		}
+	}
+	// A negative size and the default on data under twice it: the whole
+	// data.
+	for _, s := range []int{-1, 0} {
+		res, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 3, Seed: 4, AutoSample: s})
+		if err != nil || res.Sample != nil || len(res.Candidates) != 8 {
+			t.Errorf("AutoSample %d: sample %v, %d candidates, error %v", s, res.Sample, len(res.Candidates), err)
+		}
 	}
 }

@@ -156,6 +156,29 @@ func (s CandidateStart) Resolve(m solver.Method) CandidateStart {
 // graph's communities (see Options.Lambda).
 func DefaultLambdas() []float64 { return []float64{1, 3, 10, 30, 100, 300, 1000} }
 
+// DefaultAutoSample is the size of Auto's sample (Options.AutoSample) on
+// data of at least sampleFrom times as many samples. On generated
+// corpora of 100,000 and 500,000 documents whose whole graph lifts GNMF
+// by 16 and 23 points, a sample of neighbourhoods (see Options.AutoSample) of 10,000
+// documents kept the gain as one of 20,000 did, where uniform samples of
+// 10,000 (at 100,000) and of 20,000 and 50,000 (at 500,000) lost it
+// (docs/REPRODUCTION.md, "Lambda auto on large corpora").
+const DefaultAutoSample = 10000
+
+// sampleFrom is how many times the default sample the data must hold for
+// Auto to choose on it. A sample of neighbourhoods is denser in
+// neighbours than the whole data: at a fifth of the seven corpora of
+// ../shared/data it trusted weights that the whole graph did not (la1:
+// lambda 1000, 54.5 % against the whole data's choice, 69.9 %), where at
+// a tenth or less of the generated corpora its choice scored within a
+// point of the whole data's (docs/REPRODUCTION.md, "Lambda auto on large
+// corpora").
+const sampleFrom = 10
+
+// minSamplePerCluster is the fewest samples a cluster Auto's sample must
+// hold on average: fewer could not show the clusters the rule compares.
+const minSamplePerCluster = 10
+
 // Options configures Fit. The zero value with K set is the command line's
 // default run: NMF, a random start, 500 iterations at most, assignment by
 // k-means on V; for the graph methods the 5-nearest-neighbour 0/1 graph
@@ -175,13 +198,19 @@ type Options struct {
 	// papers' value (solver.DefaultLambda) under Papers. Auto fits the
 	// plain method and the graph method at every weight of Lambdas (from
 	// the same start, or along the weights: CandidateStart), assigns
-	// each, and keeps one by the data alone (no labels): it trusts the
-	// graph when the clustering that cuts least of it is the plain
-	// method's or cuts at most half as much as the plain method's, both
-	// relative to what random clusters of the same volumes would cut
-	// (Candidate.RelativeCut), and then keeps the clustering that cuts
-	// least; untrusted, it keeps the clustering most cohesive in the data
-	// (see Cohesion). Result.Candidates reports every candidate.
+	// each, and keeps one by the data alone (no labels). A clustering
+	// with fewer than 0.4 times the plain one's effective number of
+	// clusters is collapsed and never kept. Auto trusts the graph when
+	// the clustering that cuts least of it is the plain method's or cuts
+	// at most half as much, both relative to what random clusters of the
+	// same volumes would cut (Candidate.RelativeCut), and then keeps the
+	// clustering that cuts least; untrusted, it keeps the clustering most
+	// cohesive in the data (see Cohesion) among the plain one and the
+	// weights' whose largest cluster is at most 1.5 times the plain
+	// one's. Where the plain clustering cuts the graph at half the rate
+	// of chance or more (GraphOffTopic), only those size-keeping weights
+	// are weighed at all. Result.Verdict says which, Result.Candidates
+	// reports every candidate.
 	Lambda solver.Lambda
 	// Lambdas are Auto's candidate weights (0 is always added); nil means
 	// DefaultLambdas. Each must be finite and positive, and a non-nil
@@ -203,6 +232,29 @@ type Options struct {
 	// CandidateStart is where Auto's candidates start (see PathStart);
 	// the zero value is DefaultCandidateStart.
 	CandidateStart CandidateStart
+	// AutoSample is the size of the seeded sample on which Auto chooses
+	// its weight on large data: every candidate and the rule run on the
+	// sample, with its own nearest-neighbour graph. Sparse samples are
+	// taken in neighbourhoods, each seed with its nearest neighbours, so
+	// that the sample's graph keeps the whole graph's local structure (a
+	// uniform sample's graph joins samples as far apart as the whole
+	// data's (n/AutoSample) p-NN graph and looked weaker than the whole
+	// graph wherever it was measured); dense ones uniformly. Then the
+	// whole data is fitted by the plain method and, if the sample's rule
+	// kept a weight without finding the sample's graph off topic, at that
+	// weight (from the plain fit's factors where the candidates run along
+	// the weights, CandidateStart), and the rule chooses between the two
+	// on the whole data, so that a weight the whole graph does not
+	// support is not kept (Result.Sample reports the sample's choice).
+	// Its cost is the sample's candidates plus about one fit at a fixed
+	// weight, where Auto on the whole data fits every candidate. 0 means
+	// DefaultAutoSample samples (at least 10 a cluster) on data of at
+	// least ten times as many, the whole data below that; a positive value
+	// is used whenever the data has more samples, must not exceed them
+	// and must give 10 samples a cluster; a negative value chooses on the
+	// whole data always. With SampleGraph the choice is made on the whole
+	// data.
+	AutoSample int
 	// Graph says how the p-nearest-neighbour graph of the samples is
 	// built (its Seed and Threads are set from the fields below).
 	Graph graph.Options
@@ -243,6 +295,10 @@ type Options struct {
 	// (the command line's cluster and bench). Results are the same bit
 	// for bit. Dense data is copied as before.
 	ConsumeData bool
+
+	// fromPlain starts Auto's weights from the plain fit's factors (Fit
+	// sets it for the whole data's check of a sample's choice).
+	fromPlain bool
 }
 
 // Stage is a step of the pipeline, as Progress reports it.
@@ -279,6 +335,9 @@ type Progress struct {
 	// Done and Total measure the neighbour search during "graph" (see
 	// graph.Options.Progress); both are 0 elsewhere.
 	Done, Total int
+	// Sample is set for the steps of Auto's choice on a sample
+	// (Options.AutoSample).
+	Sample bool
 }
 
 // The streams mixed into Options.Seed for the steps other than the
@@ -315,6 +374,9 @@ func (o Options) Check() error {
 	}
 	if o.ScreenIter < 0 {
 		return fmt.Errorf("model: screening budget %d: must be at least 1 iteration (0: no screening)", o.ScreenIter)
+	}
+	if o.AutoSample > 0 && o.AutoSample < minSamplePerCluster*o.K {
+		return fmt.Errorf("model: a sample of %d for lambda auto with k = %d: need at least %d samples a cluster (%d)", o.AutoSample, o.K, minSamplePerCluster, minSamplePerCluster*o.K)
 	}
 	if o.CandidateStart < 0 || int(o.CandidateStart) >= len(candidateStartNames) {
 		return fmt.Errorf("model: invalid candidate start %d", int(o.CandidateStart))
@@ -355,6 +417,25 @@ func (o Options) lambdas(sparse bool) []float64 {
 		return append([]float64{0}, c...)
 	}
 	return []float64{l.Value()}
+}
+
+// autoSample returns the size of Auto's sample for data of n samples (0:
+// the whole data), or an error for a sample the data cannot give.
+func (o Options) autoSample(n int) (int, error) {
+	switch s := o.AutoSample; {
+	case s < 0 || o.SampleGraph != nil:
+		return 0, nil
+	case s == 0:
+		s = max(DefaultAutoSample, minSamplePerCluster*o.K)
+		if n >= sampleFrom*s {
+			return s, nil
+		}
+		return 0, nil
+	case s >= n:
+		return 0, fmt.Errorf("a sample of %d for lambda auto from %d samples: the sample must be smaller than the data (a negative size chooses on the whole data)", s, n)
+	default:
+		return s, nil
+	}
 }
 
 // MarshalText returns the start's name.

@@ -201,16 +201,8 @@ func printSummary(w io.Writer, s *fitSummary) {
 	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)\n", s.Method, s.K, s.Samples, s.Features, s.NNZ)
 	if s.Lambda != nil {
 		fmt.Fprintf(w, "lambda %g (%s formulation)", *s.Lambda, s.Formulation)
-		if s.LambdaAuto != nil {
-			var tried []string
-			for _, c := range s.LambdaAuto {
-				tried = append(tried, strconv.FormatFloat(c.Lambda, 'g', -1, 64))
-			}
-			verdict := "graph not trusted: the most cohesive clustering kept"
-			if *s.GraphTrusted {
-				verdict = "graph trusted: the clustering that cuts it least kept"
-			}
-			fmt.Fprintf(w, ", chosen by auto among %s (%s)", strings.Join(tried, ", "), verdict)
+		if s.Verdict != model.NoVerdict {
+			fmt.Fprintf(w, ", %s", autoLine(s))
 		}
 		if s.Neighbors > 0 {
 			fmt.Fprintf(w, "; %d-NN %s graph (%.2f s)", s.Neighbors, s.Weight, s.GraphSeconds)
@@ -237,6 +229,57 @@ func printSummary(w io.Writer, s *fitSummary) {
 	if s.Accuracy != nil {
 		fmt.Fprintf(w, "accuracy %.2f %%, NMI %.2f %%\n", 100**s.Accuracy, 100**s.NMI)
 	}
+}
+
+// autoLine says how lambda auto chose: among which weights, on what, and
+// its verdicts.
+func autoLine(s *fitSummary) string {
+	weights := func(cs []model.Candidate) string {
+		var w []string
+		for _, c := range cs {
+			w = append(w, strconv.FormatFloat(c.Lambda, 'g', -1, 64))
+		}
+		return strings.Join(w, ", ")
+	}
+	if a := s.AutoSample; a != nil {
+		line := fmt.Sprintf("chosen by auto on a sample of %d of the %d samples among %s (on the sample: %s)",
+			a.Samples, s.Samples, weights(a.Candidates), verdictLine(a.Verdict, a.Lambda, a.Candidates))
+		switch {
+		case len(s.LambdaAuto) > 1:
+			line += fmt.Sprintf(", then against the plain method on the whole data (%s)", verdictLine(s.Verdict, *s.Lambda, s.LambdaAuto))
+		case a.Lambda > 0:
+			line += "; the graph off topic there, the plain method on the whole data, whose graph was not built"
+		}
+		return line
+	}
+	return fmt.Sprintf("chosen by auto among %s (%s)", weights(s.LambdaAuto), verdictLine(s.Verdict, *s.Lambda, s.LambdaAuto))
+}
+
+// verdictLine says what lambda auto concluded from candidates and kept.
+func verdictLine(v model.Verdict, lambda float64, candidates []model.Candidate) string {
+	kept := "the most cohesive clustering kept"
+	if lambda == 0 {
+		kept = "the plain method's clustering kept"
+	}
+	var line string
+	switch v {
+	case model.GraphTrusted:
+		line = "graph trusted: the clustering that cuts it least kept"
+	case model.GraphOffTopic:
+		line = fmt.Sprintf("graph off-topic: the plain clusters cut it at %.2f of chance, its edges do not follow them; %s", candidates[0].RelativeCut, kept)
+	default:
+		line = "graph not trusted: " + kept
+	}
+	var collapsed int
+	for _, c := range candidates {
+		if c.Collapsed {
+			collapsed++
+		}
+	}
+	if collapsed > 0 {
+		line += fmt.Sprintf("; %d collapsed clusterings left out", collapsed)
+	}
+	return line
 }
 
 // isTerminal reports whether w is a terminal (progress is shown there

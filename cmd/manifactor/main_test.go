@@ -467,6 +467,25 @@ func TestClusterAndGraphCommands(t *testing.T) {
 			t.Errorf("--screen-iters 1: candidate %v", c)
 		}
 	}
+	// --auto-sample: the choice on 40 of the 60 samples, then the plain
+	// fit and the sample's weight, if any, on all of them.
+	out, _, err = runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--auto-sample", "40", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sampled fitSummary
+	if err := json.Unmarshal([]byte(out), &sampled); err != nil {
+		t.Fatal(err)
+	}
+	if a := sampled.AutoSample; a == nil || a.Samples != 40 || len(a.Candidates) != 8 || sampled.Verdict == model.NoVerdict {
+		t.Errorf("--auto-sample 40: %+v, verdict %v", a, sampled.Verdict)
+	}
+	// --lambdas with one weight: auto between it and the plain method,
+	// said on stderr.
+	_, errOut, err := runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--k", "3", "--lambdas", "10")
+	if err != nil || !strings.Contains(errOut, "between the plain method and lambda 10") {
+		t.Errorf("--lambdas 10: %v, stderr %q", err, errOut)
+	}
 	// gnmf's candidates run along the weights by default (above weight
 	// 1, each from the previous one's factors), and --candidate-start
 	// same starts them all from the run's start.
@@ -570,6 +589,11 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "lpnmf", "--cg-tol", "Inf"}, []string{"--cg-tol +Inf"}},
 		{[]string{"--method", "lpnmf", "--cg-iters", "0"}, []string{"--cg-iters 0"}},
 		{[]string{"--method", "gnmf", "--screen-iters", "-5"}, []string{"--screen-iters -5"}},
+		{[]string{"--method", "gnmf", "--auto-sample", "-2"}, []string{"--auto-sample -2"}},
+		{[]string{"--method", "gnmf", "--auto-sample", "20"}, []string{"--auto-sample 20", "--k 3", "10 samples a cluster"}},
+		{[]string{"--method", "gnmf", "--auto-sample", "60"}, []string{"--auto-sample 60", "60 samples", "smaller"}},
+		{[]string{"--method", "gnmf", "--auto-sample", "100"}, []string{"--auto-sample 100", "60 samples"}},
+		{[]string{"--method", "gnmf", "--lambda", "10", "--auto-sample", "40"}, []string{"--auto-sample 40", "--lambda is 10"}},
 		{[]string{"--method", "gnmf", "--candidate-start", "warm"}, []string{"candidate-start", "warm"}},
 		{[]string{"--method", "nmf", "--max-df", "2"}, []string{"--max-df 2"}},
 		{[]string{"--method", "nmf", "--threads", "-3"}, []string{"--threads -3"}},

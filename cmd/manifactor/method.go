@@ -28,6 +28,7 @@ type methodFlags struct {
 	lambda       solver.Lambda
 	lambdas      string
 	screenIters  int
+	autoSample   int
 	candStart    model.CandidateStart
 	formulation  solver.Formulation
 	papers       bool
@@ -123,6 +124,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.TextVar(&f.lambda, "lambda", solver.Lambda{}, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method); default: auto, or the papers' value under --formulation papers")
 	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
 	fs.TextVar(&f.candStart, "candidate-start", model.DefaultCandidateStart, "where --lambda auto's candidate fits start: path (each weight from the previous weight's factors; the plain fit and the smallest weight from the run's start), same (every weight from the run's start, each then the fit its weight gives fixed) or auto (path for gnmf and lccf, same for the others)")
+	fs.IntVar(&f.autoSample, "auto-sample", 0, "--lambda auto chooses on a seeded sample of N samples, then checks its weight against the plain method on the whole data (0: 10000, at least 10 a cluster, on data of ten times as many or more; -1: always on the whole data)")
 	fs.IntVar(&f.screenIters, "screen-iters", 0, "with N > 0, each of --lambda auto's candidates runs at most N iterations for the choice and the kept one, if cut short, is refitted with --iters: auto's time bounded at about 8 N iterations plus one fit, its choice made on the shortened fits (0: every candidate runs to its stopping rule)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
@@ -242,6 +244,10 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		return o, fmt.Errorf("--cg-iters %d: must be at least 1", f.cgIters)
 	case f.screenIters < 0:
 		return o, fmt.Errorf("--screen-iters %d: must be at least 1, or 0 for no screening", f.screenIters)
+	case f.autoSample < -1:
+		return o, fmt.Errorf("--auto-sample %d: a sample size, 0 for the default or -1 for the whole data", f.autoSample)
+	case f.autoSample > 0 && f.k > 0 && f.autoSample < 10*f.k:
+		return o, fmt.Errorf("--auto-sample %d with --k %d: the sample needs at least 10 samples a cluster (%d)", f.autoSample, f.k, 10*f.k)
 	}
 	for _, c := range []struct {
 		name   string
@@ -261,7 +267,11 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	if f.lambdas != "" && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
 		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but --lambda is %v", f.lambdas, f.lambda)
 	}
+	if f.autoSample != 0 && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
+		return o, fmt.Errorf("--auto-sample %d: where --lambda auto chooses, but --lambda is %v", f.autoSample, f.lambda)
+	}
 	o.ScreenIter = f.screenIters
+	o.AutoSample = f.autoSample
 	o.CandidateStart = f.candStart
 	if f.lambdas != "" {
 		for _, s := range strings.Split(f.lambdas, ",") {
@@ -350,12 +360,17 @@ type fitSummary struct {
 	Formulation string            `json:"formulation,omitempty"`
 	Lambda      *float64          `json:"lambda,omitempty"`
 	LambdaAuto  []model.Candidate `json:"lambda_candidates,omitempty"`
+	// AutoSample is lambda auto's choice on a sample (--auto-sample);
+	// lambda_candidates are then the whole data's check of it.
+	AutoSample *model.SampleChoice `json:"auto_sample,omitempty"`
 	// CandidateStart is where auto's candidates started (path or same).
-	CandidateStart string   `json:"candidate_start,omitempty"`
-	GraphTrusted   *bool    `json:"graph_trusted,omitempty"`
-	Neighbors      int      `json:"neighbors,omitempty"`
-	Weight         string   `json:"weight,omitempty"`
-	GraphPurity    *float64 `json:"graph_purity,omitempty"`
+	CandidateStart string `json:"candidate_start,omitempty"`
+	// Verdict is lambda auto's verdict on the graph: trusted, untrusted
+	// or off-topic (model.Verdict).
+	Verdict     model.Verdict `json:"graph_verdict,omitempty"`
+	Neighbors   int           `json:"neighbors,omitempty"`
+	Weight      string        `json:"weight,omitempty"`
+	GraphPurity *float64      `json:"graph_purity,omitempty"`
 	// Isolated counts the samples without an edge in the graph: the
 	// graph term does not reach them (a heat kernel's tiny width, or a
 	// --graph file, can leave most of them so).
@@ -414,6 +429,13 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	n, m := ds.Dims()
 	nnz := ds.NNZ()
+	if len(opts.Lambdas) == 1 && opts.Method.TakesGraph() {
+		l := opts.Lambdas[0]
+		fmt.Fprintf(stderr, "--lambdas %g: one weight: lambda auto chooses between the plain method and lambda %g (--lambda %g fixes the weight)\n", l, l, l)
+	}
+	if mf.autoSample > 0 && mf.autoSample >= n {
+		return nil, nil, opts, fmt.Errorf("--auto-sample %d: %s has %d samples; the sample must be smaller (-1 chooses on the whole data)", mf.autoSample, ds.Source, n)
+	}
 	res, err := model.Fit(ctx, ds, opts)
 	if err != nil {
 		if res != nil && errors.Is(err, context.Canceled) {
@@ -427,8 +449,9 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.Formulation = opts.Formulation.String()
 		sum.Lambda = &res.Lambda
 		sum.LambdaAuto = res.Candidates
-		if res.Candidates != nil {
-			sum.GraphTrusted = &res.Trusted
+		sum.AutoSample = res.Sample
+		if res.Verdict != model.NoVerdict {
+			sum.Verdict = res.Verdict
 			sum.CandidateStart = opts.CandidateStart.Resolve(opts.Method).String()
 		}
 		if res.Graph != nil {

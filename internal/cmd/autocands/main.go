@@ -1,16 +1,19 @@
 // Command autocands records what `--lambda auto` saw on every draw of the
 // clustering protocol: for each draw, every candidate weight's relative
-// cut of the graph, its cohesion in the data and its accuracy against the
-// labels, one JSON line a draw. Auto's rule (model's autoChoice) uses only
-// the first two; the third lets bench/autorules.py score that rule and
-// others on the same fits without running them again. The draws, seeds,
+// cut of the graph, its cohesion in the data, its cluster sizes (the
+// largest's share, the size entropy) and its accuracy against the labels,
+// one JSON line a draw. Auto's rule (model's autoChoice) uses all but the
+// last; the accuracy lets bench/autorules.py score that rule and others
+// on the same fits without running them again. The draws, seeds,
 // preparation and fits are `experiment`'s with the command line's
 // defaults, so the kept candidate's accuracy averaged over draws and k is
 // experiment's for the method. Run from the module root:
 //
 //	go run ./internal/cmd/autocands -data ../shared/data/cluto/la1.mat -clusters 6 >la1.jsonl
 //
-// bench/autorules.sh runs it on every corpus of ../shared/data.
+// bench/autorules.sh runs it on every corpus of ../shared/data. With
+// -whole it records one clustering of the whole corpus at its class
+// count a seed instead (e.g. a generated corpus of bench/authors.sh).
 package main
 
 import (
@@ -49,6 +52,8 @@ type record struct {
 	RelativeCut []float64 `json:"relative_cut"`
 	Cohesion    []float64 `json:"cohesion"`
 	Accuracy    []float64 `json:"accuracy"`
+	Largest     []float64 `json:"largest"`
+	SizeEntropy []float64 `json:"size_entropy"`
 	Kept        int       `json:"kept"`
 }
 
@@ -62,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "the protocol's seed")
 	singleLabel := fs.Bool("single-label", false, "Reuters: articles with exactly one topic")
 	minClass := fs.Int("min-class-size", 0, "Reuters: drop topics with fewer articles")
+	whole := fs.Bool("whole", false, "cluster the whole corpus at its class count instead, every candidate on the whole data, once for each seed 1..runs (all threads a fit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,6 +101,25 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ds = p.Data
+	if *whole {
+		_, sizes := ds.Classes()
+		for r := 0; r < *runs; r++ {
+			// Every candidate on the whole data, however large.
+			f := experiment.Factorization{Options: model.Options{Method: m, AutoSample: -1}}
+			res, err := f.Fit(ctx, ds, len(sizes), uint64(r+1))
+			if err != nil {
+				return fmt.Errorf("seed %d: %w", r+1, err)
+			}
+			rec, err := score(ds, res, len(sizes), r)
+			if err != nil {
+				return err
+			}
+			if err := json.NewEncoder(stdout).Encode(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var ks []int
 	for k := 2; k <= *maxK; k++ {
 		ks = append(ks, k)
@@ -156,9 +181,14 @@ func candidates(ctx context.Context, prot experiment.Protocol, f experiment.Fact
 	if err != nil {
 		return nil, err
 	}
+	return score(sub, res, k, r)
+}
+
+// score records res's candidates on the labelled data ds.
+func score(ds *dataset.Dataset, res *model.Result, k, r int) (*record, error) {
 	rec := &record{K: k, Run: r}
 	for i, c := range res.Candidates {
-		acc, _, err := cluster.Accuracy(sub.Labels, c.Labels)
+		acc, _, err := cluster.Accuracy(ds.Labels, c.Labels)
 		if err != nil {
 			return nil, err
 		}
@@ -166,6 +196,8 @@ func candidates(ctx context.Context, prot experiment.Protocol, f experiment.Fact
 		rec.RelativeCut = append(rec.RelativeCut, c.RelativeCut)
 		rec.Cohesion = append(rec.Cohesion, c.Cohesion)
 		rec.Accuracy = append(rec.Accuracy, acc)
+		rec.Largest = append(rec.Largest, c.Largest)
+		rec.SizeEntropy = append(rec.SizeEntropy, c.SizeEntropy)
 		if c.Kept {
 			rec.Kept = i
 		}
