@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -170,5 +171,91 @@ func TestChoiceNames(t *testing.T) {
 		if bad() == nil {
 			t.Error("an unknown name parsed")
 		}
+	}
+}
+
+// TestPrepareMinDF: the floor drops the features of sparse counts in
+// fewer samples than MinDF before the weighting, so that the idf is the
+// source's and the samples are unit length over the features kept; the
+// features no sample uses are still counted as zero (and kept under
+// KeepZeroFeatures); the preparation applied to the source again gives
+// the same data; dense data and data the text pipeline weighted are left
+// alone; a negative floor is an error.
+func TestPrepareMinDF(t *testing.T) {
+	// 4 samples; feature 0 in 4 samples, 1 in 1, 2 in 2, 3 in none, 4 in 3.
+	rows := [][]float64{{2, 0, 1, 0, 1}, {1, 3, 0, 0, 1}, {1, 0, 2, 0, 0}, {5, 0, 0, 0, 4}}
+	source := func() *dataset.Dataset {
+		var ri, ci []int
+		var v []float64
+		for i, r := range rows {
+			for j, x := range r {
+				if x != 0 {
+					ri, ci, v = append(ri, i), append(ci, j), append(v, x)
+				}
+			}
+		}
+		a, err := sparse.FromTriplets(4, 5, ri, ci, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dataset.Dataset{Source: "s", Sparse: a}
+	}
+	p, err := Prepare(source(), PrepareOptions{MinDF: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Feature 0 is in every sample: weight 0, dropped as zero after the
+	// weighting with feature 3; feature 1 is rare.
+	if p.RareFeatures != 1 || p.ZeroFeatures != 2 || !slices.Equal(p.Preparation.Columns, []int{2, 4}) || !slices.Equal(p.Preparation.Features, []string{"f3", "f5"}) {
+		t.Fatalf("rare %d, zero %d, columns %v, features %v", p.RareFeatures, p.ZeroFeatures, p.Preparation.Columns, p.Preparation.Features)
+	}
+	idf := []float64{math.Log(4.0 / 2), math.Log(4.0 / 3)}
+	if !floats.EqualApprox(p.Preparation.IDF, idf, 1e-15) {
+		t.Errorf("idf %v, want the source's %v", p.Preparation.IDF, idf)
+	}
+	// Sample 1 keeps only feature 4: unit length there.
+	want := [][]float64{{1, 1}, {0, 1}, {1 + math.Log(2), 0}, {0, 1 + math.Log(4)}}
+	for i, r := range want {
+		var norm float64
+		for q := range r {
+			r[q] *= idf[q]
+			norm += r[q] * r[q]
+		}
+		for q := range r {
+			if got := p.Data.Sparse.At(i, q); math.Abs(got-r[q]/math.Sqrt(norm)) > 1e-15 {
+				t.Errorf("sample %d, feature %d: %v, want %v", i, q, got, r[q]/math.Sqrt(norm))
+			}
+		}
+	}
+	again, _, err := p.Preparation.Apply(source())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(values(again), values(p.Data)) {
+		t.Errorf("the preparation applied again: %v, prepared %v", values(again), values(p.Data))
+	}
+	keep, err := Prepare(source(), PrepareOptions{MinDF: 2, KeepZeroFeatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keep.RareFeatures != 1 || keep.ZeroFeatures != 0 || !slices.Equal(keep.Preparation.Columns, []int{0, 2, 3, 4}) {
+		t.Errorf("KeepZeroFeatures: rare %d, zero %d, columns %v", keep.RareFeatures, keep.ZeroFeatures, keep.Preparation.Columns)
+	}
+	for _, ds := range []*dataset.Dataset{build(t, []float64{1, 0, 3, 2, 4, 0, 0, 7, 1}, true), func() *dataset.Dataset {
+		d := source()
+		d.Weighted = true
+		return d
+	}()} {
+		_, m := ds.Dims()
+		q, err := Prepare(ds, PrepareOptions{MinDF: 3, KeepZeroFeatures: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, m2 := q.Data.Dims(); q.RareFeatures != 0 || m2 != m {
+			t.Errorf("%s: %d rare features dropped, %d of %d features left", ds.Source, q.RareFeatures, m2, m)
+		}
+	}
+	if _, err := Prepare(source(), PrepareOptions{MinDF: -1}); err == nil {
+		t.Error("a negative floor accepted")
 	}
 }

@@ -260,7 +260,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 // registerText registers the options of the text pipeline of text
 // corpora (Reuters, directories, lines).
 func (d *dataFlags) registerText(fs *flag.FlagSet) {
-	fs.IntVar(&d.opts.Text.MinDF, "min-df", 0, "text: drop terms in fewer documents (default 1)")
+	fs.IntVar(&d.opts.Text.MinDF, "min-df", 0, "drop terms (features of a sparse matrix of counts) in fewer documents (default 1: keep every term)")
 	fs.Float64Var(&d.opts.Text.MaxDF, "max-df", 0, "text: drop terms in more than this fraction of the documents (default no limit)")
 	fs.BoolVar(&d.opts.Text.KeepNumbers, "keep-numbers", false, "text: keep tokens with digits")
 	fs.BoolVar(&d.opts.Text.NoStem, "no-stem", false, "text: do not stem (Snowball English otherwise)")
@@ -328,7 +328,7 @@ func (d *dataFlags) check() error {
 			name string
 			set  bool
 		}{
-			{"--min-df", t.MinDF != 0}, {"--max-df", t.MaxDF != 0}, {"--keep-numbers", t.KeepNumbers}, {"--no-stem", t.NoStem},
+			{"--max-df", t.MaxDF != 0}, {"--keep-numbers", t.KeepNumbers}, {"--no-stem", t.NoStem},
 			{"--no-stopwords", t.NoStopWords}, {"--drop-empty", t.DropEmpty}, {"--strip", t.Strip != 0},
 			{"--single-label", r.SingleLabel}, {"--min-class-size", r.MinClassSize != 0}, {"--largest", r.Largest != 0}, {"--split", r.LewisSplit != ""},
 		} {
@@ -358,6 +358,11 @@ func (d *dataFlags) check() error {
 // memory bound from --memory.
 func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.PrepareOptions, error) {
 	opts, prep := d.opts, d.prep
+	if !dataset.IsTextSource(d.path) {
+		// A matrix's floor is Prepare's; the text pipeline applies its
+		// own to its counts.
+		prep.MinDF = opts.Text.MinDF
+	}
 	if dataset.IsTextSource(d.path) {
 		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
 		if prep.Weighting == model.AutoWeighting {
@@ -446,8 +451,11 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 }
 
 // noteWeighting says on stderr when the automatic weighting chose log
-// tf-idf.
+// tf-idf, and what --min-df dropped.
 func (d *dataFlags) noteWeighting(p *model.Prepared) {
+	if d.stderr != nil && p.RareFeatures > 0 {
+		fmt.Fprintf(d.stderr, "%s: --min-df %d: dropped %d terms in fewer documents\n", d.path, d.opts.Text.MinDF, p.RareFeatures)
+	}
 	if d.stderr != nil && d.prep.Weighting == model.AutoWeighting && p.Weighting == model.LogTFIDF {
 		length := ""
 		if p.Normalize == model.L2 {

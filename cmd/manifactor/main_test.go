@@ -486,6 +486,15 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	if err != nil || !strings.Contains(errOut, "between the plain method and lambda 10") {
 		t.Errorf("--lambdas 10: %v, stderr %q", err, errOut)
 	}
+	// --min-df on a matrix: the rarer terms go (each of the fixture's is
+	// in about 10 documents), said on stderr.
+	out, errOut, err = runCLI(t, "cluster", "--data", mtx, "--labels", labels, "--method", "nmf", "--k", "3", "--min-df", "11", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := decode(t, out); !strings.Contains(errOut, "--min-df 11: dropped") || !(m["features"].(float64) < 45) {
+		t.Errorf("--min-df 11: %v features, stderr %q", m["features"], errOut)
+	}
 	// gnmf's candidates run along the weights by default (above weight
 	// 1, each from the previous one's factors), and --candidate-start
 	// same starts them all from the run's start.
@@ -1028,7 +1037,7 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 		want string
 	}{
 		{[]string{"--data", mtx, "--labels", labels, "--method", "cf", "--kernel", "poly", "--coef0", "-1e6"}, "coef0 -1e+06"},
-		{[]string{"--data", mtx, "--labels", labels, "--min-df", "2"}, "--min-df applies to text corpora"},
+		{[]string{"--data", mtx, "--labels", labels, "--max-df", "0.5"}, "--max-df applies to text corpora"},
 		{[]string{"--data", mtx, "--labels", labels, "--strip", "headers"}, "--strip applies to text corpora"},
 		{[]string{"--data", "../../testdata/rawnews", "--largest", "2"}, "--largest selects Reuters-21578 articles"},
 		{[]string{"--data", big, "--method", "nmf", "--k", "2"}, "value 3e+155 at sample 3, feature 3 (1-based) is above 1e+150"},
