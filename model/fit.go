@@ -33,9 +33,11 @@ type Result struct {
 	// NoVerdict when lambda was fixed.
 	Verdict Verdict
 	// Sample is Auto's choice on a sample of the data (Options.AutoSample),
-	// nil when Auto chose on the whole data. Candidates and Verdict are
-	// then the whole data's fits and the rule's verdict on them: the
-	// plain method and the weight the sample's rule kept, if any.
+	// nil when Auto chose on the whole data. Where the sample kept a
+	// weight and did not find its graph off topic, Candidates and Verdict
+	// are the whole data's two fits (the plain method, that weight) and
+	// the rule's verdict on them; otherwise Candidates is nil, the result
+	// the plain fit, and Verdict the sample's.
 	Sample *SampleChoice
 	// Graph is the sample graph the graph methods used, nil when none.
 	Graph *graph.Graph
@@ -458,8 +460,8 @@ const sampleStream = 0x73616d706c65 // "sample"
 // fitSampled is Fit under Auto with its choice made on a sample of s of
 // ds's samples (Options.AutoSample, autoSample): Auto on the sample, then
 // on the whole data the plain method and, if the sample kept a weight
-// without finding its graph off topic, that weight from the plain fit's
-// factors, the rule choosing between them.
+// without finding its graph off topic, that weight (from the plain fit's
+// factors under PathStart), the rule choosing between them.
 func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, begin time.Time) (*Result, error) {
 	p := opts.Graph.Neighbors
 	if p == 0 {

@@ -250,8 +250,8 @@ type Options struct {
 	// weight, where Auto on the whole data fits every candidate. 0 means
 	// DefaultAutoSample samples (at least 10 a cluster) on data of at
 	// least ten times as many, the whole data below that; a positive value
-	// is used whenever the data has more samples, must not exceed them
-	// and must give 10 samples a cluster; a negative value chooses on the
+	// is used whenever the data has more samples, must be smaller than
+	// the data and must give 10 samples a cluster; a negative value chooses on the
 	// whole data always. With SampleGraph the choice is made on the whole
 	// data.
 	AutoSample int
@@ -296,8 +296,9 @@ type Options struct {
 	// for bit. Dense data is copied as before.
 	ConsumeData bool
 
-	// fromPlain starts Auto's weights from the plain fit's factors (Fit
-	// sets it for the whole data's check of a sample's choice).
+	// fromPlain starts Auto's first weight from the plain fit's factors
+	// under PathStart, instead of from the run's start (Fit sets it for
+	// the whole data's check of a sample's choice).
 	fromPlain bool
 }
 

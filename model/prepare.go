@@ -93,9 +93,10 @@ type PrepareOptions struct {
 	KeepZeroFeatures bool
 	// MinDF drops the features of sparse data in fewer than MinDF samples
 	// before anything is learned from them (the idf, the samples'
-	// lengths), as the text pipeline's TextOptions.MinDF does for text;
-	// data the text pipeline has weighted already is left to that. 0 and
-	// 1 keep every feature: a floor of 2 to 5 moved the protocol's
+	// lengths), as the text pipeline's TextOptions.MinDF does for text.
+	// Above 1 it is an error for dense data and for data weighted
+	// already (Dataset.Weighted), and for a floor that drops every
+	// feature. 0 and 1 keep every feature: a floor of 2 to 5 moved the protocol's
 	// accuracy on the text corpora of ../shared/data by -1.8 to +1.0
 	// points (docs/REPRODUCTION.md, "A floor on document frequency"), so
 	// it is not a default.
@@ -226,7 +227,13 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	// floorKept is the source column of each feature the floor kept, nil
 	// when there was none.
 	var floorKept []int
-	if opt.MinDF > 1 && ds.Sparse != nil && !ds.Weighted {
+	switch {
+	case opt.MinDF > 1 && ds.Sparse == nil:
+		return nil, fmt.Errorf("%s: a floor on document frequency (MinDF %d) is for sparse term counts; the data is dense", ds.Source, opt.MinDF)
+	case opt.MinDF > 1 && ds.Weighted:
+		return nil, fmt.Errorf("%s: a floor on document frequency (MinDF %d) applies before the weighting, and the data is weighted already (the text pipeline's own MinDF applies there)", ds.Source, opt.MinDF)
+	}
+	if opt.MinDF > 1 {
 		df, _, err := documentFrequency(ds, pool)
 		if err != nil {
 			return nil, err
@@ -243,6 +250,9 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		}
 		floorKept = ds.KeepUsedFeatures(df)
 		p.RareFeatures = m0 - len(floorKept)
+		if ds.Sparse.NNZ() == 0 {
+			return nil, fmt.Errorf("%s: MinDF %d drops every feature: none is in that many samples", ds.Source, opt.MinDF)
+		}
 	}
 	// The weighting is TFIDF's and LogTFIDF's, with the idf kept.
 	// (Negative values were refused above, whatever the weighting.)

@@ -179,8 +179,8 @@ func TestChoiceNames(t *testing.T) {
 // source's and the samples are unit length over the features kept; the
 // features no sample uses are still counted as zero (and kept under
 // KeepZeroFeatures); the preparation applied to the source again gives
-// the same data; dense data and data the text pipeline weighted are left
-// alone; a negative floor is an error.
+// the same data; a floor on dense data, on data weighted already, that
+// drops every feature, or negative is an error.
 func TestPrepareMinDF(t *testing.T) {
 	// 4 samples; feature 0 in 4 samples, 1 in 1, 2 in 2, 3 in none, 4 in 3.
 	rows := [][]float64{{2, 0, 1, 0, 1}, {1, 3, 0, 0, 1}, {1, 0, 2, 0, 0}, {5, 0, 0, 0, 4}}
@@ -241,18 +241,17 @@ func TestPrepareMinDF(t *testing.T) {
 	if keep.RareFeatures != 1 || keep.ZeroFeatures != 0 || !slices.Equal(keep.Preparation.Columns, []int{0, 2, 3, 4}) {
 		t.Errorf("KeepZeroFeatures: rare %d, zero %d, columns %v", keep.RareFeatures, keep.ZeroFeatures, keep.Preparation.Columns)
 	}
-	for _, ds := range []*dataset.Dataset{build(t, []float64{1, 0, 3, 2, 4, 0, 0, 7, 1}, true), func() *dataset.Dataset {
-		d := source()
-		d.Weighted = true
-		return d
-	}()} {
-		_, m := ds.Dims()
-		q, err := Prepare(ds, PrepareOptions{MinDF: 3, KeepZeroFeatures: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, m2 := q.Data.Dims(); q.RareFeatures != 0 || m2 != m {
-			t.Errorf("%s: %d rare features dropped, %d of %d features left", ds.Source, q.RareFeatures, m2, m)
+	// Dense data and data weighted already: an error, not a floor
+	// silently skipped; so is a floor that leaves no feature.
+	weighted := source()
+	weighted.Weighted = true
+	for _, c := range []struct {
+		ds   *dataset.Dataset
+		min  int
+		want string
+	}{{build(t, []float64{1, 0, 3, 2, 4, 0, 0, 7, 1}, true), 3, "dense"}, {weighted, 3, "weighted already"}, {source(), 5, "drops every feature"}} {
+		if _, err := Prepare(c.ds, PrepareOptions{MinDF: c.min}); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "MinDF") {
+			t.Errorf("%s, MinDF %d: error %v, want one saying %q", c.ds.Source, c.min, err, c.want)
 		}
 	}
 	if _, err := Prepare(source(), PrepareOptions{MinDF: -1}); err == nil {

@@ -50,15 +50,18 @@ func autoSample(ctx context.Context, ds *dataset.Dataset, s, p int, seed uint64,
 	taken := make([]bool, n)
 	var idx []int
 	near := make([][]int, seedBatch)
+	search := make([]*neighborSearch, parallel.Workers(seedBatch, threads, 1))
 	for b := 0; len(idx) < s && b < n; b += seedBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		batch := order[b:min(b+seedBatch, n)]
-		parallel.For(len(batch), threads, 1, func(lo, hi int) {
-			w := newNeighborSearch(n)
+		parallel.ForWorker(len(batch), threads, 1, func(worker, lo, hi int) {
+			if search[worker] == nil {
+				search[worker] = newNeighborSearch(n)
+			}
 			for q := lo; q < hi; q++ {
-				near[q] = w.nearest(a, post, rare, norms, batch[q], p)
+				near[q] = search[worker].nearest(a, post, rare, norms, batch[q], p)
 			}
 		})
 		for q, i := range batch {

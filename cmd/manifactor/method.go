@@ -264,11 +264,21 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	if f.kernelMemGB > 1<<20 || int64(f.kernelMemGB*(1<<30)) < 1 {
 		return o, fmt.Errorf("--kernel-memory %v: want between a byte and a million GiB", f.kernelMemGB)
 	}
-	if f.lambdas != "" && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
-		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but --lambda is %v", f.lambdas, f.lambda)
+	// --lambdas and --auto-sample are lambda auto's: given where lambda
+	// is fixed (a number, or the papers' value under their formulation)
+	// they would be ignored.
+	fixed := ""
+	switch {
+	case !f.lambda.IsAuto() && !f.lambda.IsDefault():
+		fixed = fmt.Sprintf("--lambda is %v", f.lambda)
+	case f.lambda.IsDefault() && o.Formulation == solver.Papers:
+		fixed = "the papers' formulation fixes lambda at the papers' value (--lambda auto chooses)"
 	}
-	if f.autoSample != 0 && !f.lambda.IsAuto() && !f.lambda.IsDefault() {
-		return o, fmt.Errorf("--auto-sample %d: where --lambda auto chooses, but --lambda is %v", f.autoSample, f.lambda)
+	if f.lambdas != "" && fixed != "" {
+		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but %s", f.lambdas, fixed)
+	}
+	if f.autoSample != 0 && fixed != "" {
+		return o, fmt.Errorf("--auto-sample %d: where --lambda auto chooses, but %s", f.autoSample, fixed)
 	}
 	o.ScreenIter = f.screenIters
 	o.AutoSample = f.autoSample
@@ -525,13 +535,16 @@ func (f *methodFlags) checkUsed() error {
 	}
 	knn := []string{"neighbors", "weight", "graph-metric", "symmetry", "min-shared", "heat-t", "graph-search"}
 	if !m.TakesGraph() {
-		graphOnly := append([]string{"lambda", "lambdas", "screen-iters", "candidate-start", "graph", "symmetrize"}, knn...)
+		graphOnly := append([]string{"lambda", "lambdas", "screen-iters", "candidate-start", "auto-sample", "graph", "symmetrize"}, knn...)
 		if err := unused(graphOnly, fmt.Sprintf("%s takes no graph (the graph methods: %s)", m, graphMethodNames())); err != nil {
 			return err
 		}
 	}
 	if f.graph.file != "" {
 		if err := unused(knn, "the graph is --graph "+f.graph.file+", not a nearest-neighbour graph"); err != nil {
+			return err
+		}
+		if err := unused([]string{"auto-sample"}, "with --graph "+f.graph.file+" lambda auto chooses on the whole data (a sample would lose most of the graph's edges)"); err != nil {
 			return err
 		}
 	}
