@@ -29,13 +29,8 @@ timer=()
 if [ -x /usr/bin/time ]; then
 	timer=(/usr/bin/time -f 'wall %e s, peak %M KB')
 fi
-py=""
-for c in /usr/bin/python3 python3; do
-	if command -v "$c" >/dev/null && "$c" -c 'import sklearn, scipy' 2>/dev/null; then
-		py=$c
-		break
-	fi
-done
+. bench/python.sh
+py=$(sklearn_python)
 echo "# bench/scale.sh on $(nproc) cores, $(date -u +%Y-%m-%d)"
 for n in "${sizes[@]}"; do
 	f=out/scale/gen$n.mat

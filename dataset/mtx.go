@@ -35,41 +35,16 @@ func ReadMatrixMarket(r io.Reader, name string) (*sparse.CSR, *mat.Dense, error)
 
 // mtxReader reads a Matrix Market file line by line.
 type mtxReader struct {
-	br   *bufio.Reader
-	name string
-	line int
+	textLines
 	// summed counts the coordinate entries added to an earlier one at the
 	// same position.
 	summed int
-	pos    int64 // bytes read, line endings included
 	toks   [][]byte
 }
 
-// next returns the next line without its line ending, or io.EOF.
-func (m *mtxReader) next() ([]byte, error) {
-	b, err := m.br.ReadSlice('\n')
-	if len(b) > 0 || err == nil {
-		m.line++
-	}
-	m.pos += int64(len(b))
-	switch {
-	case err == bufio.ErrBufferFull:
-		return nil, m.errorf("line longer than %d bytes", maxMTXLine)
-	case err == io.EOF && len(b) == 0:
-		return nil, io.EOF
-	case err != nil && err != io.EOF:
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			return nil, pe // the reader's own bound, named already
-		}
-		return nil, m.errorf("read error: %v", err)
-	}
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	if m.line == 1 {
-		// A byte-order mark, as some editors write.
-		b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	}
-	return bytes.TrimSuffix(b, []byte{'\r'}), nil
+// newMTXReader returns a reader of r's lines, named name in errors.
+func newMTXReader(r io.Reader, name string) *mtxReader {
+	return &mtxReader{textLines: textLines{br: bufio.NewReaderSize(r, maxMTXLine), name: name, max: maxMTXLine}}
 }
 
 // nextData returns the fields of the next line that is neither blank nor
@@ -102,10 +77,6 @@ func (m *mtxReader) eachData(fn func(toks [][]byte) error) error {
 			return err
 		}
 	}
-}
-
-func (m *mtxReader) errorf(format string, args ...any) error {
-	return lineErr(m.name, m.line, "%s", fmt.Sprintf(format, args...))
 }
 
 // splitFields appends the space- or tab-separated fields of b to dst.
@@ -151,7 +122,7 @@ func readMTX(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, err
 // readMTXSummed is readMTX that also returns how many entries of a
 // coordinate file were added to an earlier entry at the same position.
 func readMTXSummed(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, int, error) {
-	m := &mtxReader{br: bufio.NewReaderSize(r, maxMTXLine), name: name}
+	m := newMTXReader(r, name)
 	format, field, sym, err := m.header()
 	if err != nil {
 		return nil, nil, 0, err

@@ -46,7 +46,7 @@ func ReadMTXParts(path string) (*MTXParts, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file, which reading in parts needs", path)
 	}
-	m := &mtxReader{br: bufio.NewReaderSize(f, maxMTXLine), name: path}
+	m := newMTXReader(f, path)
 	format, field, sym, err := m.header()
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (p *MTXParts) ReadPart(ctx context.Context, t, parts int, emit func(i, j in
 			}
 		}
 	}
-	m := &mtxReader{br: br, name: p.Path, line: 0}
+	m := &mtxReader{textLines: textLines{br: br, name: p.Path, max: maxMTXLine}}
 	for base+m.pos < hi {
 		b, err := m.next()
 		if err == io.EOF {

@@ -167,12 +167,13 @@ func parseLabel(b []byte) (int, error) {
 }
 
 // textLines reads a text file line by line, with lines of up to max
-// bytes.
+// bytes (Matrix Market and SVMlight files).
 type textLines struct {
 	br   *bufio.Reader
 	name string
 	max  int
 	line int
+	pos  int64  // bytes read, line endings included
 	long []byte // holds a line longer than the bufio buffer
 }
 
@@ -195,6 +196,7 @@ func (l *textLines) next() ([]byte, error) {
 	if len(b) > 0 || err == nil {
 		l.line++
 	}
+	l.pos += int64(len(b))
 	switch {
 	case len(b) > l.max+1:
 		return nil, l.errorf("line longer than %d bytes", l.max)

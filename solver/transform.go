@@ -275,12 +275,7 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 			}
 			vi := out.Data[i*k : (i+1)*k]
 			copy(nb, num.Data[i*k:(i+1)*k])
-			var di float64
-			if links != nil {
-				p0, p1 := links.Indptr[i], links.Indptr[i+1]
-				kernels.AxpyGather(nb, links.Val[p0:p1], links.Ind[p0:p1], v.Data, k)
-				di = deg[i]
-			}
+			di := addLinked(nb, links, deg, i, v.Data, k)
 			for t := 0; t < opts.MaxIter; t++ {
 				if stopped(ctx, t) {
 					return
@@ -392,13 +387,8 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 						kernels.Axpy(aj, w.Data[j*k:(j+1)*k], kwr)
 					}
 				}
-				var di float64
 				clear(sv)
-				if links != nil {
-					p0, p1 := links.Indptr[i], links.Indptr[i+1]
-					kernels.AxpyGather(sv, links.Val[p0:p1], links.Ind[p0:p1], v.Data, k)
-					di = deg[i]
-				}
+				di := addLinked(sv, links, deg, i, v.Data, k)
 				for t := 0; t < opts.MaxIter; t++ {
 					if stopped(ctx, t) {
 						return
@@ -551,13 +541,8 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 			if g != nil {
 				gj = g[j]
 			}
-			var dj float64
 			clear(sv)
-			if links != nil {
-				q0, q1 := links.Indptr[j], links.Indptr[j+1]
-				kernels.AxpyGather(sv, links.Val[q0:q1], links.Ind[q0:q1], v.Data, k)
-				dj = deg[j]
-			}
+			dj := addLinked(sv, links, deg, j, v.Data, k)
 			for t := 0; t < opts.MaxIter; t++ {
 				if stopped(ctx, t) {
 					return
@@ -577,4 +562,16 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 		}
 	})
 	return ctx.Err()
+}
+
+// addLinked adds to dst the training rows of v (k wide) that new sample i
+// links to, each times its link's weight, and returns i's linked degree;
+// without links it adds nothing and returns 0.
+func addLinked(dst []float64, links *sparse.CSR, deg []float64, i int, v []float64, k int) float64 {
+	if links == nil {
+		return 0
+	}
+	p0, p1 := links.Indptr[i], links.Indptr[i+1]
+	kernels.AxpyGather(dst, links.Val[p0:p1], links.Ind[p0:p1], v, k)
+	return deg[i]
 }
