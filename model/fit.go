@@ -63,9 +63,6 @@ type SampleChoice struct {
 	Lambda     float64     `json:"lambda"`
 	Verdict    Verdict     `json:"verdict"`
 	Candidates []Candidate `json:"candidates"`
-	// Time is the wall time of the choice on the sample, its graph
-	// included.
-	Time time.Duration `json:"-"`
 }
 
 // Candidate is one of Auto's fits.
@@ -337,11 +334,11 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		// Ties keep the smaller weight, the earlier candidate; the plain
 		// method comes first, so that each candidate's standing against
 		// it is known here (autoChoice).
-		fine := len(cands) == 1 || refines(cand, cands[0])
-		if !cand.Collapsed && (fine || cands[0].RelativeCut < offTopicCut) && (byCut == nil || cand.RelativeCut < cands[byCut.cand].RelativeCut) {
+		forCut, forCohesion := standing(cands, f.cand)
+		if forCut && (byCut == nil || cand.RelativeCut < cands[byCut.cand].RelativeCut) {
 			byCut = f
 		}
-		if fine && (byCohesion == nil || cand.Cohesion > cands[byCohesion.cand].Cohesion) {
+		if forCohesion && (byCohesion == nil || cand.Cohesion > cands[byCohesion.cand].Cohesion) {
 			byCohesion = f
 		}
 	}
@@ -370,7 +367,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	return res, nil
 }
 
-// Verdict is what Auto concluded about the sample graph from its
+// Verdict is what Auto concluded about the graph of the samples from its
 // candidates' clusterings (see Options.Lambda).
 type Verdict int
 
@@ -454,6 +451,19 @@ func refines(c, plain Candidate) bool {
 	return !c.Collapsed && c.Largest <= refineGrowth*plain.Largest
 }
 
+// standing reports whether candidate i of c (c[0] the plain method) may
+// be kept by autoChoice for cutting the graph least and for its cohesion:
+// the plain method for both; another, not collapsed, for its cohesion
+// when it refines the plain one, for its cut also when the graph is not
+// off topic.
+func standing(c []Candidate, i int) (forCut, forCohesion bool) {
+	if i == 0 {
+		return true, true
+	}
+	fine := refines(c[i], c[0])
+	return !c[i].Collapsed && (fine || c[0].RelativeCut < offTopicCut), fine
+}
+
 // sampleStream is mixed into Options.Seed for Auto's sample.
 const sampleStream = 0x73616d706c65 // "sample"
 
@@ -467,7 +477,6 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 	if p == 0 {
 		p = graph.DefaultNeighbors
 	}
-	t0 := time.Now()
 	idx, err := autoSample(ctx, ds, s, p, opts.Seed^sampleStream, opts.Threads)
 	if err != nil {
 		return nil, err
@@ -490,7 +499,7 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 	if err != nil {
 		return nil, fmt.Errorf("lambda auto on a sample of %d: %w", s, err)
 	}
-	choice := &SampleChoice{Samples: s, Lambda: sres.Lambda, Verdict: sres.Verdict, Candidates: sres.Candidates, Time: time.Since(t0)}
+	choice := &SampleChoice{Samples: s, Lambda: sres.Lambda, Verdict: sres.Verdict, Candidates: sres.Candidates}
 	// The sample's data and fits are garbage now.
 	sres, sub = nil, nil
 	wo := opts
@@ -551,14 +560,11 @@ func autoChoice(c []Candidate) (kept int, v Verdict) {
 	offTopic := c[0].RelativeCut >= offTopicCut
 	byCut, byCohesion := 0, 0
 	for i := 1; i < len(c); i++ {
-		if c[i].Collapsed {
-			continue
-		}
-		fine := refines(c[i], c[0])
-		if (fine || !offTopic) && c[i].RelativeCut < c[byCut].RelativeCut {
+		forCut, forCohesion := standing(c, i)
+		if forCut && c[i].RelativeCut < c[byCut].RelativeCut {
 			byCut = i
 		}
-		if fine && c[i].Cohesion > c[byCohesion].Cohesion {
+		if forCohesion && c[i].Cohesion > c[byCohesion].Cohesion {
 			byCohesion = i
 		}
 	}

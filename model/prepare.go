@@ -227,6 +227,10 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	// floorKept is the source column of each feature the floor kept, nil
 	// when there was none.
 	var floorKept []int
+	// known is the document frequency of the features after the floor,
+	// and n the samples', where the floor counted them already.
+	var known []int
+	var n int
 	switch {
 	case opt.MinDF > 1 && ds.Sparse == nil:
 		return nil, fmt.Errorf("%s: a floor on document frequency (MinDF %d) is for sparse term counts; the data is dense", ds.Source, opt.MinDF)
@@ -234,22 +238,27 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 		return nil, fmt.Errorf("%s: a floor on document frequency (MinDF %d) applies before the weighting, and the data is weighted already (the text pipeline's own MinDF applies there)", ds.Source, opt.MinDF)
 	}
 	if opt.MinDF > 1 {
-		df, _, err := documentFrequency(ds, pool)
+		df, rows, err := documentFrequency(ds, pool)
 		if err != nil {
 			return nil, err
 		}
 		// The features no sample uses are left to the drop below
 		// (KeepZeroFeatures).
+		keep := make([]int, len(df))
 		for j, c := range df {
 			switch {
 			case c == 0:
-				df[j] = 1
-			case c < opt.MinDF:
-				df[j] = 0
+				keep[j] = 1
+			case c >= opt.MinDF:
+				keep[j] = c
 			}
 		}
-		floorKept = ds.KeepUsedFeatures(df)
+		floorKept = ds.KeepUsedFeatures(keep)
 		p.RareFeatures = m0 - len(floorKept)
+		known, n = make([]int, len(floorKept)), rows
+		for q, j := range floorKept {
+			known[q] = df[j]
+		}
 		if ds.Sparse.NNZ() == 0 {
 			return nil, fmt.Errorf("%s: MinDF %d drops every feature: none is in that many samples", ds.Source, opt.MinDF)
 		}
@@ -269,9 +278,12 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	// follows from the one before (see below), nil otherwise.
 	var dfAfter []int
 	if w == TFIDF || w == LogTFIDF {
-		df, n, err := documentFrequency(ds, pool)
-		if err != nil {
-			return nil, err
+		df := known
+		if df == nil {
+			var err error
+			if df, n, err = documentFrequency(ds, pool); err != nil {
+				return nil, err
+			}
 		}
 		fitted.IDF = dataset.IDFOf(df, n)
 		ds.WeighTerms(fitted.IDF, w == LogTFIDF)

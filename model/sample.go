@@ -51,6 +51,12 @@ func autoSample(ctx context.Context, ds *dataset.Dataset, s, p int, seed uint64,
 	var idx []int
 	near := make([][]int, seedBatch)
 	search := make([]*neighborSearch, parallel.Workers(seedBatch, threads, 1))
+	take := func(j int) {
+		if !taken[j] && len(idx) < s {
+			taken[j] = true
+			idx = append(idx, j)
+		}
+	}
 	for b := 0; len(idx) < s && b < n; b += seedBatch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -65,11 +71,9 @@ func autoSample(ctx context.Context, ds *dataset.Dataset, s, p int, seed uint64,
 			}
 		})
 		for q, i := range batch {
-			for _, j := range append([]int{i}, near[q]...) {
-				if !taken[j] && len(idx) < s {
-					taken[j] = true
-					idx = append(idx, j)
-				}
+			take(i)
+			for _, j := range near[q] {
+				take(j)
 			}
 		}
 	}
