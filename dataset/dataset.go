@@ -40,10 +40,14 @@ type Dataset struct {
 	// IDs identifies each sample in its source (e.g. Reuters NEWID); nil
 	// when the source has none.
 	IDs []string
-	// Weighted reports that the values have been weighed or scaled: the
-	// text pipeline sets it unless it returns raw counts, and a
-	// preparation that weighs or normalizes sets it, so that an automatic
-	// preparation does not weigh the values again.
+	// Text is the text pipeline that made the data set from documents
+	// (Vectorize and the text loaders), its values term counts; nil for
+	// a matrix. An automatic preparation weighs such counts by tf-idf,
+	// and a model fitted on them passes new text through Text.
+	Text *TextOptions
+	// Weighted reports that the values have been weighed or scaled by a
+	// preparation (see model.Prepare), so that an automatic preparation
+	// does not weigh them again.
 	Weighted bool
 	// Notes are what a reader decided on its own and a user should hear,
 	// such as whether SVMlight indices were read as 0- or 1-based.
@@ -946,7 +950,7 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		panic("dataset: SelectSamples needs at least one sample")
 	}
 	n, m := d.Dims()
-	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames, Weighted: d.Weighted}
+	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames, Text: d.Text, Weighted: d.Weighted}
 	for _, i := range idx {
 		if i < 0 || i >= n {
 			panic("dataset: SelectSamples index out of range")

@@ -10,26 +10,18 @@ import (
 )
 
 // Raw Reuters-21578 articles through the text pipeline (tokens, stop
-// words, Snowball stemming), as term counts and as tf-idf vectors of
-// unit length.
+// words, Snowball stemming) as term counts, which model.Prepare weighs;
+// the data set records the pipeline, for the text a model meets later.
 func ExampleLoad() {
-	counts, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{
-		Text: dataset.TextOptions{NoTFIDF: true, NoNormalize: true},
-	})
+	ds, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	n, m := counts.Dims()
-	_, sizes := counts.Classes()
-	fmt.Printf("%d articles, %d terms, %d topics, weighed: %v\n", n, m, len(sizes), counts.Weighted)
-	weighed, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("tf-idf, unit length: weighed: %v\n", weighed.Weighted)
+	n, m := ds.Dims()
+	_, sizes := ds.Classes()
+	fmt.Printf("%d articles, %d terms, %d topics; weighed: %v, stemmed: %v\n", n, m, len(sizes), ds.Weighted, !ds.Text.NoStem)
 	// Output:
-	// 800 articles, 5981 terms, 8 topics, weighed: false
-	// tf-idf, unit length: weighed: true
+	// 800 articles, 5981 terms, 8 topics; weighed: false, stemmed: true
 }
 
 // A data set from a matrix built in memory (any gonum mat.Matrix; a CSR

@@ -39,11 +39,9 @@ type Parts struct {
 	Sparse bool `json:"sparse"`
 	// Weighted is Dataset.Weighted of the data set split.
 	Weighted bool `json:"weighted"`
-	// Weighting names the weighting a preparation applies to these data
-	// by default where their source's default is not the automatic one
-	// (tfidf for the term counts of a text corpus: see
-	// model.AutoWeighting); empty for the automatic one.
-	Weighting string `json:"weighting,omitempty"`
+	// Text is Dataset.Text of the data set split: the text pipeline that
+	// made its term counts, nil for a matrix.
+	Text *TextOptions `json:"text,omitempty"`
 	// Labels and Names are files of one label per sample and one name per
 	// feature, in the directory; empty when the data set has none.
 	Labels string `json:"labels,omitempty"`
@@ -71,8 +69,6 @@ type PartsOptions struct {
 	// Parts is the number of row blocks, as even as integers allow, 1 <=
 	// Parts <= samples.
 	Parts int
-	// Weighting is Parts.Weighting.
-	Weighting string
 }
 
 // WriteParts writes d as a parts directory of opt.Parts row blocks, through
@@ -90,7 +86,7 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 		return nil, fmt.Errorf("%s: %d parts of %d samples: want 1 to %d", d.Source, parts, n, n)
 	}
 	man := NewParts(n, m, d.Sparse != nil)
-	man.Weighted, man.Weighting = d.Weighted, opt.Weighting
+	man.Weighted, man.Text = d.Weighted, d.Text
 	for t := 0; t < parts; t++ {
 		lo, hi := t*n/parts, (t+1)*n/parts
 		file := PartName(t)
@@ -239,7 +235,7 @@ func LoadRows(ctx context.Context, dir string, lo, hi int, opt LoadOptions) (*Da
 	if opt.Transpose {
 		return nil, fmt.Errorf("%s: a parts directory holds one sample per row and cannot be transposed", dir)
 	}
-	out := &Dataset{Source: dir, Weighted: man.Weighted}
+	out := &Dataset{Source: dir, Text: man.Text, Weighted: man.Weighted}
 	if lo != 0 || hi != man.Samples {
 		out.Source = fmt.Sprintf("%s (samples %d-%d)", dir, lo+1, hi)
 	}

@@ -17,11 +17,11 @@ import (
 // and signatures' words and the quoted lines' words, and nothing else.
 func TestRawNewsCorpus(t *testing.T) {
 	const dir = "../testdata/rawnews"
-	plain, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{NoTFIDF: true, NoNormalize: true}})
+	plain, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	stripped, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{NoTFIDF: true, NoNormalize: true, Strip: StripHeaders | StripFooters | StripQuotes}})
+	stripped, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{Strip: StripHeaders | StripFooters | StripQuotes}})
 	if err != nil {
 		t.Fatal(err)
 	}

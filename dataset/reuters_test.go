@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -490,16 +489,8 @@ func checkTextDataset(t *testing.T, d *Dataset) {
 			t.Fatalf("vocabulary not sorted and unique at %d: %q, %q", j, d.Vocabulary[j-1], d.Vocabulary[j])
 		}
 	}
+	checkTextDatasetRows(t, d)
 	a := d.Sparse
-	for i := 0; i < n; i++ {
-		var s float64
-		for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
-			s += v * v
-		}
-		if s != 0 && math.Abs(s-1) > 1e-12 {
-			t.Fatalf("row %d has squared norm %v", i, s)
-		}
-	}
 	for j, c := range a.ColNNZ() {
 		if c == 0 {
 			t.Fatalf("term %q in no document", d.Vocabulary[j])

@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -66,14 +67,6 @@ type TextOptions struct {
 	// MaxDF drops the terms that occur in more than this fraction of the
 	// documents, in (0, 1]; 0 means no limit.
 	MaxDF float64
-	// NoTFIDF keeps raw term counts instead of x = tf log(n/df).
-	NoTFIDF bool
-	// LogTF weighs by LogTFIDF, x = (1 + ln tf) log(n/df), the authors'
-	// reference code's weighting, instead of TFIDF (paper 004's).
-	LogTF bool
-	// NoNormalize leaves documents at their length instead of scaling
-	// them to unit Euclidean length.
-	NoNormalize bool
 	// DropEmpty removes the documents left without any term; otherwise
 	// they stay as all-zero rows. Either way they are counted and listed
 	// in CorpusStats.
@@ -82,6 +75,15 @@ type TextOptions struct {
 	// and news messages before tokenizing (see Strip), in the
 	// directory and line corpora (LoadTextDir, LoadTextLines).
 	Strip Strip
+}
+
+// Tokenization returns the options that act on each document alone
+// (tokens, stop words, stemming, stripping), without those that depend on
+// the corpus (MinDF, MaxDF, DropEmpty): the pipeline that new documents
+// go through to meet a vocabulary learned from a corpus.
+func (o TextOptions) Tokenization() TextOptions {
+	o.MinDF, o.MaxDF, o.DropEmpty = 0, 0, false
+	return o
 }
 
 // check reports options out of range.
@@ -94,6 +96,10 @@ func (o *TextOptions) check() error {
 	}
 	return nil
 }
+
+// ErrNoTerms is the error, wrapped, of Vectorize and the text loaders
+// when the text pipeline leaves no term in any document.
+var ErrNoTerms = errors.New("no terms left after the text pipeline")
 
 // Document is one text to vectorize.
 type Document struct {
@@ -209,10 +215,10 @@ const maxStemBytes = 64
 // document, one column per term. The pipeline: Tokenize; drop stop words
 // (unless opt.NoStopWords); stem with Snowball English (Porter2, unless
 // opt.NoStem), each distinct word once; count terms; drop the terms
-// outside [MinDF, MaxDF]; drop the documents left empty (opt.DropEmpty);
-// weight x = tf log(n/df) over the n remaining documents (Dataset.TFIDF;
-// Dataset.LogTFIDF with opt.LogTF);
-// scale each document to unit length (Dataset.NormalizeL2).
+// outside [MinDF, MaxDF]; drop the documents left empty (opt.DropEmpty).
+// The values are term counts: weighing them (tf-idf) and scaling the
+// documents is model.Prepare's, which keeps the idf for new documents.
+// Dataset.Text records opt, the pipeline new text must go through.
 //
 // The Vocabulary is sorted. Notes say how many documents were left
 // empty. IDs are the document IDs (nil when no
@@ -448,7 +454,7 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 	stats.NNZ = len(ind)
 	switch {
 	case len(vocabulary) == 0:
-		return nil, fmt.Errorf("%s: no terms left after the text pipeline (%d documents, %d distinct terms before pruning)", name, len(docs), stats.Terms)
+		return nil, fmt.Errorf("%s: %w (%d documents, %d distinct terms before pruning)", name, ErrNoTerms, len(docs), stats.Terms)
 	case len(kept) == 0:
 		return nil, fmt.Errorf("%s: every document is empty after the text pipeline", name)
 	}
@@ -477,22 +483,8 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 		}
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d documents have no term left after the text pipeline, %s%s", name, stats.Empty, len(docs), what, idSample(stats.EmptyIDs)))
 	}
-	if !opt.NoTFIDF {
-		weigh := d.TFIDF
-		if opt.LogTF {
-			weigh = d.LogTFIDF
-		}
-		if err := weigh(); err != nil {
-			return nil, err
-		}
-	}
-	if !opt.NoNormalize {
-		d.NormalizeL2()
-	}
-	// Weighed or scaled here: a later automatic preparation must not do
-	// it again. Raw counts stay unweighed, for a preparation that keeps
-	// its idf (model.Preparation).
-	d.Weighted = !opt.NoTFIDF || !opt.NoNormalize
+	text := opt
+	d.Text = &text
 	return d, nil
 }
 

@@ -139,13 +139,13 @@ func TestVectorizeDocumentFrequency(t *testing.T) {
 	wantErr(t, err, "tiny: no terms left", "4 documents, 5 distinct terms")
 }
 
-func TestVectorizeTFIDF(t *testing.T) {
+// TestVectorizeCounts: the values are the term counts, and the data set
+// records the pipeline (weighing is model.Prepare's).
+func TestVectorizeCounts(t *testing.T) {
 	texts := []string{"red red blue", "blue green", "green green green red", "red"}
 	terms := []string{"blue", "green", "red"}
 	counts := [][]float64{{1, 0, 2}, {1, 1, 0}, {0, 3, 1}, {0, 0, 1}}
-	df := []float64{2, 2, 3}
-	n := 4.0
-	for _, opt := range []TextOptions{{}, {NoTFIDF: true}, {NoNormalize: true}, {NoTFIDF: true, NoNormalize: true}, {LogTF: true}, {LogTF: true, NoNormalize: true}} {
+	for _, opt := range []TextOptions{{}, {NoStem: true, MinDF: 1}} {
 		d, st, err := Vectorize(context.Background(), "colours", textDocs(texts...), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -156,26 +156,13 @@ func TestVectorizeTFIDF(t *testing.T) {
 		if st.Tokens != 10 || st.Terms != 3 || st.Features != 3 || st.NNZ != 7 || st.Kept != 4 || st.Articles != 4 {
 			t.Errorf("stats %+v", st)
 		}
+		if d.Text == nil || *d.Text != opt || d.Weighted {
+			t.Errorf("%+v: Text %v, Weighted %v", opt, d.Text, d.Weighted)
+		}
 		for i, row := range counts {
-			want := make([]float64, 3)
-			var norm float64
 			for j, tf := range row {
-				want[j] = tf
-				switch {
-				case opt.NoTFIDF:
-				case opt.LogTF && tf > 0:
-					want[j] = (1 + math.Log(tf)) * math.Log(n/df[j]) // x = (1 + ln tf) log(n/df)
-				case !opt.LogTF:
-					want[j] = tf * math.Log(n/df[j]) // x = tf log(n/df)
-				}
-				norm += want[j] * want[j]
-			}
-			for j := range want {
-				if !opt.NoNormalize && norm > 0 {
-					want[j] /= math.Sqrt(norm)
-				}
-				if got := d.Sparse.At(i, j); math.Abs(got-want[j]) > 1e-15 {
-					t.Errorf("%+v: x[%d][%s] = %v, want %v", opt, i, terms[j], got, want[j])
+				if got := d.Sparse.At(i, j); got != tf {
+					t.Errorf("%+v: x[%d][%s] = %v, want %v", opt, i, terms[j], got, tf)
 				}
 			}
 		}
@@ -232,7 +219,7 @@ func TestVectorizeEmpty(t *testing.T) {
 
 func TestVectorizeLabels(t *testing.T) {
 	docs := []Document{{Label: "b", Text: "word"}, {Label: "a", Text: "word"}, {Text: "word"}, {Label: "c", Text: "word"}, {Label: "c", Text: "word"}, {Label: "b", Text: "word"}}
-	d, _, err := Vectorize(context.Background(), "t", docs, TextOptions{NoTFIDF: true})
+	d, _, err := Vectorize(context.Background(), "t", docs, TextOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,18 +324,9 @@ func TestVectorizeWorkers(t *testing.T) {
 		t.Fatalf("vocabulary %q, want %q", first.Vocabulary, terms)
 	}
 	for i := range docs {
-		var norm float64
-		want := make([]float64, len(terms))
 		for j, w := range terms {
-			want[j] = counts[i][w] * math.Log(float64(len(docs))/float64(df[w]))
-			norm += want[j] * want[j]
-		}
-		for j := range terms {
-			if norm > 0 {
-				want[j] /= math.Sqrt(norm)
-			}
-			if got := first.Sparse.At(i, j); math.Abs(got-want[j]) > 1e-12 {
-				t.Fatalf("doc %d, %q: %v, want %v", i, terms[j], got, want[j])
+			if got := first.Sparse.At(i, j); got != counts[i][w] {
+				t.Fatalf("doc %d, %q: %v, want %v", i, w, got, counts[i][w])
 			}
 		}
 	}
@@ -433,14 +411,12 @@ func checkTextDatasetRows(t *testing.T, d *Dataset) {
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	a := d.Sparse
-	for i := 0; i < a.Rows; i++ {
-		var s float64
-		for _, v := range a.Val[a.Indptr[i]:a.Indptr[i+1]] {
-			s += v * v
-		}
-		if s != 0 && math.Abs(s-1) > 1e-12 {
-			t.Errorf("row %d: squared norm %v", i, s)
+	if d.Text == nil || d.Weighted {
+		t.Errorf("Text %v, Weighted %v: want the pipeline recorded, counts", d.Text, d.Weighted)
+	}
+	for q, v := range d.Sparse.Val {
+		if !(v >= 1) || v != math.Trunc(v) {
+			t.Errorf("entry %d: %v is not a term count", q, v)
 		}
 	}
 }

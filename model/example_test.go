@@ -39,33 +39,28 @@ func ExampleFit() {
 	// U is 5981 x 8; accuracy above 60 %: true
 }
 
-// A model fitted once and applied later: the articles are read as term
-// counts, so that the model keeps the training corpus's idf and weighs
-// new articles by it; the model is saved, loaded (in another process as
-// well) and transforms the articles it has not seen.
+// A model fitted once and applied later: trained on raw Reuters-21578
+// articles with the default pipeline (term counts weighed by tf-idf, the
+// idf kept), saved, loaded (in another process as well), and placing new
+// raw text through its own text pipeline.
 func ExampleModel() {
-	text := dataset.TextOptions{NoTFIDF: true, NoNormalize: true}
-	ds, err := dataset.Load(context.Background(), "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{Text: text})
+	ctx := context.Background()
+	ds, err := dataset.Load(ctx, "../testdata/demo/reuters-demo.sgm.gz", dataset.LoadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The first 600 articles train the model; the other 200 are new.
-	n, _ := ds.Dims()
-	first, rest := make([]int, 0, 600), make([]int, 0, n-600)
-	for i := 0; i < n; i++ {
-		if i < 600 {
-			first = append(first, i)
-		} else {
-			rest = append(rest, i)
+	m, _, err := model.Train(ctx, ds, model.PrepareOptions{}, model.Options{Method: solver.GNMF, K: 8, Lambda: solver.Fixed(10), Seed: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	topics := m.TopTerms(3)
+	for c, terms := range topics {
+		fmt.Printf("topic %d:", c)
+		for _, t := range terms {
+			fmt.Printf(" %s", t.Name)
 		}
+		fmt.Println()
 	}
-	train, fresh := ds.SelectSamples(first), ds.SelectSamples(rest)
-	m, _, err := model.Train(context.Background(), train, model.PrepareOptions{Weighting: model.TFIDF},
-		model.Options{Method: solver.GNMF, K: 8, Lambda: solver.Fixed(10), Seed: 1})
-	if err != nil {
-		log.Fatal(err)
-	}
-	m.Text = &text
 	dir, err := os.MkdirTemp("", "model")
 	if err != nil {
 		log.Fatal(err)
@@ -78,29 +73,31 @@ func ExampleModel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := loaded.Transform(context.Background(), fresh, model.TransformOptions{})
+	t, err := loaded.TransformText(ctx, []string{
+		"Crude oil prices rose after OPEC agreed to cut output",
+		"The Bank of England gave the money market assistance of 200 mln stg",
+		"The company reported higher quarterly net profit and raised its dividend",
+		"White sugar traders expect the EC to sell more at its weekly tender",
+		"Japan and the United States met over the trade surplus",
+	}, model.TransformOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	acc, _, err := cluster.Accuracy(t.Data.Labels, t.Labels)
-	if err != nil {
-		log.Fatal(err)
+	for i, c := range t.Labels {
+		fmt.Printf("text %d: topic %d (%s)\n", i, c, topics[c][0].Name)
 	}
-	rows, k := t.V.Dims()
-	fmt.Printf("%d new articles on %d factors; accuracy above 50 %%: %v\n", rows, k, acc > 0.5)
-	fmt.Printf("terms the training articles lack: %v\n", t.Alignment.Unknown > 0)
-	fmt.Printf("every cluster named by 5 terms: %v\n", allNamed(loaded.TopTerms(5), 5))
 	// Output:
-	// 200 new articles on 8 factors; accuracy above 50 %: true
-	// terms the training articles lack: true
-	// every cluster named by 5 terms: true
-}
-
-func allNamed(topics [][]model.Term, n int) bool {
-	for _, t := range topics {
-		if len(t) != n {
-			return false
-		}
-	}
-	return true
+	// topic 0: fed reserv repurchas
+	// topic 1: cts vs div
+	// topic 2: sugar tonn ec
+	// topic 3: rate bank pct
+	// topic 4: oil vs price
+	// topic 5: vs cts net
+	// topic 6: trade japan japanes
+	// topic 7: stg money bank
+	// text 0: topic 4 (oil)
+	// text 1: topic 7 (stg)
+	// text 2: topic 5 (vs)
+	// text 3: topic 2 (sugar)
+	// text 4: topic 6 (trade)
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // Model is a fitted pipeline: the preparation learned from the training
@@ -29,9 +31,10 @@ type Model struct {
 	Seed   uint64
 	// Preparation prepares new samples as the training corpus was.
 	Preparation *Preparation
-	// Text is the text pipeline the training corpus went through (its
-	// tokenization, stop words and stemming are applied to new raw
-	// text), nil when the corpus was a matrix.
+	// Text is the text pipeline the training corpus went through
+	// (Dataset.Text, as each document meets it: Tokenization), which
+	// TransformText applies to new raw text; nil when the corpus was a
+	// matrix.
 	Text *dataset.TextOptions
 	// Links says that Transform links new samples to their nearest
 	// training samples, found and weighed as Graph says (the training
@@ -102,7 +105,7 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 		return nil, fmt.Errorf("model: FromFit needs Prepare's and Fit's results")
 	}
 	if p.Preparation.weighed {
-		return nil, fmt.Errorf("model: FromFit: %s came weighed by the text pipeline's own idf, which a model cannot apply to new samples: load it as counts (dataset.TextOptions NoTFIDF and NoNormalize) and let Prepare weigh it", p.Data.Source)
+		return nil, fmt.Errorf("model: FromFit: %s came weighed already (prepared before), with an idf a model cannot apply to new samples: prepare it as read", p.Data.Source)
 	}
 	if res.V == nil || res.U == nil && !opts.Method.Concept() {
 		return nil, fmt.Errorf("model: FromFit: the fit has no factors")
@@ -119,6 +122,10 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 	m := &Model{Method: opts.Method, K: opts.K, Formulation: opts.Formulation, Lambda: res.Lambda, Assign: opts.Assign,
 		Seed: opts.Seed, Preparation: p.Preparation, U: res.U, V: res.V, W: res.W,
 		Labels: res.Labels, Centers: res.Centers, State: res.State()}
+	if t := p.Data.Text; t != nil {
+		text := t.Tokenization()
+		m.Text = &text
+	}
 	// A graph method's model links new samples to the training samples
 	// through the graph it built; it and a concept model keep the data.
 	links := opts.Method.TakesGraph() && m.State.GraphWeight > 0 && opts.SampleGraph == nil
@@ -134,6 +141,11 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 	if links {
 		m.Graph = opts.Graph
 		m.Graph.Seed, m.Graph.Threads, m.Graph.Progress = opts.Seed, 0, nil
+		if m.Graph.Neighbors == 0 {
+			// The graph as built, whichever way its default was asked
+			// for (the command line names it, the library leaves it zero).
+			m.Graph.Neighbors = graph.DefaultNeighbors
+		}
 		m.Links = true
 		m.Reach = res.Graph.Reach
 		if m.Reach == nil {
@@ -179,15 +191,20 @@ type Transformed struct {
 // they are prepared as the training corpus was (Preparation.Apply: ds is
 // changed and must not be used afterwards), linked to their nearest
 // training samples when the method has a graph, and their rows of V
-// computed with the basis fixed (solver.Transform). Each sample is
-// independent of the others, so a sample's row does not depend on what
-// else is transformed with it, nor on the thread count.
+// computed with the basis fixed (solver.Transform). A sample's row
+// depends on the sample and its position alone (its start is the
+// position's draw from the model's seed), not on the thread count, and
+// on the other samples only through the rounding of the kernels that
+// take rows together.
 func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts TransformOptions) (*Transformed, error) {
 	if err := m.check(); err != nil {
 		return nil, err
 	}
 	if opts.MaxIter < 0 || opts.Threads < 0 {
 		return nil, fmt.Errorf("model: Transform: MaxIter %d and Threads %d must not be negative", opts.MaxIter, opts.Threads)
+	}
+	if err := m.checkText(ds); err != nil {
+		return nil, err
 	}
 	x, al, err := m.Preparation.Apply(ds)
 	if err != nil {
@@ -226,6 +243,53 @@ func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 	}
 	out.Labels = m.assign(out.V)
 	return out, nil
+}
+
+// TransformText places raw documents the fit did not see: each text goes
+// through the model's own text pipeline (Text: its stripping,
+// tokenization, stop words and stemming; no corpus-wide pruning, so that
+// a document's terms do not depend on the others), then Transform. Row i
+// of the result is texts[i]; a text with no known term gets an all-zero
+// row. It is an error for a model fitted on a matrix.
+func (m *Model) TransformText(ctx context.Context, texts []string, opts TransformOptions) (*Transformed, error) {
+	if m == nil || m.Text == nil {
+		return nil, fmt.Errorf("model: TransformText: the model was fitted on a matrix, not on text: its features are not words")
+	}
+	if len(texts) == 0 {
+		return nil, fmt.Errorf("model: TransformText: no texts")
+	}
+	t := m.Text.Tokenization()
+	docs := make([]dataset.Document, len(texts))
+	for i, s := range texts {
+		docs[i].Text = dataset.StripText(s, t.Strip)
+	}
+	ds, _, err := dataset.Vectorize(ctx, "new text", docs, t)
+	if errors.Is(err, dataset.ErrNoTerms) && len(m.Preparation.Features) > 0 {
+		// No text has a word the pipeline keeps: every row is all zero,
+		// as it would be beside a text that had one.
+		a := &sparse.CSR{Rows: len(texts), Cols: 1, Indptr: make([]int, len(texts)+1)}
+		ds, err = &dataset.Dataset{Source: "new text", Sparse: a, Vocabulary: m.Preparation.Features[:1], Text: &t}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m.Transform(ctx, ds, opts)
+}
+
+// checkText refuses new samples whose features cannot be the model's: a
+// text corpus for a model of a matrix, or text tokenized otherwise than
+// the model's corpus was (its terms would silently miss the model's).
+func (m *Model) checkText(ds *dataset.Dataset) error {
+	if ds == nil || ds.Text == nil {
+		return nil
+	}
+	if m.Text == nil {
+		return fmt.Errorf("%s is text, but the model was fitted on a matrix: its features are not words", ds.Source)
+	}
+	if got, want := ds.Text.Tokenization(), m.Text.Tokenization(); got != want {
+		return fmt.Errorf("%s: tokenized as %+v, but the model's corpus was as %+v: its terms would not meet the model's (TransformText uses the model's own pipeline)", ds.Source, got, want)
+	}
+	return nil
 }
 
 // solverData is the solver's copy of a prepared data set.

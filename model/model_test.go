@@ -137,7 +137,8 @@ func TestPreparationApplyErrors(t *testing.T) {
 	if _, _, err := p.Preparation.Apply(w); err == nil || !strings.Contains(err.Error(), "already weighed") {
 		t.Errorf("weighed data: %v", err)
 	}
-	// A training corpus the text pipeline weighed cannot make a model.
+	// A training corpus weighed before (prepared twice) cannot make a
+	// model: its idf is lost.
 	tw := cloneDS(raw)
 	tw.Weighted = true
 	pw, err := Prepare(tw, PrepareOptions{})
@@ -148,8 +149,8 @@ func TestPreparationApplyErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := FromFit(pw, res, Options{Method: solver.NMF, K: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "weighed by the text pipeline") {
-		t.Errorf("FromFit of a corpus weighed by the text pipeline: %v", err)
+	if _, err := FromFit(pw, res, Options{Method: solver.NMF, K: 3, Seed: 1}); err == nil || !strings.Contains(err.Error(), "weighed already") {
+		t.Errorf("FromFit of a corpus weighed before: %v", err)
 	}
 }
 
@@ -414,8 +415,7 @@ func TestTransformRealData(t *testing.T) {
 		t.Skipf("%s not found: the real data sets live in ../shared/data beside the project", path)
 	}
 	ctx := context.Background()
-	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Reuters: dataset.ReutersOptions{SingleLabel: true, Largest: 10},
-		Text: dataset.TextOptions{NoTFIDF: true, NoNormalize: true}})
+	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{Reuters: dataset.ReutersOptions{SingleLabel: true, Largest: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,8 @@ type Preparation struct {
 	SourceFeatures int
 	Named          bool
 
-	// weighed reports that the source came weighed already (the text
-	// pipeline's own tf-idf), so that its idf is not known here.
+	// weighed reports that the source came weighed already (prepared
+	// before), so that its idf is not known here.
 	weighed bool
 }
 
@@ -98,7 +98,7 @@ func (p *Preparation) Apply(ds *dataset.Dataset) (*dataset.Dataset, Alignment, e
 		return nil, al, fmt.Errorf("model: nil data set")
 	}
 	if ds.Weighted {
-		return nil, al, fmt.Errorf("%s: already weighed (by the text pipeline's own idf): a model weighs new samples by its training idf, so load them as counts (dataset.TextOptions NoTFIDF and NoNormalize)", ds.Source)
+		return nil, al, fmt.Errorf("%s: already weighed (prepared before): a model weighs new samples by its training idf, so give it them as read", ds.Source)
 	}
 	if err := ds.Validate(); err != nil {
 		return nil, al, err

@@ -16,10 +16,12 @@ import (
 type Weighting int
 
 const (
-	// AutoWeighting applies LogTFIDF to a sparse matrix of whole numbers
-	// (term counts, e.g. TDT2.mat and the CLUTO corpora), as the papers'
-	// authors' code does, and nothing to anything else or to a data set
-	// the text pipeline has already weighted (Dataset.Weighted).
+	// AutoWeighting applies TFIDF to the term counts of a text corpus
+	// (Dataset.Text set: Vectorize and the text loaders), as paper 004
+	// does; LogTFIDF to another sparse matrix of whole numbers (term
+	// counts, e.g. TDT2.mat and the CLUTO corpora), as the papers'
+	// authors' code does; and nothing to anything else or to a data set
+	// weighed already (Dataset.Weighted).
 	AutoWeighting Weighting = iota
 	// NoWeighting keeps the values as they are.
 	NoWeighting
@@ -81,10 +83,11 @@ func ParseNormalization(s string) (Normalization, error) {
 }
 
 // PrepareOptions says how Prepare turns a loaded data set into the data
-// the factorization sees. The zero value is the papers' preparation:
-// term counts weighted by (1 + ln tf) log(n / df) over the whole corpus
-// and scaled to unit length, other data as it is, and the features no
-// sample uses dropped.
+// the factorization sees. The zero value is the papers' preparation and
+// the command line's: a text corpus's term counts weighted by tf log(n /
+// df), a matrix of counts by (1 + ln tf) log(n / df), over the whole
+// corpus and scaled to unit length, other data as it is, and the
+// features no sample uses dropped.
 type PrepareOptions struct {
 	Weighting Weighting
 	Normalize Normalization
@@ -192,7 +195,10 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 			if err := pool.Sum(c); err != nil {
 				return nil, err
 			}
-			if c[0] == 0 && c[1] > 0 {
+			switch {
+			case c[0] == 0 && c[1] > 0 && ds.Text != nil:
+				w = TFIDF
+			case c[0] == 0 && c[1] > 0:
 				w = LogTFIDF
 			}
 		}

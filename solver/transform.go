@@ -68,7 +68,8 @@ type TransformOptions struct {
 // the new sample by 1/(x'^T X e) with the training X e, as the fit did.
 // train must be the Data the result was fitted on, or nil where it is not
 // needed (but for cf, lccf, and the -ncw forms of nmf and gnmf with links);
-// x must have its features. Each new sample is independent, so rows are computed in
+// x must have its features. Each new sample is independent (its random
+// start is the draw of its position from Seed), so rows are computed in
 // parallel and the result does not depend on Threads.
 func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformOptions) (*mat.Dense, error) {
 	if res == nil || res.V == nil || res.model.trainN == 0 {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -351,35 +350,16 @@ func (d *dataFlags) check() error {
 	return nil
 }
 
-// loadOptions returns how to read and prepare --data: the flags' options,
-// with a text corpus read as term counts that the preparation weighs (the
-// text pipeline's tf-idf and unit length become Prepare's, so that a
-// model keeps the idf to weigh new documents by), and the reader's
-// memory bound from --memory.
+// loadOptions returns how to read and prepare --data: the flags' options
+// (a text corpus is read as term counts, which the preparation weighs by
+// tf-idf, as the library's zero options do) and the reader's memory
+// bound from --memory.
 func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.PrepareOptions, error) {
 	opts, prep := d.opts, d.prep
 	if !dataset.IsTextSource(d.path) {
 		// A matrix's floor is Prepare's; the text pipeline applies its
 		// own to its counts.
 		prep.MinDF = opts.Text.MinDF
-	}
-	if dataset.IsTextSource(d.path) {
-		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
-		if prep.Weighting == model.AutoWeighting {
-			prep.Weighting = model.TFIDF
-		}
-	}
-	if dataset.IsParts(d.path) && prep.Weighting == model.AutoWeighting {
-		// A split text corpus: its source's default weighting.
-		man, err := dataset.ReadParts(d.path)
-		if err != nil {
-			return opts, prep, err
-		}
-		if man.Weighting != "" {
-			if prep.Weighting, err = model.ParseWeighting(man.Weighting); err != nil {
-				return opts, prep, fmt.Errorf("%s: %w", filepath.Join(d.path, dataset.PartsFile), err)
-			}
-		}
 	}
 	// The reader's bound on a file's data: --memory when given, else its
 	// own (a small multiple of the file's size, so that a small hostile

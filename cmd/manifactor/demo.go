@@ -60,7 +60,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *k == 0 {
 		*k = len(classes)
 	}
-	// The text pipeline has weighed (tf-idf) and normalized the documents.
+	// Term counts, weighed by tf-idf and scaled to unit length here.
 	p, err := model.Prepare(ds, model.PrepareOptions{})
 	if err != nil {
 		return err

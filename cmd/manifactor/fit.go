@@ -136,13 +136,6 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	if dataset.IsTextSource(df.path) {
-		// The text pipeline as the corpus was read: term counts, which
-		// the model's preparation weighs.
-		lo, _, _ := df.loadOptions(&rt)
-		text := lo.Text
-		mod.Text = &text
-	}
 	if err := mod.Save(od.Temp()); err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/outdir"
-	"github.com/manifactor/manifactor/model"
 )
 
 // runSplit is the split command: a data set written as row blocks (a
@@ -54,11 +53,7 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if n, _ := ds.Dims(); *parts > n {
 		return fmt.Errorf("--parts %d: %s has %d samples", *parts, df.path, n)
 	}
-	opt := dataset.PartsOptions{Parts: *parts}
-	if dataset.IsTextSource(df.path) {
-		opt.Weighting = model.TFIDF.String() // what fit would weigh the corpus by
-	}
-	man, err := dataset.WriteParts(ds, opt, od.WriteFile)
+	man, err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: *parts}, od.WriteFile)
 	if err != nil {
 		return err
 	}

@@ -78,9 +78,9 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if m.Text == nil {
 			return fmt.Errorf("%s is text, but the model in %s was fitted on a matrix: its features are not words", *path, *dir)
 		}
-		// The model's tokenization, as counts: the model weighs them.
-		opts.Text = *m.Text
-		opts.Text.NoTFIDF, opts.Text.NoNormalize = true, true
+		// The model's own pipeline, document by document: the model
+		// weighs the counts and knows the vocabulary.
+		opts.Text = m.Text.Tokenization()
 	}
 	ds, err := dataset.Load(ctx, *path, opts)
 	if err != nil {
