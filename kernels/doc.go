@@ -1,7 +1,8 @@
 // Package kernels holds the hot inner loops of the sparse products and the
 // multiplicative updates. Each kernel has a plain Go reference (the *Generic
 // functions, which define its meaning) and, on amd64, an AVX2+FMA assembly
-// version. The path is chosen once at start-up from the CPU's features
+// version, written by the avo program in _gen (go generate). The path is
+// chosen once at start-up from the CPU's features
 // (github.com/klauspost/cpuid/v2); MANIFACTOR_KERNELS=generic or
 // Use("generic") forces the reference, and building with -tags noasm leaves
 // the assembly out entirely.
