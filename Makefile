@@ -15,7 +15,7 @@ TAGS    := $(strip $(if $(HAVE_OPENBLAS),openblas,) $(if $(HAVE_MPI),mpi,))
 # Packages that start goroutines, for the race detector.
 RACE_PKGS := ./internal/... ./dist/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
 
-.PHONY: all build demo test vet fmt-check bench fuzz clean
+.PHONY: all build demo test vet fmt-check generate-check bench fuzz clean
 
 all: build
 
@@ -32,6 +32,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
+	cd kernels/_gen && $(GO) vet ./...
 	$(GO) vet -tags noasm ./...
 ifneq ($(HAVE_OPENBLAS),)
 	$(GO) vet -tags openblas ./...
@@ -40,10 +41,18 @@ ifneq ($(HAVE_MPI),)
 	$(GO) vet -tags '$(TAGS)' ./...
 endif
 
+# The assembly in kernels/ is generated (kernels/_gen, avo): regenerating it
+# must leave kernels/ as committed, with no file added.
+generate-check:
+	$(GO) generate ./kernels/
+	git diff --exit-code -- kernels/
+	@out=$$(git ls-files --others --exclude-standard -- kernels/); \
+	if [ -n "$$out" ]; then echo "go generate ./kernels/ left untracked files: $$out"; exit 1; fi
+
 # The suite, once per build and kernel variant: default (pure-Go BLAS,
 # assembly kernels), OpenBLAS when present, generic kernels forced at run
 # time, assembly left out at build time, and the race detector.
-test: fmt-check vet
+test: fmt-check vet generate-check
 	$(GO) test -count=1 ./...
 ifneq ($(HAVE_OPENBLAS),)
 	$(GO) test -count=1 -tags openblas ./...
