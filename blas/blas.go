@@ -2,7 +2,6 @@ package blas
 
 import (
 	"fmt"
-	"os"
 
 	gblas "gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -15,24 +14,9 @@ const (
 	Gonum    = "gonum"
 )
 
-var (
-	name   = Gonum
-	envErr error
-)
+var name = Gonum
 
 var _ gblas.Float64 = gonum.Implementation{}
-
-func init() {
-	want := os.Getenv("MANIFACTOR_BLAS")
-	if err := Use(want); err != nil {
-		// Keep a library user's program running; the CLI reports EnvError.
-		envErr = err
-		_ = Use("")
-	}
-}
-
-// EnvError returns the error from an unusable MANIFACTOR_BLAS value, or nil.
-func EnvError() error { return envErr }
 
 // Name returns the backend in use: "openblas" or "gonum".
 func Name() string { return name }

@@ -15,16 +15,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestDefaultAtStart: with OpenBLAS compiled in and no MANIFACTOR_BLAS, the
-// package must start on OpenBLAS; MANIFACTOR_BLAS=gonum must win.
-func TestDefaultAtStart(t *testing.T) {
+// TestNothingAtStart: importing the package installs nothing, whatever
+// MANIFACTOR_BLAS says (gonum's blas64 default runs); Use("auto") then
+// installs OpenBLAS when it is compiled in.
+func TestNothingAtStart(t *testing.T) {
+	if nameAtStart != Gonum {
+		t.Fatalf("backend at start-up %q, want %q (MANIFACTOR_BLAS=%q)", nameAtStart, Gonum, os.Getenv("MANIFACTOR_BLAS"))
+	}
+	if err := Use("auto"); err != nil {
+		t.Fatal(err)
+	}
 	want := Gonum
-	if HasOpenBLAS() && os.Getenv("MANIFACTOR_BLAS") != Gonum {
+	if HasOpenBLAS() {
 		want = OpenBLAS
 	}
-	if nameAtStart != want {
-		t.Fatalf("backend at start-up %q, want %q (MANIFACTOR_BLAS=%q, OpenBLAS compiled in: %v)",
-			nameAtStart, want, os.Getenv("MANIFACTOR_BLAS"), HasOpenBLAS())
+	if Name() != want {
+		t.Errorf("Use(auto): %q, want %q", Name(), want)
 	}
-	fmt.Fprintf(os.Stderr, "blas at start-up: %s\n", nameAtStart)
+	fmt.Fprintf(os.Stderr, "blas after Use(auto): %s\n", Name())
 }

@@ -8,8 +8,7 @@ import (
 	"github.com/manifactor/manifactor/blas/openblas"
 )
 
-// Package-level variables are initialized before any init function runs,
-// so init in blas.go already sees OpenBLAS when choosing the default.
+// Use("auto") installs openblasImpl when this file is compiled in.
 var (
 	openblasImpl    gblas.Float64 = newRowBlocked(openblas.Implementation{})
 	openblasThreads               = setRowBlockedThreads

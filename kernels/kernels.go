@@ -1,11 +1,8 @@
 package kernels
 
-import (
-	"fmt"
-	"os"
-)
+import "fmt"
 
-// The dispatched implementations. They are set once, at init and by Use,
+// The dispatched implementations. They are set at start-up and by Use,
 // before any goroutine calls a kernel.
 var (
 	axpyImpl        = axpyGeneric
@@ -27,25 +24,11 @@ var (
 	path            = "generic"
 )
 
-func init() {
-	name := os.Getenv("MANIFACTOR_KERNELS")
-	if name == "" {
-		name = "auto"
-	}
-	if err := Use(name); err != nil {
-		// A bad environment value must not stop a library user's program;
-		// fall back to the best path and let the CLI report the error.
-		envErr = err
-		_ = Use("auto")
-	}
-}
-
-// envErr records an unusable MANIFACTOR_KERNELS value, reported by EnvError.
-var envErr error
-
-// EnvError returns the error from an unusable MANIFACTOR_KERNELS value, or
-// nil. The package falls back to "auto" in that case.
-func EnvError() error { return envErr }
+// The widest path the CPU supports is in use from the start, so that a
+// program that never calls Use runs the fastest one; the package reads
+// no environment (the command line applies MANIFACTOR_KERNELS and
+// --kernels through Use).
+func init() { _ = Use("auto") }
 
 // Path returns the name of the kernel path in use: "avx2" or "generic".
 func Path() string { return path }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 )
@@ -403,30 +402,12 @@ func TestUse(t *testing.T) {
 	}
 }
 
-// TestEnv runs this test binary again with MANIFACTOR_KERNELS set, since the
-// variable is read once at init.
-func TestEnv(t *testing.T) {
-	if want := os.Getenv("KERNELS_TEST_WANT"); want != "" {
-		// The child: report what init made of the variable.
-		if Path() != want {
-			t.Errorf("Path() = %q, want %q", Path(), want)
-		}
-		if (EnvError() != nil) != (os.Getenv("MANIFACTOR_KERNELS") == "bogus") {
-			t.Errorf("EnvError() = %v", EnvError())
-		}
-		return
-	}
-	if testing.Short() {
-		t.Skip("starts subprocesses")
-	}
+// TestNoEnv: the package starts on the widest path whatever
+// MANIFACTOR_KERNELS says; TestMain, like the command line, applies it.
+func TestNoEnv(t *testing.T) {
 	avail := Available()
-	best := avail[len(avail)-1]
-	for env, want := range map[string]string{"generic": "generic", "auto": best, "bogus": best, best: best} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestEnv$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "MANIFACTOR_KERNELS="+env, "KERNELS_TEST_WANT="+want)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("MANIFACTOR_KERNELS=%s: %v\n%s", env, err, out)
-		}
+	if best := avail[len(avail)-1]; pathAtStart != best {
+		t.Errorf("path at start-up %q, want %q (MANIFACTOR_KERNELS=%q)", pathAtStart, best, os.Getenv("MANIFACTOR_KERNELS"))
 	}
 }
 

@@ -210,15 +210,11 @@ func (r *runtimeFlags) apply() error {
 		if err := blas.Use(r.blas); err != nil {
 			return fmt.Errorf("--blas %s: %w", r.blas, err)
 		}
-	} else if err := blas.EnvError(); err != nil {
-		return fmt.Errorf("MANIFACTOR_BLAS: %w", err)
 	}
 	if r.kernels != "" {
 		if err := kernels.Use(r.kernels); err != nil {
 			return fmt.Errorf("--kernels %s: %w", r.kernels, err)
 		}
-	} else if err := kernels.EnvError(); err != nil {
-		return fmt.Errorf("MANIFACTOR_KERNELS: %w", err)
 	}
 	if r.threads > 0 {
 		blas.SetThreads(r.threads)

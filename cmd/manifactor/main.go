@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/manifactor/manifactor/internal/backend"
 )
 
 func main() {
@@ -64,6 +66,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
+			// The environment's backends, which the command's --blas and
+			// --kernels override: the library reads no environment.
+			if err := backend.FromEnv(); err != nil {
+				return err
+			}
 			return c.run(ctx, args[1:], stdout, stderr)
 		}
 	}

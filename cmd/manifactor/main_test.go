@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -20,18 +21,22 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist/mpi"
 	"github.com/manifactor/manifactor/experiment"
+	"github.com/manifactor/manifactor/internal/backend"
+	"github.com/manifactor/manifactor/internal/testenv"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
 // TestMain lets the tests run this binary as the real command: with
 // MANIFACTOR_TEST_MAIN=1 the test binary behaves as manifactor.
+// Otherwise the tests run on the backends make test's pass names, as the
+// commands they run do.
 func TestMain(m *testing.M) {
 	if os.Getenv("MANIFACTOR_TEST_MAIN") == "1" {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	testenv.Main(m)
 }
 
 var sharedData = filepath.Join("..", "..", "..", "shared", "data")
@@ -50,9 +55,12 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, &out, &errOut)
-	// Sub-commands install backends globally; put the defaults back.
+	// Sub-commands install backends globally (--blas, --kernels); put
+	// the pass's back.
 	t.Cleanup(func() {
-		_ = run(context.Background(), []string{"info", "--blas", "auto", "--kernels", "auto"}, &bytes.Buffer{}, &bytes.Buffer{})
+		if err := backend.FromEnv(); err != nil {
+			t.Error(err)
+		}
 	})
 	return out.String(), errOut.String(), err
 }
@@ -1162,4 +1170,19 @@ func writeDenseCSV(t *testing.T, path string, rows, cols int, value func(i, j in
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestEnvBackends: the environment's backends are the program's to read;
+// a value no backend has is an error naming the variable, not a silent
+// default.
+func TestEnvBackends(t *testing.T) {
+	for _, env := range []string{"MANIFACTOR_BLAS", "MANIFACTOR_KERNELS"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "bogus")
+			err := run(context.Background(), []string{"info"}, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), env+"=bogus") {
+				t.Errorf("%s=bogus: %v", env, err)
+			}
+		})
+	}
 }
