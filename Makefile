@@ -32,7 +32,7 @@ fmt-check:
 
 vet:
 	$(GO) vet ./...
-	cd kernels/_gen && $(GO) vet ./...
+	cd internal/asm/_gen && $(GO) vet ./...
 	$(GO) vet -tags noasm ./...
 ifneq ($(HAVE_OPENBLAS),)
 	$(GO) vet -tags openblas ./...
@@ -41,15 +41,15 @@ ifneq ($(HAVE_MPI),)
 	$(GO) vet -tags '$(TAGS)' ./...
 endif
 
-# The assembly in kernels/ is generated (kernels/_gen, avo): regenerating it
+# The assembly in internal/asm is generated (its _gen, avo): regenerating it
 # must leave the .s files as committed, with none added.
 generate-check:
-	$(GO) generate ./kernels/
+	$(GO) generate ./internal/asm/
 	@if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
 		echo "not a git checkout: the regenerated assembly is not compared"; exit 0; fi; \
-	git diff --exit-code -- 'kernels/*_amd64.s' || { echo "go generate ./kernels/ changed the assembly: edit kernels/_gen, not the .s files"; exit 1; }; \
-	out=$$(git ls-files --others --exclude-standard -- 'kernels/*.s'); \
-	if [ -n "$$out" ]; then echo "go generate ./kernels/ left untracked files: $$out"; exit 1; fi
+	git diff --exit-code -- 'internal/asm/*_amd64.s' || { echo "go generate ./internal/asm/ changed the assembly: edit internal/asm/_gen, not the .s files"; exit 1; }; \
+	out=$$(git ls-files --others --exclude-standard -- 'internal/asm/*.s'); \
+	if [ -n "$$out" ]; then echo "go generate ./internal/asm/ left untracked files: $$out"; exit 1; fi
 
 # The suite, once per build and kernel variant: default (pure-Go BLAS,
 # assembly kernels), OpenBLAS when present, generic kernels forced at run
@@ -73,7 +73,7 @@ endif
 # Go benchmarks of the hot paths, then the side-by-side run against
 # scikit-learn recorded in bench/RESULTS.md.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2x -tags '$(TAGS)' ./kernels/ ./sparse/ ./solver/
+	$(GO) test -run '^$$' -bench . -benchtime 2x -tags '$(TAGS)' ./internal/asm/ ./sparse/ ./solver/
 	bench/compare.sh
 
 # Each reader's fuzz target for FUZZTIME (default 60s), one at a time.

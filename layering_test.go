@@ -146,13 +146,6 @@ func TestLayering(t *testing.T) {
 	if checked < 10 {
 		t.Errorf("only %d packages state what they must not import; the parser of doc.go has lost them", checked)
 	}
-	// A program that imports any package doing dense products gets the
-	// compiled-in BLAS (package blas installs it in its init).
-	for _, pkg := range []string{"sparse", "graph", "solver", "cluster", "model"} {
-		if !closure(pkgs, pkg)["blas"] {
-			t.Errorf("%s does not import blas: a program importing it alone would run gonum's BLAS in an OpenBLAS build", pkg)
-		}
-	}
 	// The reader understands the phrasings in use.
 	if f, _ := forbidden("// It must not import solver, cluster or cmd.", map[string][]string{"solver": nil, "cluster": nil, "cmd/manifactor": nil, "sparse": nil}, "x"); !f["solver"] || !f["cluster"] || !f["cmd/manifactor"] || f["sparse"] {
 		t.Errorf("a list: %v", f)

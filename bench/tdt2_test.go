@@ -12,7 +12,7 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
-	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -56,11 +56,11 @@ func BenchmarkTDT2SparseProducts(b *testing.B) {
 	const k = 30
 	u, v := filled(m, k), filled(n, k)
 	xv, xtu := filled(m, k), filled(n, k)
-	defer kernels.Use("auto")
-	for _, path := range kernels.Available() {
+	defer asm.Use("auto")
+	for _, path := range asm.Available() {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("kernels=%s/threads=%d", path, threads), func(b *testing.B) {
-				if err := kernels.Use(path); err != nil {
+				if err := asm.Use(path); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportAllocs()
@@ -89,14 +89,14 @@ func BenchmarkTDT2NMFIteration(b *testing.B) {
 		backends = append(backends, blas.OpenBLAS)
 	}
 	defer blas.Use("")
-	defer kernels.Use("auto")
+	defer asm.Use("auto")
 	for _, be := range backends {
-		for _, path := range kernels.Available() {
+		for _, path := range asm.Available() {
 			b.Run(fmt.Sprintf("blas=%s/kernels=%s", be, path), func(b *testing.B) {
 				if err := blas.Use(be); err != nil {
 					b.Fatal(err)
 				}
-				if err := kernels.Use(path); err != nil {
+				if err := asm.Use(path); err != nil {
 					b.Fatal(err)
 				}
 				const iters = 10

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // DefaultReplicates is the k-means++ starts KMeans makes for
@@ -135,8 +135,8 @@ func KMeans(ctx context.Context, x mat.Matrix, opt KMeansOptions) (*KMeansResult
 type points struct {
 	x       []float64 // n*d, row i at x[i*d : (i+1)*d]
 	n, d    int
-	norms   []float64 // ||x_i||^2 as kernels.Dot computes it
-	ident   []int     // 0..d-1, the column indices of a dense row for kernels.AxpyGather
+	norms   []float64 // ||x_i||^2 as asm.Dot computes it
+	ident   []int     // 0..d-1, the column indices of a dense row for asm.AxpyGather
 	rel     float64   // screening error bound, relative part (see screenBound)
 	abs     float64   // and absolute part, for underflow
 	threads int
@@ -193,7 +193,7 @@ func newPoints(x mat.Matrix, threads int) (*points, error) {
 				if bad[c] >= 0 {
 					break
 				}
-				p.norms[i] = kernels.Dot(r, r)
+				p.norms[i] = asm.Dot(r, r)
 			}
 		}
 	})
@@ -268,9 +268,9 @@ func sqDist4(x0, c0, x1, c1, x2, c2, x3, c3 []float64) (s0, s1, s2, s3 float64) 
 // row (one goroutine a replicate, each from its own generator and
 // distances), then one pass over the rows updates every replicate's
 // distances, the cross products of a row with the replicates' new
-// centers coming from one kernels.AxpyGather. One replicate at a time
+// centers coming from one asm.AxpyGather. One replicate at a time
 // read every row once a step per replicate through a call of
-// kernels.Dot of d terms, and drew serially (k-means of 500,000 rows of
+// asm.Dot of d terms, and drew serially (k-means of 500,000 rows of
 // 20 took 6.3 s that way and 5.6 s this way on 2 threads,
 // bench/RESULTS.md). The screen (screenBound holds for any order of
 // summation) skips only rows whose exact distance cannot lower their d2,
@@ -313,7 +313,7 @@ func (p *points) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float
 		}
 		for r := range reps {
 			cj := cs[r][j*d : (j+1)*d]
-			cn[r] = kernels.Dot(cj, cj)
+			cn[r] = asm.Dot(cj, cj)
 			for t, v := range cj {
 				ct[t*reps+r] = v
 			}
@@ -323,7 +323,7 @@ func (p *points) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float
 			for i := lo; i < hi; i++ {
 				xi := p.row(i)
 				clear(dot)
-				kernels.AxpyGather(dot, xi, p.ident, ct, reps)
+				asm.AxpyGather(dot, xi, p.ident, ct, reps)
 				for r, dr := range d2 {
 					if dr[i] == 0 {
 						continue
@@ -368,7 +368,7 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		cn := kernels.Dot(cj, cj)
+		cn := asm.Dot(cj, cj)
 		parallel.For(n, p.threads, seedGrain, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if d2[i] == 0 {
@@ -378,7 +378,7 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 				s := p.norms[i] + cn
 				// The exact distance is at least a - bound; skip it when
 				// that cannot beat d2[i].
-				if a := s - 2*kernels.Dot(xi, cj); a-(p.rel*s+p.abs) >= d2[i] {
+				if a := s - 2*asm.Dot(xi, cj); a-(p.rel*s+p.abs) >= d2[i] {
 					continue
 				}
 				d2[i] = min(d2[i], sqDist(xi, cj))
@@ -390,7 +390,7 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 
 // assign sets labels[i] to the nearest center of row i (the lowest index on
 // a tie) and dist[i] to sqDist to it. The cross products of a row with all
-// centers come from one kernels.AxpyGather over the transposed centers and
+// centers come from one asm.AxpyGather over the transposed centers and
 // give the fast distances a_j = ||c_j||^2 - 2 x.c_j (||x||^2 is common to
 // all j); by screenBound, a center whose a_j exceeds the least, a_m, by
 // more than twice the row's error bound is farther than center m, so
@@ -404,7 +404,7 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 	var maxNorm float64
 	for j := range k {
 		cj := c[j*d : (j+1)*d]
-		w.norms[j] = kernels.Dot(cj, cj)
+		w.norms[j] = asm.Dot(cj, cj)
 		maxNorm = max(maxNorm, w.norms[j])
 		for t, v := range cj {
 			w.ct[t*k+j] = v
@@ -423,7 +423,7 @@ func (p *points) assign(c []float64, labels []int, dist []float64, w *lloydWork)
 		search := func(i, a int, da float64) {
 			xi := p.row(i)
 			clear(fast)
-			kernels.AxpyGather(fast, xi, p.ident, w.ct, k)
+			asm.AxpyGather(fast, xi, p.ident, w.ct, k)
 			least, second, m := leastTwo(fast, w.norms)
 			bound := p.rel*(p.norms[i]+maxNorm) + p.abs
 			reach := least + 2*bound
@@ -628,6 +628,6 @@ func (p *points) means(c []float64, labels []int, w *lloydWork) {
 	setMeans(c, p.d, labels, p.threads, w, func(cj []float64, i int) {
 		// The product 1*v is exact, so with or without FMA this is
 		// cj[t] += v, rounded once.
-		kernels.Axpy(1, p.row(i), cj)
+		asm.Axpy(1, p.row(i), cj)
 	})
 }

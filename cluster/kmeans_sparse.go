@@ -7,8 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -21,7 +21,7 @@ import (
 // bit-for-bit those KMeans computes on the densified matrix.
 //
 // Each Lloyd step costs O(nnz(x) K + K d): the cross products of a row
-// with all K centers come from one kernels.AxpyGather over the centers
+// with all K centers come from one asm.AxpyGather over the centers
 // stored transposed (d x K), reading a contiguous K-vector per stored
 // entry. Seeding costs O(n K) plus, per seed, the entries of the columns
 // the seed row uses, found through a transposed copy of x.
@@ -67,7 +67,7 @@ type sparsePoints struct {
 	x        *sparse.CSR
 	xt       *sparse.CSR // x transposed, for the rows that share a column with a seed
 	n, d     int
-	norms    []float64      // ||x_i||^2 over the stored values, by kernels.Dot
+	norms    []float64      // ||x_i||^2 over the stored values, by asm.Dot
 	exact    []doubleDouble // ||x_i||^2 by squares
 	rel, abs float64        // screening error bound (see screenBound)
 	threads  int
@@ -96,7 +96,7 @@ func newSparsePoints(x *sparse.CSR, threads int) (*sparsePoints, error) {
 	p := &sparsePoints{x: x, xt: x.T(), n: n, d: d, norms: make([]float64, n), exact: make([]doubleDouble, n), threads: parallel.Threads(threads)}
 	for i := range n {
 		val, _ := p.row(i)
-		p.norms[i] = kernels.Dot(val, val)
+		p.norms[i] = asm.Dot(val, val)
 		p.exact[i] = squares(val)
 	}
 	p.rel, p.abs = screenBound(d)
@@ -182,7 +182,7 @@ func (p *sparsePoints) seed(ctx context.Context, k int, rng *rand.Rand) ([]float
 }
 
 // assign is points.assign for sparse rows: the fast distances of a row to
-// all centers come from one kernels.AxpyGather of its stored entries over
+// all centers come from one asm.AxpyGather of its stored entries over
 // the transposed centers, and sparseSqDist decides among the centers the
 // screening bound cannot rule out (its error is far inside that bound).
 func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloydWork) {
@@ -200,7 +200,7 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 		}
 		for j := lo; j < hi; j++ {
 			cj := c[j*d : (j+1)*d]
-			w.norms[j] = kernels.Dot(cj, cj)
+			w.norms[j] = asm.Dot(cj, cj)
 		}
 	})
 	var maxNorm float64
@@ -231,7 +231,7 @@ func (p *sparsePoints) assign(c []float64, labels []int, dist []float64, w *lloy
 				val, ind := p.row(i + r)
 				f := fast[r*k : (r+1)*k]
 				clear(f)
-				kernels.AxpyGather(f, val, ind, w.ct, k)
+				asm.AxpyGather(f, val, ind, w.ct, k)
 				least[r], second[r], m[r] = leastTwo(f, w.norms)
 			}
 			if rows == 4 {

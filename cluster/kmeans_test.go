@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/internal/asm"
 )
 
 // blobs returns k Gaussian blobs of per rows each in d dimensions, with
@@ -165,10 +165,10 @@ func refLloyd(x, c [][]float64, maxIter int) (labels []int, inertia float64, ite
 
 // withPaths runs f under every kernel path, restoring the path in use.
 func withPaths(t *testing.T, f func(t *testing.T)) {
-	saved := kernels.Path()
-	defer func() { _ = kernels.Use(saved) }()
-	for _, path := range kernels.Available() {
-		if err := kernels.Use(path); err != nil {
+	saved := asm.Path()
+	defer func() { _ = asm.Use(saved) }()
+	for _, path := range asm.Available() {
+		if err := asm.Use(path); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(path, f)

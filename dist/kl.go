@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -98,7 +98,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 		}
 		var fit float64
 		for s := 0; s < res.V.Rows; s++ {
-			fit += kernels.Dot(colU, res.V.Data[s*k:(s+1)*k])
+			fit += asm.Dot(colU, res.V.Data[s*k:(s+1)*k])
 		}
 		t := []float64{logSum, fit}
 		if err := world.AllreduceSum(t); err != nil {
@@ -167,7 +167,7 @@ func columnSums(dst []float64, f blas64.General) {
 	clear(dst)
 	k := f.Cols
 	for r := 0; r < f.Rows; r++ {
-		kernels.Axpy(1, f.Data[r*k:(r+1)*k], dst)
+		asm.Axpy(1, f.Data[r*k:(r+1)*k], dst)
 	}
 }
 
@@ -177,7 +177,7 @@ func mulUpdateRows(f blas64.General, num, den []float64, threads int) {
 	k := f.Cols
 	parallel.For(f.Rows, threads, 256, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			kernels.MulUpdate(f.Data[r*k:(r+1)*k], num[r*k:(r+1)*k], den, solver.Eps)
+			asm.MulUpdate(f.Data[r*k:(r+1)*k], num[r*k:(r+1)*k], den, solver.Eps)
 		}
 	})
 }

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -292,7 +292,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	if err != nil {
 		return nil, err
 	}
-	res.Objective = append(res.Objective, sqNorm-2*dot+kernels.Dot(utu, vtv)+gt)
+	res.Objective = append(res.Objective, sqNorm-2*dot+asm.Dot(utu, vtv)+gt)
 	defer rs.countFrom(res)()
 	res.Formula = g.WordsPerIter(rank, k)
 	if hl != nil && g.Size() > 1 {
@@ -336,7 +336,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 				if utu, dot, err = uHalf(vtv); err != nil {
 					return 0, err
 				}
-				return sqNorm - 2*dot + kernels.Dot(utu, vtv), nil
+				return sqNorm - 2*dot + asm.Dot(utu, vtv), nil
 			},
 			UGram: func(move func(lo, hi int)) (err error) {
 				moveAll(move, len(res.U.Data), opts.Threads)
@@ -376,7 +376,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			if utu, dot, err = uHalf(sv); err != nil {
 				return nil, err
 			}
-			obj = sqNorm - 2*dot + kernels.Dot(utu, vtv)
+			obj = sqNorm - 2*dot + asm.Dot(utu, vtv)
 			for c, x := range gk {
 				obj += utu[c*k+c] * x
 			}
@@ -389,7 +389,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			if err != nil {
 				return nil, err
 			}
-			obj = sqNorm - 2*dot + kernels.Dot(utu, vtv) + gt
+			obj = sqNorm - 2*dot + asm.Dot(utu, vtv) + gt
 		}
 		if stop, err := res.record(obj, it, tol); err != nil || stop {
 			if err != nil {

@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -145,7 +145,7 @@ func sparseSquaredNorms(a *sparse.CSR, threads int) []float64 {
 	parallel.For(a.Rows, threads, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			v := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-			sq[i] = kernels.Dot(v, v)
+			sq[i] = asm.Dot(v, v)
 		}
 	})
 	return sq
@@ -226,7 +226,7 @@ func denseSquaredNorms(a blas64.General) []float64 {
 	sq := make([]float64, a.Rows)
 	for i := range sq {
 		row := a.Data[i*a.Stride : i*a.Stride+a.Cols]
-		sq[i] = kernels.Dot(row, row)
+		sq[i] = asm.Dot(row, row)
 	}
 	return sq
 }

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // metricView returns the rows of a in the space where metric m is the
@@ -29,7 +29,7 @@ func metricView(a blas64.General, m Metric, threads int) blas64.General {
 			src := a.Data[i*a.Stride : i*a.Stride+a.Cols]
 			dst := out.Data[i*out.Stride : i*out.Stride+out.Cols]
 			copy(dst, src)
-			norm0 := math.Sqrt(kernels.Dot(dst, dst))
+			norm0 := math.Sqrt(asm.Dot(dst, dst))
 			if m == CorrelationMetric && len(dst) > 0 {
 				var sum float64
 				for _, x := range dst {
@@ -40,7 +40,7 @@ func metricView(a blas64.General, m Metric, threads int) blas64.General {
 					dst[j] -= mean
 				}
 			}
-			norm := math.Sqrt(kernels.Dot(dst, dst))
+			norm := math.Sqrt(asm.Dot(dst, dst))
 			if !(norm > 1e-10*norm0) {
 				clear(dst)
 				continue

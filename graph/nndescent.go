@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -228,10 +228,10 @@ func (s *compactScorer) unload() {
 func (s *compactScorer) prefetch(near, far int) {
 	m := s.m
 	if far >= 0 {
-		kernels.PrefetchInt(m.indptr, far)
+		asm.PrefetchInt(m.indptr, far)
 	}
 	if near >= 0 {
-		kernels.PrefetchRow32(m.ind, m.val, m.indptr[near], m.indptr[near+1])
+		asm.PrefetchRow32(m.ind, m.val, m.indptr[near], m.indptr[near+1])
 	}
 }
 
@@ -321,7 +321,7 @@ func (d *denseScorer) prefetch(near, far int) {}
 
 func (d *denseScorer) score(j int) (float64, float64, bool) {
 	a := d.m.a
-	dot := kernels.Dot(d.row, a.Data[j*a.Stride:j*a.Stride+a.Cols])
+	dot := asm.Dot(d.row, a.Data[j*a.Stride:j*a.Stride+a.Cols])
 	return -max(0, d.m.sq[d.q]+d.m.sq[j]-2*dot), dot, true
 }
 
@@ -796,9 +796,9 @@ func sparseInit(s *sparseCosine, k, threads int) func() func(i int, offer func(j
 			for r := lo; r < hi; r++ {
 				if r+initAhead < hi {
 					f := s.ind[r+initAhead]
-					kernels.PrefetchRow32(pw, pv, pstart[f], pstart[f+1])
+					asm.PrefetchRow32(pw, pv, pstart[f], pstart[f+1])
 					if r+2*initAhead < hi {
-						kernels.PrefetchInt(pstart, int(s.ind[r+2*initAhead]))
+						asm.PrefetchInt(pstart, int(s.ind[r+2*initAhead]))
 					}
 				}
 				f, x := s.ind[r], s.val[r]

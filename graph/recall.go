@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -81,7 +81,7 @@ func DenseRecall(ctx context.Context, a mat.Matrix, g *Graph, opt Options, queri
 			rq := raw.Data[q*raw.Stride : q*raw.Stride+raw.Cols]
 			for j := 0; j < n; j++ {
 				if j != q {
-					d := kernels.Dot(rq, raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
+					d := asm.Dot(rq, raw.Data[j*raw.Stride:j*raw.Stride+raw.Cols])
 					out.offer(0, -max(0, sq[q]+sq[j]-2*d), j, d)
 				}
 			}

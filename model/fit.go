@@ -13,8 +13,8 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -734,9 +734,9 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	var between float64
 	for c := 0; c < k; c++ {
 		s := sums[c*m : (c+1)*m]
-		between += kernels.Dot(s, s) / count[c]
+		between += asm.Dot(s, s) / count[c]
 	}
-	mean := kernels.Dot(all, all) / float64(n)
+	mean := asm.Dot(all, all) / float64(n)
 	total := sq - mean
 	if !(total > 0) {
 		return 0
@@ -779,7 +779,7 @@ func sparseCohesion(n, m, k int, add func(sums []float64)) float64 {
 	var total float64
 	for c := 0; c < k; c++ {
 		s := sums[c*m : (c+1)*m]
-		total += math.Sqrt(kernels.Dot(s, s))
+		total += math.Sqrt(asm.Dot(s, s))
 	}
 	return total / float64(n)
 }
@@ -830,7 +830,7 @@ func rowNorms(a *sparse.CSR, threads int) []float64 {
 	parallel.For(a.Rows, threads, 1024, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := a.Val[a.Indptr[i]:a.Indptr[i+1]]
-			norms[i] = math.Sqrt(kernels.Dot(row, row))
+			norms[i] = math.Sqrt(asm.Dot(row, row))
 		}
 	})
 	return norms

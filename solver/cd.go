@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -270,7 +270,7 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 					j := blk[i]
 					num.row(j, b)
 					p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
-					kernels.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
+					asm.AxpyGather(b, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], v.Data, k)
 					cw.d[i] = reg.deg[j]
 					return b
 				}, it.vw.scratch[worker][:4*k])
@@ -430,7 +430,7 @@ func (w *cdWork) getRows(r int, row func(i int) []float64) {
 // column.
 func (w *cdWork) dot(k, r int) (dot float64) {
 	for c := 0; c < k; c++ {
-		dot += kernels.Dot(w.u[c*cdStride:c*cdStride+r], w.p[c*cdStride:c*cdStride+r])
+		dot += asm.Dot(w.u[c*cdStride:c*cdStride+r], w.p[c*cdStride:c*cdStride+r])
 	}
 	return dot
 }
@@ -447,10 +447,10 @@ func (w *cdWork) dot(k, r int) (dot float64) {
 // coordinate with h_c = 0 (an all-zero factor column) is left as it is.
 //
 // The rows go all at once, column by column: the step of column c is one
-// kernels.CDGather over the block, which forms grad_c from the rows'
+// asm.CDGather over the block, which forms grad_c from the rows'
 // current values (k multiply-adds a row, as many as keeping a gradient up
 // to date costs, but with one store instead of k), or, for columns c and
-// c+1, one kernels.CDGather2, which forms both sums in one pass over the
+// c+1, one asm.CDGather2, which forms both sums in one pass over the
 // block and corrects column c+1's by column c's change. Each row sees the same
 // sequence of coordinate steps as a sweep of its own would (the test's
 // row-by-row reference); only the inner loop's stopping rule (rule) is
@@ -505,11 +505,11 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []f
 		// curvature has ih 0 throughout and stays as it is).
 		c := 0
 		for ; c+1 < k; c += 2 {
-			sq0, sq1, sqd := kernels.CDGather2(w.u, cdStride, c, s[c*k:(c+2)*k], w.p, w.ih, dr, w.g)
+			sq0, sq1, sqd := asm.CDGather2(w.u, cdStride, c, s[c*k:(c+2)*k], w.p, w.ih, dr, w.g)
 			gain += sq0*s[c*k+c] + sq1*s[(c+1)*k+c+1] + sqd
 		}
 		if c < k {
-			sq, sqd := kernels.CDGather(w.u, cdStride, c, s[c*k:(c+1)*k], w.p[c*cdStride:c*cdStride+r], dr,
+			sq, sqd := asm.CDGather(w.u, cdStride, c, s[c*k:(c+1)*k], w.p[c*cdStride:c*cdStride+r], dr,
 				w.ih[c*cdStride:c*cdStride+r], w.g[c*cdStride:c*cdStride+r])
 			gain += sq*s[c*k+c] + sqd
 		}
@@ -521,9 +521,9 @@ func cdRows(w *cdWork, s, invH []float64, k, r int, rule *cdRule, pg, ref, d []f
 					at := l * cdStride
 					clear(sq)
 					clear(sr)
-					kernels.ProjGrad(sq, sr, w.u0[at:at+r], w.g[at:at+r], w.p[at:at+r])
-					pg[l] += kernels.Dot(sq, w.ones)
-					ref[l] += kernels.Dot(sr, w.ones)
+					asm.ProjGrad(sq, sr, w.u0[at:at+r], w.g[at:at+r], w.p[at:at+r])
+					pg[l] += asm.Dot(sq, w.ones)
+					ref[l] += asm.Dot(sr, w.ones)
 				}
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // cfIter runs concept factorization and LCCF. It minimizes
@@ -249,7 +249,7 @@ func (it *cfIter) fit(tr float64) float64 {
 	if it.p.kern != nil {
 		traceK = it.p.kern.trace
 	}
-	return traceK - 2*tr + kernels.Dot(it.wtkw.Data, it.vtv.Data)
+	return traceK - 2*tr + asm.Dot(it.wtkw.Data, it.vtv.Data)
 }
 
 // generalUpdate applies f <- f .* (b + sqrt(b.^2 + 4 pp .* pn)) ./ (2 pp)
@@ -295,7 +295,7 @@ func add(dst, b blas64.General) {
 func addDeg(dst, v blas64.General, deg []float64) {
 	k := v.Cols
 	for i, g := range deg {
-		kernels.Axpy(g, v.Data[i*k:(i+1)*k], dst.Data[i*k:(i+1)*k])
+		asm.Axpy(g, v.Data[i*k:(i+1)*k], dst.Data[i*k:(i+1)*k])
 	}
 }
 

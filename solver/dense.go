@@ -3,8 +3,8 @@ package solver
 import (
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -48,7 +48,7 @@ func (p rowProduct) row(i int, dst []float64) {
 	}
 	clear(dst)
 	p0, p1 := p.a.Indptr[i], p.a.Indptr[i+1]
-	kernels.AxpyGather(dst, p.a.Val[p0:p1], p.a.Ind[p0:p1], p.b.Data, p.b.Stride)
+	asm.AxpyGather(dst, p.a.Val[p0:p1], p.a.Ind[p0:p1], p.b.Data, p.b.Stride)
 }
 
 // passWork holds the scratch space of the fused passes, reused across
@@ -207,26 +207,26 @@ func (w *passWork) run(h half, threads int) float64 {
 			if h.update || h.wantDot {
 				h.num.row(i, num)
 				if h.addNum.Data != nil {
-					kernels.Axpy(1, h.addNum.Data[i*k:(i+1)*k], num)
+					asm.Axpy(1, h.addNum.Data[i*k:(i+1)*k], num)
 				}
 			}
 			if h.update {
 				if h.s.Data != nil {
 					clear(den)
-					kernels.AxpyGather(den, fi, w.idx, h.s.Data, h.s.Stride)
+					asm.AxpyGather(den, fi, w.idx, h.s.Data, h.s.Stride)
 				} else {
 					h.den.row(i, den)
 				}
 				if h.deg != nil {
-					kernels.Axpy(h.deg[i], fi, den)
+					asm.Axpy(h.deg[i], fi, den)
 				}
 				if pg != nil {
 					addProjGradDiff(pg, ref, fi, den, num, 1)
 				}
-				kernels.MulUpdate(fi, num, den, Eps)
+				asm.MulUpdate(fi, num, den, Eps)
 			}
 			if h.wantDot {
-				dot += kernels.Dot(fi, num)
+				dot += asm.Dot(fi, num)
 			}
 		}
 		w.dots[c] = dot
@@ -239,7 +239,7 @@ func (w *passWork) run(h half, threads int) float64 {
 		for a := 0; a < k; a++ {
 			ca := trans[a*transStride : a*transStride+n]
 			for b := a; b < k; b++ {
-				g[a*k+b] = kernels.Dot(ca, trans[b*transStride:b*transStride+n])
+				g[a*k+b] = asm.Dot(ca, trans[b*transStride:b*transStride+n])
 			}
 		}
 	})
@@ -251,7 +251,7 @@ func (w *passWork) run(h half, threads int) float64 {
 		for c := 1; c < chunks; c++ {
 			p := w.partial[c*k*k : (c+1)*k*k]
 			for a := 0; a < k; a++ {
-				kernels.Axpy(1, p[a*k+a:(a+1)*k], sum[a*k+a:(a+1)*k])
+				asm.Axpy(1, p[a*k+a:(a+1)*k], sum[a*k+a:(a+1)*k])
 			}
 		}
 		for a := 0; a < k; a++ {
@@ -276,7 +276,7 @@ func mulSmall(dst, a, s blas64.General, idx []int, threads int) {
 		for i := lo; i < hi; i++ {
 			out := dst.Data[i*k : (i+1)*k]
 			clear(out)
-			kernels.AxpyGather(out, a.Data[i*k:(i+1)*k], idx, s.Data, s.Stride)
+			asm.AxpyGather(out, a.Data[i*k:(i+1)*k], idx, s.Data, s.Stride)
 		}
 	})
 }
@@ -319,7 +319,7 @@ func columnSumsBy(out []float64, n, threads int, row func(i int, acc []float64))
 	})
 	clear(out)
 	for ch := 0; ch < chunks; ch++ {
-		kernels.Axpy(1, part[ch*ps:ch*ps+k], out)
+		asm.Axpy(1, part[ch*ps:ch*ps+k], out)
 	}
 }
 
@@ -328,7 +328,7 @@ func columnSumsBy(out []float64, n, threads int, row func(i int, acc []float64))
 func frob(a, b blas64.General, threads int) float64 {
 	k := a.Cols
 	return fixedSum(a.Rows, threads, func(lo, hi int) float64 {
-		return kernels.Dot(a.Data[lo*k:hi*k], b.Data[lo*k:hi*k])
+		return asm.Dot(a.Data[lo*k:hi*k], b.Data[lo*k:hi*k])
 	})
 }
 

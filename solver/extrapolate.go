@@ -3,8 +3,8 @@ package solver
 import (
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // ExtrapolatedCD drives the coordinate descent of the Frobenius methods,
@@ -147,7 +147,7 @@ func copyFactor(dst, src []float64, threads int) {
 // mover returns the move of the factor cur, for VGram and UGram:
 // move(lo, hi) sets cur[lo:hi] to max(0, cur + beta (cur - base)) and
 // base[lo:hi] to cur's values before, element by element
-// (kernels.Extrapolate), so the result does not depend on how the ranges
+// (asm.Extrapolate), so the result does not depend on how the ranges
 // are cut or on threads. The loop in Go took 7 % of an extrapolated NMF
 // iteration on TDT2 (Go's float max is a dozen instructions an entry); as
 // a pass of its own before the Gram matrix's it read and wrote both
@@ -157,5 +157,5 @@ func (e *ExtrapolatedCD) mover(cur, base []float64) func(lo, hi int) {
 		panic("solver: ExtrapolatedCD: a factor changed size")
 	}
 	beta := e.beta
-	return func(lo, hi int) { kernels.Extrapolate(cur[lo:hi], base[lo:hi], beta) }
+	return func(lo, hi int) { asm.Extrapolate(cur[lo:hi], base[lo:hi], beta) }
 }

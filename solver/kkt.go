@@ -3,8 +3,8 @@ package solver
 import (
 	"math"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // The stationarity measure of Result.ProjGrad. Each half step measures,
@@ -77,10 +77,10 @@ func projected(f, g float64) float64 {
 
 // addProjGradDiff is addProjGrad for the gradient den - num, both sums
 // times w; with w = 1 (every method but the NC-weighted KL ones' V half)
-// it is one kernels.ProjGrad call.
+// it is one asm.ProjGrad call.
 func addProjGradDiff(pg, ref, f, den, num []float64, w float64) {
 	if w == 1 {
-		kernels.ProjGrad(pg, ref, f, den, num)
+		asm.ProjGrad(pg, ref, f, den, num)
 		return
 	}
 	for c, d := range den {

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -151,7 +151,7 @@ func (it *klIter) sampledRows(a *sparse.CSR, f, h blas64.General, colWeight []fl
 				tmp[worker] = make([]float64, 0, 2*(p1-p0))
 			}
 			rt := tmp[worker][:p1-p0]
-			kernels.DotGather(rt, fr, a.Ind[p0:p1], h.Data, k)
+			asm.DotGather(rt, fr, a.Ind[p0:p1], h.Data, k)
 			for q := p0; q < p1; q++ {
 				rt[q-p0] = a.Val[q] / max(rt[q-p0], Eps)
 				if colWeight != nil {
@@ -160,7 +160,7 @@ func (it *klIter) sampledRows(a *sparse.CSR, f, h blas64.General, colWeight []fl
 			}
 			clear(num)
 			if p1 > p0 {
-				kernels.AxpyGather(num, rt, a.Ind[p0:p1], h.Data, k)
+				asm.AxpyGather(num, rt, a.Ind[p0:p1], h.Data, k)
 			}
 			fn(r, num)
 		}
@@ -179,7 +179,7 @@ func (it *klIter) gatherRows(a *sparse.CSR, ratios []float64, h blas64.General, 
 			p0, p1 := a.Indptr[r], a.Indptr[r+1]
 			clear(num)
 			if p1 > p0 {
-				kernels.AxpyGather(num, ratios[p0:p1], a.Ind[p0:p1], h.Data, k)
+				asm.AxpyGather(num, ratios[p0:p1], a.Ind[p0:p1], h.Data, k)
 			}
 			fn(r, num)
 		}
@@ -196,7 +196,7 @@ func (it *klIter) sums() {
 func (it *klIter) sumU() {
 	k, f := it.f.k, it.f
 	columnSumsBy(it.colU, f.a.Rows, it.p.opts.Threads, func(i int, acc []float64) {
-		kernels.Axpy(1, f.a.Data[i*k:(i+1)*k], acc)
+		asm.Axpy(1, f.a.Data[i*k:(i+1)*k], acc)
 	})
 }
 
@@ -204,7 +204,7 @@ func (it *klIter) sumU() {
 func (it *klIter) sumV() {
 	k, f := it.f.k, it.f
 	columnSumsBy(it.wsumV, f.v.Rows, it.p.opts.Threads, func(j int, acc []float64) {
-		kernels.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], acc)
+		asm.Axpy(it.weight(j), f.v.Data[j*k:(j+1)*k], acc)
 	})
 }
 
@@ -276,7 +276,7 @@ func (it *klIter) step(eval bool) (float64, error) {
 			pg, ref := it.kktV.block(j / 64)
 			addProjGradDiff(pg, ref, vj, it.colU, num, g*g)
 		}
-		kernels.MulUpdate(vj, num, it.colU, Eps)
+		asm.MulUpdate(vj, num, it.colU, Eps)
 	})
 	if lpnmf {
 		if err := it.solveV(); err != nil {
@@ -305,7 +305,7 @@ func (it *klIter) step(eval bool) (float64, error) {
 			pg, ref := it.kktU.block(i / 64)
 			addProjGradDiff(pg, ref, ui, den, num, 1)
 		}
-		kernels.MulUpdate(ui, num, den, Eps)
+		asm.MulUpdate(ui, num, den, Eps)
 	})
 	if it.invariant {
 		// U's column sums back to 1, V's columns scaled to match: U V^T
@@ -381,7 +381,7 @@ func (it *klIter) objective() float64 {
 	div := it.xlogx - fixedSum(n, th, func(lo, hi int) float64 {
 		var s float64
 		for j := lo; j < hi; j++ {
-			s += it.weight(j) * (it.vdots[j] - kernels.Dot(it.colU, f.v.Data[j*k:(j+1)*k]))
+			s += it.weight(j) * (it.vdots[j] - asm.Dot(it.colU, f.v.Data[j*k:(j+1)*k]))
 		}
 		return s
 	})

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -41,9 +41,9 @@ const klBacktracks = 40
 // f_c >= 0. ht holds the other factor's rows at the row's stored entries,
 // transposed (column c contiguous), and y the model values on entry,
 // which the steps keep current; ratios is scratch for 2 len(x) values,
-// the last step's ratios (kernels.KLStep's xr and r), from which a step
+// the last step's ratios (asm.KLStep's xr and r), from which a step
 // that moves nothing takes the next coordinate's derivatives
-// (kernels.KLDeriv: the same values as a pass at t = 0, without its
+// (asm.KLDeriv: the same values as a pass at t = 0, without its
 // divisions).
 //
 // Along coordinate c, phi(f + t e_c) has the derivative
@@ -56,7 +56,7 @@ const klBacktracks = 40
 //	phi(t) - phi(0) = -int_t^0 p <= -|t| (p(0) + p(t)) / 2,
 //
 // and the step is kept when p(0) + p(t) >= 0, else halved until it is.
-// p(t) comes free with the pass that moves y (kernels.KLStep), so every
+// p(t) comes free with the pass that moves y (asm.KLStep), so every
 // step is certified not to increase the objective at no extra pass.
 //
 // pg and ref, when not nil, receive w times the measure of stationarity
@@ -76,7 +76,7 @@ func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, 
 	// The ratios of the last step: a coordinate that does not move leaves
 	// y as it is, and the next one's derivatives come from them.
 	xr, r := ratios[:nq], ratios[nq:2*nq]
-	_, g, hs := kernels.KLStep(y, x, ht[:nq], ht[:nq], xr, r, 0, Eps)
+	_, g, hs := asm.KLStep(y, x, ht[:nq], ht[:nq], xr, r, 0, Eps)
 	for sweep := 1; sweep <= sweeps; sweep++ {
 		for c := 0; c < k; c++ {
 			hc := ht[c*nq : (c+1)*nq]
@@ -106,13 +106,13 @@ func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, 
 			}
 			if !(t != 0) || math.IsInf(t, 0) {
 				if sweep < sweeps || c+1 < k {
-					g, hs = kernels.KLDeriv(xr, r, next)
+					g, hs = asm.KLDeriv(xr, r, next)
 				}
 				continue
 			}
 			old := f[c]
 			f[c] = old + t
-			gOld, gn, hn := kernels.KLStep(y, x, hc, next, xr, r, t, Eps)
+			gOld, gn, hn := asm.KLStep(y, x, hc, next, xr, r, t, Eps)
 			if t < 0 && curv > 0 {
 				// p(t) = lin_c - gOld (+ the graph's part); keep the step
 				// once p(0) + p(t) >= 0.
@@ -123,7 +123,7 @@ func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, 
 					}
 					t += back
 					f[c] = old + t
-					gOld, gn, hn = kernels.KLStep(y, x, hc, next, xr, r, back, Eps)
+					gOld, gn, hn = asm.KLStep(y, x, hc, next, xr, r, back, Eps)
 					if try == klBacktracks {
 						f[c] = old
 						break
@@ -252,7 +252,7 @@ func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin [
 	}
 	ht, y := w.ht[:nq*k], w.y[:nq]
 	// The model values and the transposed rows in one pass.
-	kernels.DotGatherT(y, ht, fr, a.Ind[p0:p1], h.Data, k)
+	asm.DotGatherT(y, ht, fr, a.Ind[p0:p1], h.Data, k)
 	x := vals[p0:p1]
 	klCDRow(fr, lin, x, ht, y, w.ratios, sweeps, pg, ref, w2, gr)
 	if !wantLog {
@@ -291,8 +291,8 @@ func (it *klIter) cdGraphHalf(sweeps int) {
 					p0, p1 := reg.w.Indptr[j], reg.w.Indptr[j+1]
 					clear(gr.a)
 					clear(gr.lg)
-					kernels.AxpyGather(gr.a, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], f.v.Data, k)
-					kernels.AxpyGather(gr.lg, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], it.logV, k)
+					asm.AxpyGather(gr.a, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], f.v.Data, k)
+					asm.AxpyGather(gr.lg, reg.w.Val[p0:p1], reg.w.Ind[p0:p1], it.logV, k)
 					gj := it.weight(j)
 					for c := range gr.alpha {
 						gr.alpha[c] = 1 / gj
@@ -330,7 +330,7 @@ func (it *klIter) scaleStart() {
 		return s
 	})
 	it.graphTerms(it.rc)
-	den := kernels.Dot(it.colU, it.wsumV)
+	den := asm.Dot(it.colU, it.wsumV)
 	for c, r := range it.rc {
 		if it.invariant {
 			r *= it.colU[c]
@@ -412,11 +412,11 @@ func (it *klIter) cdStep(eval bool) (float64, error) {
 	for _, s := range it.rowLogs {
 		xlogy += s
 	}
-	obj := it.xlogx - xlogy + kernels.Dot(it.colU, it.wsumV)
+	obj := it.xlogx - xlogy + asm.Dot(it.colU, it.wsumV)
 	switch {
 	case it.invariant:
 		// rc is V's, which the U half left alone.
-		obj += kernels.Dot(it.colU, it.rc)
+		obj += asm.Dot(it.colU, it.rc)
 	case it.graph:
 		it.graphTerms(it.rc)
 		for _, r := range it.rc {

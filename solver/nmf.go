@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // nmfIter runs Frobenius NMF and GNMF. It minimizes
@@ -199,7 +199,7 @@ func (it *nmfIter) graphUHalf(eval bool) float64 {
 	s := withDiagonal(it.sv, it.vtv, it.gk)
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), s: s, gram: it.utu, update: true, wantDot: true, measure: eval, cd: it.cdU}, th)
 	it.measured(eval)
-	return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
+	return it.p.d.sqNorm - 2*tr + asm.Dot(it.utu.Data, it.vtv.Data) + diagDot(it.utu, it.gk)
 }
 
 // uHalf is the U half-step without the scale-invariant graph term; it
@@ -318,7 +318,7 @@ func (it *nmfIter) graphProduct() {
 }
 
 func (it *nmfIter) objective(tr float64) float64 {
-	return it.p.d.sqNorm - 2*tr + kernels.Dot(it.utu.Data, it.vtv.Data) + it.p.graphTerm(it.f.v, it.wv)
+	return it.p.d.sqNorm - 2*tr + asm.Dot(it.utu.Data, it.vtv.Data) + it.p.graphTerm(it.f.v, it.wv)
 }
 
 // graphTerm returns lambda Tr(V^T L V) = sum_i lambda D_ii |v_i|^2 -
@@ -332,7 +332,7 @@ func (p *problem) graphTerm(v, wv blas64.General) float64 {
 		var s float64
 		for i := lo; i < hi; i++ {
 			vi := v.Data[i*k : (i+1)*k]
-			s += p.reg.deg[i]*kernels.Dot(vi, vi) - kernels.Dot(vi, wv.Data[i*k:(i+1)*k])
+			s += p.reg.deg[i]*asm.Dot(vi, vi) - asm.Dot(vi, wv.Data[i*k:(i+1)*k])
 		}
 		return s
 	})

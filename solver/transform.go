@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -216,7 +216,7 @@ func ncwScales(d *Data, s []float64, norm float64) []float64 {
 				dj += d.xt.Val[q] * s[d.feature(d.xt.Ind[q])]
 			}
 		} else {
-			dj = kernels.Dot(d.dense.Data[j*d.m:(j+1)*d.m], s)
+			dj = asm.Dot(d.dense.Data[j*d.m:(j+1)*d.m], s)
 		}
 		if dj > 0 {
 			out[j] = 1 / math.Sqrt(dj*norm)
@@ -282,9 +282,9 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 					return
 				}
 				clear(den)
-				kernels.AxpyGather(den, vi, idx, utu.Data, k)
-				kernels.Axpy(di, vi, den)
-				kernels.MulUpdate(vi, nb, den, Eps)
+				asm.AxpyGather(den, vi, idx, utu.Data, k)
+				asm.Axpy(di, vi, den)
+				asm.MulUpdate(vi, nb, den, Eps)
 			}
 		}
 	})
@@ -384,8 +384,8 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 				clear(kwr)
 				for j, aj := range kr {
 					if aj != 0 {
-						kernels.Axpy(aj, v.Data[j*k:(j+1)*k], kv)
-						kernels.Axpy(aj, w.Data[j*k:(j+1)*k], kwr)
+						asm.Axpy(aj, v.Data[j*k:(j+1)*k], kv)
+						asm.Axpy(aj, w.Data[j*k:(j+1)*k], kwr)
 					}
 				}
 				clear(sv)
@@ -396,18 +396,18 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 					}
 					// w' update: (k' V^) = a^T V + c v'; V^T V^ = V^T V + v' v'^T.
 					copy(num, kv)
-					kernels.Axpy(c, vi, num)
+					asm.Axpy(c, vi, num)
 					copy(wv, kwr)
-					kernels.Axpy(c, wi, wv) // k' W^
+					asm.Axpy(c, wi, wv) // k' W^
 					clear(den)
-					kernels.AxpyGather(den, wv, idx, vtv.Data, k)
-					kernels.Axpy(kernels.Dot(wv, vi), vi, den)
-					kernels.MulUpdate(wi, num, den, Eps)
+					asm.AxpyGather(den, wv, idx, vtv.Data, k)
+					asm.Axpy(asm.Dot(wv, vi), vi, den)
+					asm.MulUpdate(wi, num, den, Eps)
 					// v' update: W^T K^ W^ = W^T K W + (W^T a) w'^T + w' (a^T W) + c w' w'^T.
 					copy(wv, kwr)
-					kernels.Axpy(c, wi, wv)
+					asm.Axpy(c, wi, wv)
 					copy(num, wv)
-					kernels.Axpy(1, sv, num)
+					asm.Axpy(1, sv, num)
 					copy(g, wtkw.Data)
 					for s := 0; s < k; s++ {
 						for q := 0; q < k; q++ {
@@ -415,9 +415,9 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 						}
 					}
 					clear(den)
-					kernels.AxpyGather(den, vi, idx, g, k)
-					kernels.Axpy(di, vi, den)
-					kernels.MulUpdate(vi, num, den, Eps)
+					asm.AxpyGather(den, vi, idx, g, k)
+					asm.Axpy(di, vi, den)
+					asm.MulUpdate(vi, num, den, Eps)
 				}
 			}
 		})
@@ -437,7 +437,7 @@ func crossKernel(p *problem, train, x *Data, lo, hi int, kern Kernel, trainScale
 		i := lo + r
 		row := out[r*n : (r+1)*n]
 		xi := x.sampleDense(i)
-		self[r] = kernels.Dot(xi, xi)
+		self[r] = asm.Dot(xi, xi)
 		train.innerProducts(xi, row)
 		switch kern.Kind {
 		case Polynomial:
@@ -490,7 +490,7 @@ func (d *Data) innerProducts(y, dst []float64) {
 		return
 	}
 	for j := 0; j < d.n; j++ {
-		dst[j] = kernels.Dot(d.dense.Data[j*d.m:(j+1)*d.m], y)
+		dst[j] = asm.Dot(d.dense.Data[j*d.m:(j+1)*d.m], y)
 	}
 }
 
@@ -500,13 +500,13 @@ func (d *Data) sampleSquares() []float64 {
 	if d.xt != nil {
 		for j := range out {
 			v := d.xt.Val[d.xt.Indptr[j]:d.xt.Indptr[j+1]]
-			out[j] = kernels.Dot(v, v)
+			out[j] = asm.Dot(v, v)
 		}
 		return out
 	}
 	for j := range out {
 		r := d.dense.Data[j*d.m : (j+1)*d.m]
-		out[j] = kernels.Dot(r, r)
+		out[j] = asm.Dot(r, r)
 	}
 	return out
 }
@@ -550,11 +550,11 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 				}
 				for q := p0; q < p1; q++ {
 					i := xt.Ind[q]
-					ratio[q-p0] = xt.Val[q] / max(kernels.Dot(vj, u.Data[i*k:(i+1)*k]), Eps)
+					ratio[q-p0] = xt.Val[q] / max(asm.Dot(vj, u.Data[i*k:(i+1)*k]), Eps)
 				}
 				clear(num)
 				if p1 > p0 {
-					kernels.AxpyGather(num, ratio, xt.Ind[p0:p1], u.Data, k)
+					asm.AxpyGather(num, ratio, xt.Ind[p0:p1], u.Data, k)
 				}
 				for c := range vj {
 					vj[c] = (gj*vj[c]*num[c] + sv[c]) / max(gj*colU[c]+dj, Eps)
@@ -573,6 +573,6 @@ func addLinked(dst []float64, links *sparse.CSR, deg []float64, i int, v []float
 		return 0
 	}
 	p0, p1 := links.Indptr[i], links.Indptr[i+1]
-	kernels.AxpyGather(dst, links.Val[p0:p1], links.Ind[p0:p1], v, k)
+	asm.AxpyGather(dst, links.Val[p0:p1], links.Ind[p0:p1], v, k)
 	return deg[i]
 }

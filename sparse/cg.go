@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // CGOptions configures SolveCG and SolveBlockCG; the zero value is sensible.
@@ -335,7 +335,7 @@ func (s *blockCG) reduce(t int) []float64 {
 
 // apply sets dst = A src over the active columns and, if dot is set, the
 // partials of src'dst in part[0]: per row the off-diagonal product, then
-// the chunk's diagonal terms and sums in one pass (kernels.CGApply).
+// the chunk's diagonal terms and sums in one pass (asm.CGApply).
 func (s *blockCG) apply(dst, src []float64, dot bool) {
 	m, sys := len(s.cols), s.sys
 	s.forRows(func(chunk, lo, hi int) {
@@ -349,10 +349,10 @@ func (s *blockCG) apply(dst, src []float64, dot bool) {
 			clear(out)
 			if sys.matScale != 0 {
 				p0, p1 := sys.mat.Indptr[i], sys.mat.Indptr[i+1]
-				kernels.AxpyGather(out, sys.mat.Val[p0:p1], sys.mat.Ind[p0:p1], src, m)
+				asm.AxpyGather(out, sys.mat.Val[p0:p1], sys.mat.Ind[p0:p1], src, m)
 			}
 		}
-		kernels.CGApply(dst[lo*m:hi*m], src[lo*m:hi*m], m, s.shift, sys.matScale, sys.base[lo:hi], sys.weight[lo:hi], part)
+		asm.CGApply(dst[lo*m:hi*m], src[lo*m:hi*m], m, s.shift, sys.matScale, sys.base[lo:hi], sys.weight[lo:hi], part)
 	})
 }
 
@@ -455,7 +455,7 @@ func (s *blockCG) residualStep() (rr, rz []float64) {
 		clear(prr)
 		clear(prz)
 		prr, prz = prr[:m], prz[:m]
-		kernels.CGResidual(s.r[lo*m:hi*m], s.q[lo*m:hi*m], s.invD[lo*m:hi*m], m, s.alpha[:m], prr, prz)
+		asm.CGResidual(s.r[lo*m:hi*m], s.q[lo*m:hi*m], s.invD[lo*m:hi*m], m, s.alpha[:m], prr, prz)
 	})
 	return s.reduce(1), s.reduce(2)
 }
@@ -471,7 +471,7 @@ func (s *blockCG) directionStep(keep []int) {
 		alpha, beta := s.alpha[:m], s.beta[:m]
 		s.forRows(func(_, lo, hi int) {
 			if contiguous {
-				kernels.CGDirection(s.x.Data[lo*s.x.Stride:], s.x.Stride, s.p[lo*m:hi*m], s.r[lo*m:hi*m], s.invD[lo*m:hi*m], m, alpha, beta)
+				asm.CGDirection(s.x.Data[lo*s.x.Stride:], s.x.Stride, s.p[lo*m:hi*m], s.r[lo*m:hi*m], s.invD[lo*m:hi*m], m, alpha, beta)
 				return
 			}
 			for i := lo; i < hi; i++ {

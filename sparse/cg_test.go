@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/internal/asm"
 )
 
 // cgGraph returns a symmetric n x n graph with zero diagonal in which every
@@ -182,9 +182,9 @@ func cgCheckResidual(t *testing.T, what string, reported, want, noise float64) {
 // TestSolveBlockCGMatchesDenseSolve runs on every kernel path this CPU
 // has, with strided b and x.
 func TestSolveBlockCGMatchesDenseSolve(t *testing.T) {
-	defer kernels.Use("auto")
-	for _, path := range kernels.Available() {
-		if err := kernels.Use(path); err != nil {
+	defer asm.Use("auto")
+	for _, path := range asm.Available() {
+		if err := asm.Use(path); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(path, testSolveBlockCGMatchesDenseSolve)

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // ColBlocks is a CSR matrix prepared for products a*b whose dense factor b
@@ -126,7 +126,7 @@ func (c *ColBlocks) MulDenseTo(dst, b blas64.General, threads int) {
 						continue
 					}
 					i := c.long[r]
-					kernels.AxpyGather(dst.Data[i*dst.Stride:i*dst.Stride+k], a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
+					asm.AxpyGather(dst.Data[i*dst.Stride:i*dst.Stride+k], a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
 				}
 			}
 		}
@@ -136,7 +136,7 @@ func (c *ColBlocks) MulDenseTo(dst, b blas64.General, threads int) {
 			out := dst.Data[i*dst.Stride : i*dst.Stride+k]
 			clear(out)
 			p0, p1 := a.Indptr[i], a.Indptr[i+1]
-			kernels.AxpyGather(out, a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
+			asm.AxpyGather(out, a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
 		}
 	})
 }

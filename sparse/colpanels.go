@@ -3,8 +3,8 @@ package sparse
 import (
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // ColPanels is a copy of a CSR matrix a (r x c) cut into panels of
@@ -27,7 +27,7 @@ import (
 // the result: no sums cross goroutines.
 //
 // Each element of the result gets its terms in the order of a's rows,
-// one fused multiply-add each (kernels.AxpyScatter), which is the order
+// one fused multiply-add each (asm.AxpyScatter), which is the order
 // and the rounding of the gathers of a.T()'s rows whenever the gather
 // kernel uses one accumulator a column (more than 16 columns on the avx2
 // path, every width on the generic one): there the product equals
@@ -155,7 +155,7 @@ func (p *ColPanels) MulTransDenseTo(dst, b blas64.General, threads int) {
 				if s == e {
 					continue
 				}
-				kernels.AxpyScatter(dst.Data, dst.Stride, pn.val[s:e], pn.ind[s:e], b.Data[i*b.Stride:i*b.Stride+k])
+				asm.AxpyScatter(dst.Data, dst.Stride, pn.val[s:e], pn.ind[s:e], b.Data[i*b.Stride:i*b.Stride+k])
 			}
 		}
 	})

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/internal/asm"
 )
 
 // heavyCSR returns an r x c matrix whose first column is full and whose
@@ -108,7 +108,7 @@ func TestColPanelsMatchReference(t *testing.T) {
 						}
 					}
 				}
-				if k > 16 || kernels.Path() == "generic" {
+				if k > 16 || asm.Path() == "generic" {
 					plain := blas64.General{Rows: a.Cols, Cols: k, Stride: k + 1, Data: append([]float64(nil), first...)}
 					at.MulDenseTo(plain, b, 2)
 					for i := range first {

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
-	"github.com/manifactor/manifactor/kernels"
 )
 
 // rowsPerChunk is how many rows a goroutine takes at a time: large enough
@@ -27,7 +27,7 @@ func (a *CSR) MulDenseTo(dst, b blas64.General, threads int) {
 			out := dst.Data[i*dst.Stride : i*dst.Stride+k]
 			clear(out)
 			p0, p1 := a.Indptr[i], a.Indptr[i+1]
-			kernels.AxpyGather(out, a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
+			asm.AxpyGather(out, a.Val[p0:p1], a.Ind[p0:p1], b.Data, b.Stride)
 		}
 	})
 }
@@ -67,7 +67,7 @@ func (a *CSR) MulTransDenseTo(dst, b blas64.General, threads int) {
 				base := a.Indptr[i]
 				for p := s; p < len(row) && row[p] < c1; p++ {
 					j := row[p]
-					kernels.Axpy(a.Val[base+p], bi, dst.Data[j*dst.Stride:j*dst.Stride+k])
+					asm.Axpy(a.Val[base+p], bi, dst.Data[j*dst.Stride:j*dst.Stride+k])
 				}
 			}
 		}
@@ -77,7 +77,7 @@ func (a *CSR) MulTransDenseTo(dst, b blas64.General, threads int) {
 // SampledTo sets dst[p] = a_i . b_j for every stored entry p = (i, j) of s
 // (r x c): the product A B^T evaluated only at s's pattern, for a (r x k)
 // and b (c x k) dense. It costs one length-k dot per stored entry, never
-// the r x c product: each row of s is one kernels.DotGather call, which
+// the r x c product: each row of s is one asm.DotGather call, which
 // keeps a_i in registers across the row's entries. Rows run in parallel and
 // each entry is computed alone, so the result does not depend on threads.
 func (s *CSR) SampledTo(dst []float64, a, b blas64.General, threads int) {
@@ -88,7 +88,7 @@ func (s *CSR) SampledTo(dst []float64, a, b blas64.General, threads int) {
 	parallel.For(s.Rows, threads, rowsPerChunk, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p0, p1 := s.Indptr[i], s.Indptr[i+1]
-			kernels.DotGather(dst[p0:p1], a.Data[i*a.Stride:i*a.Stride+k], s.Ind[p0:p1], b.Data, b.Stride)
+			asm.DotGather(dst[p0:p1], a.Data[i*a.Stride:i*a.Stride+k], s.Ind[p0:p1], b.Data, b.Stride)
 		}
 	})
 }

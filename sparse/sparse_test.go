@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/manifactor/manifactor/kernels"
+	"github.com/manifactor/manifactor/internal/asm"
 )
 
 // randomCSR returns an r x c matrix with about density*r*c entries, some
@@ -551,11 +551,11 @@ func TestProductsIdenticalForAnyThreadCount(t *testing.T) {
 // reference at every kernel path this CPU runs, for k across the kernels'
 // block widths, with strided operands.
 func TestSampledToEveryKernelPath(t *testing.T) {
-	defer kernels.Use("auto")
+	defer asm.Use("auto")
 	rng := rand.New(rand.NewPCG(21, 22))
 	s := randomCSR(rng, 57, 43, 0.2)
-	for _, path := range kernels.Available() {
-		if err := kernels.Use(path); err != nil {
+	for _, path := range asm.Available() {
+		if err := asm.Use(path); err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range []int{1, 3, 4, 7, 16, 17, 30, 33} {

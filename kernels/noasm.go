@@ -1,7 +1,0 @@
-//go:build noasm || !amd64
-
-package kernels
-
-func asmPaths() []string { return nil }
-
-func useAsm(string) {}
