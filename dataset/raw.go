@@ -40,7 +40,7 @@ const (
 
 var stripNames = [...]string{"headers", "footers", "quotes"}
 
-// String lists the parts, comma-separated, as ParseStrip reads them.
+// String lists the parts, comma-separated, as parseStrip reads them.
 func (s Strip) String() string {
 	var parts []string
 	for i, name := range stripNames {
@@ -51,9 +51,9 @@ func (s Strip) String() string {
 	return strings.Join(parts, ",")
 }
 
-// ParseStrip reads a comma-separated list of headers, footers and quotes
+// parseStrip reads a comma-separated list of headers, footers and quotes
 // ("" for none).
-func ParseStrip(s string) (Strip, error) {
+func parseStrip(s string) (Strip, error) {
 	var out Strip
 	if strings.TrimSpace(s) == "" {
 		return 0, nil
@@ -77,9 +77,9 @@ func ParseStrip(s string) (Strip, error) {
 // MarshalText returns String's form.
 func (s Strip) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText parses ParseStrip's form.
+// UnmarshalText parses parseStrip's form.
 func (s *Strip) UnmarshalText(b []byte) error {
-	v, err := ParseStrip(string(b))
+	v, err := parseStrip(string(b))
 	if err == nil {
 		*s = v
 	}

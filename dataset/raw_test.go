@@ -86,16 +86,16 @@ func TestStripText(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "headers", "headers,footers,quotes", " quotes , headers "} {
-		s, err := ParseStrip(in)
+		s, err := parseStrip(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, err := ParseStrip(s.String())
+		back, err := parseStrip(s.String())
 		if err != nil || back != s {
 			t.Errorf("%q: %v round-trips to %v (%v)", in, s, back, err)
 		}
 	}
-	if _, err := ParseStrip("headers,sigs"); err == nil || !strings.Contains(err.Error(), `"sigs"`) {
+	if _, err := parseStrip("headers,sigs"); err == nil || !strings.Contains(err.Error(), `"sigs"`) {
 		t.Errorf("unknown part: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 // On an aligned grid (Grid.Aligned, for the coordinate-descent
 // half-steps) the features are dealt in units of Align features of
 // falling frequency instead: solver.Fit orders U's rows by falling
-// frequency and updates them in blocks of solver.CDBlock, so each of its
+// frequency and updates them in blocks of nmfstep.Block, so each of its
 // blocks then lies whole in one grid row, in its order.
 func BalanceShard(row Comm, g Grid, shard *sparse.CSR) (*sparse.CSR, []int, error) {
 	if shard.Cols != g.M {

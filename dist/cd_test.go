@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"github.com/manifactor/manifactor/dist"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
@@ -28,7 +30,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 	// Dense enough that a row takes many sweeps, so the inner loop's
 	// rule, taken over blocks of rows, decides: the blocks must be the
 	// one process's.
-	const m, n, k = 3*solver.CDBlock + 41, 2*solver.CDBlock + 90, 3
+	const m, n, k = 3*nmfstep.Block + 41, 2*nmfstep.Block + 90, 3
 	iters := 12
 	if ex {
 		iters = 30 // enough for steps to be undone
@@ -46,7 +48,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 	}
 	grids := 0
 	eachGrid(t, 6, m, n, func(g0 dist.Grid) {
-		g, err := g0.Aligned(solver.CDBlock)
+		g, err := g0.Aligned(nmfstep.Block)
 		if err != nil {
 			return // more blocks than the data has aligned units
 		}

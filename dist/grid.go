@@ -18,8 +18,8 @@ type Grid struct {
 	Rows, Cols int
 	M, N       int // features and samples
 	// Align, when above 1, puts every boundary of a block or part at a
-	// multiple of Align (but the ends), so that solver.CDStep's blocks of
-	// rows (solver.CDBlock) each lie on one rank: the coordinate-descent
+	// multiple of Align (but the ends), so that nmfstep.CD's blocks of
+	// rows (nmfstep.Block) each lie on one rank: the coordinate-descent
 	// half-steps then take one process's steps. Set by Aligned.
 	Align int
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -58,21 +60,21 @@ type NMFOptions struct {
 	// projected-gradient rule is not applied here.
 	Tol float64
 	// Seed draws the start: the factors of solver.Fit's first random
-	// start for the same Seed (solver.RandomFactors).
+	// start for the same Seed (nmfstep.Random).
 	Seed uint64
 	// Threads bounds the goroutines of each rank's local products; 0
 	// means GOMAXPROCS.
 	Threads int
 	// CD runs the coordinate-descent half-steps of solver.Fit's CD
-	// algorithm (solver.CDStep) instead of the multiplicative ones, for
+	// algorithm (nmfstep.CD) instead of the multiplicative ones, for
 	// NMF without a graph term. The grid must be aligned to
-	// solver.CDBlock (Grid.Aligned), and for the steps of one process the
+	// nmfstep.Block (Grid.Aligned), and for the steps of one process the
 	// features must be in BalanceShard's order on that grid (solver.Fit's
 	// frequency order, in blocks).
 	CD bool
 	// PlainCD turns off, as solver.Options.PlainCD does, the extrapolated
 	// steps that CD without a graph term takes by default (solver.Fit's,
-	// solver.ExtrapolatedCD): each rank moves its own rows, and the
+	// nmfstep.Extrapolated): each rank moves its own rows, and the
 	// decision to keep or undo a step is taken on the objective every
 	// rank holds.
 	PlainCD bool
@@ -115,7 +117,7 @@ type NMFResult struct {
 // FitNMF runs Frobenius NMF (with GNMF's graph term when opts.Lambda is
 // positive) on the grid g, by solver.Fit's half-steps: the multiplicative
 // updates (solver.MUUpdate, V first) or, with opts.CD, coordinate descent
-// (solver.CDStep); every rank calls it with its communicators and its block of
+// (nmfstep.CD); every rank calls it with its communicators and its block of
 // the data, Grid.Block's X_ij^T (samples as rows, local indices). Per
 // iteration each half gathers the other factor's block along the grid
 // row or column (Allgatherv), multiplies it by the local block, and
@@ -138,8 +140,8 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return nil, fmt.Errorf("dist: lambda = %v: must be finite and not negative", opts.Lambda)
 	case opts.CD && opts.Lambda != 0:
 		return nil, fmt.Errorf("dist: the coordinate-descent steps are distributed for nmf without a graph term")
-	case opts.CD && g.Align != solver.CDBlock:
-		return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", solver.CDBlock, g.Align)
+	case opts.CD && g.Align != nmfstep.Block:
+		return nil, fmt.Errorf("dist: the coordinate-descent steps need a grid aligned to %d rows (Grid.Aligned), not %d", nmfstep.Block, g.Align)
 	}
 	cs, world, rank, i, j, k := rs.cs, rs.cs.World, rs.rank, rs.i, rs.j, opts.K
 	f0, f1, s0, s1 := rs.f0, rs.f1, rs.s0, rs.s1
@@ -149,23 +151,23 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 	// permuted into that order and X V's rows back out of it.
 	x, order := block.TByFrequency()
 	xt := block.Clone()
-	solver.RenumberFeatures(xt, order)
-	xp := solver.XVPanels(xt, k, opts.Threads)
+	nmfstep.RenumberFeatures(xt, order)
+	xp := nmfstep.XVPanels(xt, k, opts.Threads)
 	var xb *sparse.ColBlocks
 	if xp == nil {
-		xb = solver.BlockedProduct(x, k)
+		xb = nmfstep.BlockedProduct(x, k)
 	}
 	res, uCounts, vCounts := startFactors(g, i, j, k, opts.Seed, opts.FeatureOrder)
 	v0, v1 := res.VLo, res.VLo+res.V.Rows
 	// The coordinate-descent steps, sized as solver.Fit sizes them: by
 	// the whole data's entries and each factor's rows.
-	var cdU, cdV *solver.CDStep
+	var cdU, cdV *nmfstep.CD
 	if opts.CD {
 		nnz := []float64{float64(block.NNZ())}
 		if err := world.AllreduceSum(nnz); err != nil {
 			return nil, err
 		}
-		cdU, cdV = solver.NewCDStep(int(nnz[0]), g.M, k), solver.NewCDStep(int(nnz[0]), g.N, k)
+		cdU, cdV = nmfstep.NewCD(int(nnz[0]), g.M, k), nmfstep.NewCD(int(nnz[0]), g.N, k)
 	}
 	p, q := general(s1-s0, k), general(f1-f0, k) // the local products
 	perm := general(f1-f0, k)                    // U_i and X V in frequency order
@@ -329,7 +331,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		return err
 	}
 	if opts.CD && !opts.PlainCD && hl == nil {
-		return res, extrapolated(ctx, res, opts, k*k, solver.Halves{
+		return res, extrapolated(ctx, res, opts, k*k, nmfstep.Halves{
 			V: vHalf,
 			U: func() (float64, error) {
 				var err error
@@ -402,14 +404,14 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 }
 
 // extrapolated is FitNMF's loop under CD without a graph term: one
-// process's steps (solver.ExtrapolatedCD) on this rank's rows of U and V,
+// process's steps (nmfstep.Extrapolated) on this rank's rows of U and V,
 // with h the rank's half-steps. At the end U is the accepted pair's, and
 // res.Formula counts what the steps moved: a kept step sums one more Gram
 // matrix (kk values) than a plain iteration (V's is summed once, after the
 // momentum moved V; U's after its half-step and again after its move), an
 // undone one a plain iteration's more besides.
-func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, h solver.Halves, tol float64) error {
-	ex := solver.NewExtrapolatedCD(res.U.Data, res.V.Data, res.Objective[0])
+func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, h nmfstep.Halves, tol float64) error {
+	ex := nmfstep.NewExtrapolated(res.U.Data, res.V.Data, res.Objective[0])
 	plain := res.Formula
 	defer func() {
 		ex.Accepted(res.U.Data)
@@ -588,9 +590,9 @@ func startFactors(g Grid, i, j, k int, seed uint64, order []int) (res *NMFResult
 	v0, v1 := g.VRows(i, j)
 	var ua, va []float64
 	if order != nil {
-		ua, va = solver.RandomFactorSelect(g.M, g.N, k, seed, 0, order[u0:u1], v0, v1)
+		ua, va = nmfstep.RandomSelect(g.M, g.N, k, seed, 0, order[u0:u1], v0, v1)
 	} else {
-		ua, va = solver.RandomFactorRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
+		ua, va = nmfstep.RandomRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
 	}
 	res = &NMFResult{U: blas64.General{Rows: u1 - u0, Cols: k, Stride: k, Data: ua}, V: blas64.General{Rows: v1 - v0, Cols: k, Stride: k, Data: va}, ULo: u0, VLo: v0}
 	uCounts, vCounts = make([]int, g.Cols), make([]int, g.Rows)

@@ -728,12 +728,12 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: a graph with the error", c.name)
 		}
 	}
-	if _, err := ParseWeight("gaussian"); err == nil || !strings.Contains(err.Error(), `"gaussian"`) {
-		t.Errorf("ParseWeight(gaussian): %v", err)
+	if _, err := parseWeight("gaussian"); err == nil || !strings.Contains(err.Error(), `"gaussian"`) {
+		t.Errorf("parseWeight(gaussian): %v", err)
 	}
 	for _, w := range []Weight{Binary, Heat, Cosine} {
-		if got, err := ParseWeight(w.String()); err != nil || got != w {
-			t.Errorf("ParseWeight(%q) = %v, %v", w.String(), got, err)
+		if got, err := parseWeight(w.String()); err != nil || got != w {
+			t.Errorf("parseWeight(%q) = %v, %v", w.String(), got, err)
 		}
 	}
 	if s := Weight(9).String(); s != "Weight(9)" {

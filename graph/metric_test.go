@@ -73,9 +73,9 @@ func profileRows(rng *rand.Rand, n, m int, copies bool) [][]float64 {
 
 func TestMetricNames(t *testing.T) {
 	for _, m := range []Metric{AutoMetric, EuclideanMetric, CosineMetric, CorrelationMetric} {
-		got, err := ParseMetric(m.String())
+		got, err := parseMetric(m.String())
 		if err != nil || got != m {
-			t.Errorf("ParseMetric(%q) = %v, %v", m.String(), got, err)
+			t.Errorf("parseMetric(%q) = %v, %v", m.String(), got, err)
 		}
 		var u Metric
 		b, _ := m.MarshalText()
@@ -83,7 +83,7 @@ func TestMetricNames(t *testing.T) {
 			t.Errorf("text round trip of %v: %v, %v", m, u, err)
 		}
 	}
-	if _, err := ParseMetric("manhattan"); err == nil || !strings.Contains(err.Error(), `"manhattan"`) {
+	if _, err := parseMetric("manhattan"); err == nil || !strings.Contains(err.Error(), `"manhattan"`) {
 		t.Errorf("unknown metric: %v", err)
 	}
 	if got := Metric(9).String(); got != "Metric(9)" {

@@ -42,7 +42,7 @@ const (
 
 var searchNames = [...]string{AutoSearch: "auto", ExactSearch: "exact", ApproxSearch: "approx"}
 
-// String returns the name ParseSearch accepts.
+// String returns the name UnmarshalText accepts.
 func (s Search) String() string {
 	if s < 0 || int(s) >= len(searchNames) {
 		return fmt.Sprintf("Search(%d)", int(s))
@@ -50,8 +50,8 @@ func (s Search) String() string {
 	return searchNames[s]
 }
 
-// ParseSearch returns the search named s: "auto", "exact" or "approx".
-func ParseSearch(s string) (Search, error) {
+// parseSearch returns the search named s: "auto", "exact" or "approx".
+func parseSearch(s string) (Search, error) {
 	for v, name := range searchNames {
 		if s == name {
 			return Search(v), nil
@@ -65,7 +65,7 @@ func (s Search) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a search's name.
 func (s *Search) UnmarshalText(b []byte) error {
-	v, err := ParseSearch(string(b))
+	v, err := parseSearch(string(b))
 	if err == nil {
 		*s = v
 	}

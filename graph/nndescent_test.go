@@ -132,13 +132,13 @@ func planted(t *testing.T) *sparse.CSR {
 // AutoSearch says, and an unknown search is an error.
 func TestSearchChoice(t *testing.T) {
 	for _, s := range []Search{AutoSearch, ExactSearch, ApproxSearch} {
-		got, err := ParseSearch(s.String())
+		got, err := parseSearch(s.String())
 		if err != nil || got != s {
-			t.Errorf("ParseSearch(%q) = %v, %v", s.String(), got, err)
+			t.Errorf("parseSearch(%q) = %v, %v", s.String(), got, err)
 		}
 	}
-	if _, err := ParseSearch("lsh"); err == nil {
-		t.Error(`ParseSearch("lsh") accepted`)
+	if _, err := parseSearch("lsh"); err == nil {
+		t.Error(`parseSearch("lsh") accepted`)
 	}
 	// Auto: exact for dense data and for sparse data with few pairs that
 	// share a feature; approx for 2,000 samples that all share their 10

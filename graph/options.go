@@ -24,7 +24,7 @@ const (
 
 var weightNames = [...]string{Binary: "binary", Heat: "heat", Cosine: "cosine"}
 
-// String returns the name ParseWeight accepts.
+// String returns the name UnmarshalText accepts.
 func (w Weight) String() string {
 	if w < 0 || int(w) >= len(weightNames) {
 		return fmt.Sprintf("Weight(%d)", int(w))
@@ -32,8 +32,8 @@ func (w Weight) String() string {
 	return weightNames[w]
 }
 
-// ParseWeight returns the weighting named s: "binary", "heat" or "cosine".
-func ParseWeight(s string) (Weight, error) {
+// parseWeight returns the weighting named s: "binary", "heat" or "cosine".
+func parseWeight(s string) (Weight, error) {
 	for w, name := range weightNames {
 		if s == name {
 			return Weight(w), nil
@@ -80,7 +80,7 @@ const (
 
 var metricNames = [...]string{AutoMetric: "auto", EuclideanMetric: "euclidean", CosineMetric: "cosine", CorrelationMetric: "correlation"}
 
-// String returns the name ParseMetric accepts.
+// String returns the name UnmarshalText accepts.
 func (m Metric) String() string {
 	if m < 0 || int(m) >= len(metricNames) {
 		return fmt.Sprintf("Metric(%d)", int(m))
@@ -88,9 +88,9 @@ func (m Metric) String() string {
 	return metricNames[m]
 }
 
-// ParseMetric returns the metric named s: "auto", "euclidean", "cosine"
+// parseMetric returns the metric named s: "auto", "euclidean", "cosine"
 // or "correlation".
-func ParseMetric(s string) (Metric, error) {
+func parseMetric(s string) (Metric, error) {
 	for m, name := range metricNames {
 		if s == name {
 			return Metric(m), nil
@@ -130,7 +130,7 @@ const (
 
 var symmetryNames = [...]string{Either: "either", Mutual: "mutual"}
 
-// String returns the name ParseSymmetry accepts.
+// String returns the name UnmarshalText accepts.
 func (s Symmetry) String() string {
 	if s < 0 || int(s) >= len(symmetryNames) {
 		return fmt.Sprintf("Symmetry(%d)", int(s))
@@ -138,8 +138,8 @@ func (s Symmetry) String() string {
 	return symmetryNames[s]
 }
 
-// ParseSymmetry returns the rule named s: "either" or "mutual".
-func ParseSymmetry(s string) (Symmetry, error) {
+// parseSymmetry returns the rule named s: "either" or "mutual".
+func parseSymmetry(s string) (Symmetry, error) {
 	for v, name := range symmetryNames {
 		if s == name {
 			return Symmetry(v), nil
@@ -242,7 +242,7 @@ func (w Weight) MarshalText() ([]byte, error) { return []byte(w.String()), nil }
 
 // UnmarshalText parses a weighting's name.
 func (w *Weight) UnmarshalText(b []byte) error {
-	v, err := ParseWeight(string(b))
+	v, err := parseWeight(string(b))
 	if err == nil {
 		*w = v
 	}
@@ -254,7 +254,7 @@ func (m Metric) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
 // UnmarshalText parses a metric's name.
 func (m *Metric) UnmarshalText(b []byte) error {
-	v, err := ParseMetric(string(b))
+	v, err := parseMetric(string(b))
 	if err == nil {
 		*m = v
 	}
@@ -266,7 +266,7 @@ func (s Symmetry) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 
 // UnmarshalText parses a rule's name.
 func (s *Symmetry) UnmarshalText(b []byte) error {
-	v, err := ParseSymmetry(string(b))
+	v, err := parseSymmetry(string(b))
 	if err == nil {
 		*s = v
 	}

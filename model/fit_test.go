@@ -693,12 +693,12 @@ func TestAutoPath(t *testing.T) {
 		}
 	}
 	for _, s := range []CandidateStart{DefaultCandidateStart, PathStart, SameStart} {
-		if got, err := ParseCandidateStart(s.String()); err != nil || got != s {
+		if got, err := parseCandidateStart(s.String()); err != nil || got != s {
 			t.Errorf("%v does not round-trip: %v, %v", s, got, err)
 		}
 	}
-	if _, err := ParseCandidateStart("warm"); err == nil {
-		t.Error("ParseCandidateStart accepted \"warm\"")
+	if _, err := parseCandidateStart("warm"); err == nil {
+		t.Error("parseCandidateStart accepted \"warm\"")
 	}
 	if _, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, CandidateStart: 7}); err == nil {
 		t.Error("Fit accepted candidate start 7")

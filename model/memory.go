@@ -3,10 +3,11 @@ package model
 import (
 	"fmt"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
-	"github.com/manifactor/manifactor/solver"
 )
 
 // Memory is an estimate, in bytes, of what Fit holds at its peak for a
@@ -20,7 +21,7 @@ import (
 // (bench/RESULTS.md); they leave out the Go runtime's slack, which the
 // memory limit that the command line sets from --memory keeps small.
 //
-// Panels is apart: X V's panels of the data (solver.XVPanelBytes), a
+// Panels is apart: X V's panels of the data (nmfstep.XVPanelBytes), a
 // further copy that the solver makes for a large V only where it fits
 // under the runtime's memory limit, so that it speeds a job up without
 // ever being the reason to refuse one. Total leaves it out.
@@ -79,7 +80,7 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 		est.Data = 2 * dataBytes(ds)
 	}
 	if a := ds.Sparse; a != nil {
-		est.Panels = solver.XVPanelBytes(n, len(a.Ind), int(k), threads)
+		est.Panels = nmfstep.XVPanelBytes(n, len(a.Ind), int(k), threads)
 	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its

@@ -33,7 +33,7 @@ const (
 
 var startNames = [...]string{RandomStart: "random", KMeansStart: "kmeans", NormalizedStart: "normalized", NNDSVDStart: "nndsvd"}
 
-// String returns the name ParseStart accepts.
+// String returns the name UnmarshalText accepts.
 func (s Start) String() string {
 	if s < 0 || int(s) >= len(startNames) {
 		return fmt.Sprintf("Start(%d)", int(s))
@@ -41,8 +41,8 @@ func (s Start) String() string {
 	return startNames[s]
 }
 
-// ParseStart parses "random", "kmeans", "normalized" or "nndsvd".
-func ParseStart(s string) (Start, error) {
+// parseStart parses "random", "kmeans", "normalized" or "nndsvd".
+func parseStart(s string) (Start, error) {
 	if i := slices.Index(startNames[:], s); i >= 0 {
 		return Start(i), nil
 	}
@@ -66,7 +66,7 @@ const (
 
 var assignNames = [...]string{KMeansAssign: "kmeans", ArgMaxAssign: "argmax"}
 
-// String returns the name ParseAssign accepts.
+// String returns the name UnmarshalText accepts.
 func (a Assign) String() string {
 	if a < 0 || int(a) >= len(assignNames) {
 		return fmt.Sprintf("Assign(%d)", int(a))
@@ -74,8 +74,8 @@ func (a Assign) String() string {
 	return assignNames[a]
 }
 
-// ParseAssign parses "kmeans" or "argmax".
-func ParseAssign(s string) (Assign, error) {
+// parseAssign parses "kmeans" or "argmax".
+func parseAssign(s string) (Assign, error) {
 	if i := slices.Index(assignNames[:], s); i >= 0 {
 		return Assign(i), nil
 	}
@@ -110,7 +110,7 @@ const (
 
 var candidateStartNames = [...]string{DefaultCandidateStart: "auto", PathStart: "path", SameStart: "same"}
 
-// String returns the name ParseCandidateStart accepts.
+// String returns the name UnmarshalText accepts.
 func (s CandidateStart) String() string {
 	if s < 0 || int(s) >= len(candidateStartNames) {
 		return fmt.Sprintf("CandidateStart(%d)", int(s))
@@ -118,8 +118,8 @@ func (s CandidateStart) String() string {
 	return candidateStartNames[s]
 }
 
-// ParseCandidateStart parses "auto", "path" or "same".
-func ParseCandidateStart(s string) (CandidateStart, error) {
+// parseCandidateStart parses "auto", "path" or "same".
+func parseCandidateStart(s string) (CandidateStart, error) {
 	if i := slices.Index(candidateStartNames[:], s); i >= 0 {
 		return CandidateStart(i), nil
 	}
@@ -131,7 +131,7 @@ func (s CandidateStart) MarshalText() ([]byte, error) { return []byte(s.String()
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (s *CandidateStart) UnmarshalText(b []byte) error {
-	v, err := ParseCandidateStart(string(b))
+	v, err := parseCandidateStart(string(b))
 	if err != nil {
 		return err
 	}
@@ -444,7 +444,7 @@ func (s Start) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText parses a start's name.
 func (s *Start) UnmarshalText(b []byte) error {
-	v, err := ParseStart(string(b))
+	v, err := parseStart(string(b))
 	if err == nil {
 		*s = v
 	}
@@ -456,7 +456,7 @@ func (a Assign) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // UnmarshalText parses an assignment's name.
 func (a *Assign) UnmarshalText(b []byte) error {
-	v, err := ParseAssign(string(b))
+	v, err := parseAssign(string(b))
 	if err == nil {
 		*a = v
 	}

@@ -34,7 +34,7 @@ const (
 
 var weightingNames = [...]string{AutoWeighting: "auto", NoWeighting: "none", TFIDF: "tfidf", LogTFIDF: "log-tfidf"}
 
-// String returns the name ParseWeighting accepts.
+// String returns the name UnmarshalText accepts.
 func (w Weighting) String() string {
 	if w < 0 || int(w) >= len(weightingNames) {
 		return fmt.Sprintf("Weighting(%d)", int(w))
@@ -42,8 +42,8 @@ func (w Weighting) String() string {
 	return weightingNames[w]
 }
 
-// ParseWeighting parses "auto", "none", "tfidf" or "log-tfidf".
-func ParseWeighting(s string) (Weighting, error) {
+// parseWeighting parses "auto", "none", "tfidf" or "log-tfidf".
+func parseWeighting(s string) (Weighting, error) {
 	if i := slices.Index(weightingNames[:], s); i >= 0 {
 		return Weighting(i), nil
 	}
@@ -66,7 +66,7 @@ const (
 
 var normalizationNames = [...]string{AutoNormalization: "auto", NoNormalization: "none", L2: "l2"}
 
-// String returns the name ParseNormalization accepts.
+// String returns the name UnmarshalText accepts.
 func (n Normalization) String() string {
 	if n < 0 || int(n) >= len(normalizationNames) {
 		return fmt.Sprintf("Normalization(%d)", int(n))
@@ -74,8 +74,8 @@ func (n Normalization) String() string {
 	return normalizationNames[n]
 }
 
-// ParseNormalization parses "auto", "none" or "l2".
-func ParseNormalization(s string) (Normalization, error) {
+// parseNormalization parses "auto", "none" or "l2".
+func parseNormalization(s string) (Normalization, error) {
 	if i := slices.Index(normalizationNames[:], s); i >= 0 {
 		return Normalization(i), nil
 	}
@@ -501,7 +501,7 @@ func (w Weighting) MarshalText() ([]byte, error) { return []byte(w.String()), ni
 
 // UnmarshalText parses a weighting's name.
 func (w *Weighting) UnmarshalText(b []byte) error {
-	v, err := ParseWeighting(string(b))
+	v, err := parseWeighting(string(b))
 	if err == nil {
 		*w = v
 	}
@@ -513,7 +513,7 @@ func (n Normalization) MarshalText() ([]byte, error) { return []byte(n.String())
 
 // UnmarshalText parses a normalization's name.
 func (n *Normalization) UnmarshalText(b []byte) error {
-	v, err := ParseNormalization(string(b))
+	v, err := parseNormalization(string(b))
 	if err == nil {
 		*n = v
 	}

@@ -143,30 +143,30 @@ func TestPrepareClasses(t *testing.T) {
 
 func TestChoiceNames(t *testing.T) {
 	for _, s := range []Start{RandomStart, KMeansStart, NormalizedStart, NNDSVDStart} {
-		if got, err := ParseStart(s.String()); err != nil || got != s {
+		if got, err := parseStart(s.String()); err != nil || got != s {
 			t.Errorf("start %v: %v %v", s, got, err)
 		}
 	}
 	for _, a := range []Assign{KMeansAssign, ArgMaxAssign} {
-		if got, err := ParseAssign(a.String()); err != nil || got != a {
+		if got, err := parseAssign(a.String()); err != nil || got != a {
 			t.Errorf("assign %v: %v %v", a, got, err)
 		}
 	}
 	for _, w := range []Weighting{AutoWeighting, NoWeighting, TFIDF, LogTFIDF} {
-		if got, err := ParseWeighting(w.String()); err != nil || got != w {
+		if got, err := parseWeighting(w.String()); err != nil || got != w {
 			t.Errorf("weighting %v: %v %v", w, got, err)
 		}
 	}
 	for _, n := range []Normalization{AutoNormalization, NoNormalization, L2} {
-		if got, err := ParseNormalization(n.String()); err != nil || got != n {
+		if got, err := parseNormalization(n.String()); err != nil || got != n {
 			t.Errorf("normalization %v: %v %v", n, got, err)
 		}
 	}
 	for _, bad := range []func() error{
-		func() error { _, err := ParseStart("raw"); return err },
-		func() error { _, err := ParseAssign("vote"); return err },
-		func() error { _, err := ParseWeighting("bm25"); return err },
-		func() error { _, err := ParseNormalization("l1"); return err },
+		func() error { _, err := parseStart("raw"); return err },
+		func() error { _, err := parseAssign("vote"); return err },
+		func() error { _, err := parseWeighting("bm25"); return err },
+		func() error { _, err := parseNormalization("l1"); return err },
 	} {
 		if bad() == nil {
 			t.Error("an unknown name parsed")

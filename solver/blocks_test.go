@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -37,17 +39,17 @@ func TestColumnPanelsXV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := panelMinFactorBytes
-	defer func() { panelMinFactorBytes = saved }()
+	saved := nmfstep.PanelMinFactorBytes
+	defer func() { nmfstep.PanelMinFactorBytes = saved }()
 	const k = 20
 	fit := func(m Method, alg Algorithm, threads int) *Result { return fitXV(t, d, m, alg, k, threads) }
 	for _, c := range xvCases {
-		panelMinFactorBytes = saved
+		nmfstep.PanelMinFactorBytes = saved
 		if d.xPanels(k, 2) != nil {
 			t.Fatal("a 400-sample V is cut into panels at the default size")
 		}
 		plain := fit(c.m, c.alg, 2)
-		panelMinFactorBytes = 0
+		nmfstep.PanelMinFactorBytes = 0
 		if p := d.xPanels(k, 2); p == nil || p.Panels() < 8 {
 			t.Fatalf("forced panels: %v", p)
 		}
@@ -74,15 +76,15 @@ func TestColumnPanelsOnlyWhereTheyFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := panelMinFactorBytes
-	defer func() { panelMinFactorBytes = saved }()
+	saved := nmfstep.PanelMinFactorBytes
+	defer func() { nmfstep.PanelMinFactorBytes = saved }()
 	const k = 20
 	opts := Options{Method: NMF, K: k, MaxIter: 8, Tol: -1, Seed: 3, Threads: 2}
 	plain, err := Fit(context.Background(), ref, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	panelMinFactorBytes = 0
+	nmfstep.PanelMinFactorBytes = 0
 	limit := debug.SetMemoryLimit(1)
 	got, err := Fit(context.Background(), d, opts)
 	debug.SetMemoryLimit(limit)
@@ -112,23 +114,25 @@ func TestColumnBlockedXV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := [3]int{blockMinFactorBytes, blockBytes, blockMinPerBlock}
-	defer func() { blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2] }()
+	saved := [3]int{nmfstep.BlockMinFactorBytes, nmfstep.BlockBytes, nmfstep.BlockMinPerBlock}
+	defer func() {
+		nmfstep.BlockMinFactorBytes, nmfstep.BlockBytes, nmfstep.BlockMinPerBlock = saved[0], saved[1], saved[2]
+	}()
 	// No panels: the blocks are their fallback.
-	savedPanels := panelMinFactorBytes
-	defer func() { panelMinFactorBytes = savedPanels }()
-	panelMinFactorBytes = math.MaxInt
+	savedPanels := nmfstep.PanelMinFactorBytes
+	defer func() { nmfstep.PanelMinFactorBytes = savedPanels }()
+	nmfstep.PanelMinFactorBytes = math.MaxInt
 	const k = 20
 	fit := func(m Method, alg Algorithm, threads int) *Result { return fitXV(t, d, m, alg, k, threads) }
 	for _, c := range xvCases {
-		blockMinFactorBytes, blockBytes, blockMinPerBlock = saved[0], saved[1], saved[2]
+		nmfstep.BlockMinFactorBytes, nmfstep.BlockBytes, nmfstep.BlockMinPerBlock = saved[0], saved[1], saved[2]
 		if d.xBlocks(k) != nil {
 			t.Fatal("a 400-sample V is blocked at the default sizes")
 		}
 		plain := fit(c.m, c.alg, 2)
 		// 32 samples a block (13 blocks); rows of 117 entries and more
 		// (about 120 on average) are blocked, the others not.
-		blockMinFactorBytes, blockBytes, blockMinPerBlock = 0, 32*8*k, 9
+		nmfstep.BlockMinFactorBytes, nmfstep.BlockBytes, nmfstep.BlockMinPerBlock = 0, 32*8*k, 9
 		cb := d.xBlocks(k)
 		if cb == nil || cb.Blocked() == 0 || cb.Blocked() == d.m || cb.Width() != 32 {
 			t.Fatalf("forced blocking did not block some rows and not others")

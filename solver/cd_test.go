@@ -277,76 +277,6 @@ func TestCDSparseDenseThreads(t *testing.T) {
 	}
 }
 
-// TestCDRowsMatchRow: the blocked, column-by-column path (cdRows) makes
-// the same coordinate steps as cdRow, the plain reference, row by row:
-// with no diagonal term (the U half), and with a diagonal term per row
-// (GNMF's V half: the weighted degrees, some rows without neighbours).
-func TestCDRowsMatchRow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(91, 1))
-	for _, diag := range []bool{false, true} {
-		for _, k := range []int{1, 3, 8, 17} {
-			for _, r := range []int{1, 5, cdBlock} {
-				s := make([]float64, k*k)
-				a := make([]float64, k*k)
-				for i := range a {
-					a[i] = rng.Float64()
-				}
-				for i := range k {
-					for j := range k {
-						for l := range k {
-							s[i*k+j] += a[i*k+l] * a[j*k+l]
-						}
-					}
-				}
-				s[0] = 0 // an all-zero factor column: h = 0, left alone
-				for c := 1; c < k; c++ {
-					s[c] = 0
-					s[c*k] = 0
-				}
-				invH := make([]float64, k)
-				cdInverse(invH, s, 0)
-				rule := &cdRule{sweeps: 3}
-				w := newCDWork(k)
-				rows := make([][]float64, r)
-				bs := make([][]float64, r)
-				for i := range r {
-					rows[i], bs[i] = make([]float64, k), make([]float64, k)
-					for c := range k {
-						rows[i][c] = max(0, rng.Float64()-0.3)
-						bs[i][c] = 2*rng.Float64() - 0.5
-						w.u[c*cdStride+i], w.p[c*cdStride+i] = rows[i][c], bs[i][c]
-					}
-				}
-				var d []float64
-				if diag {
-					d = w.d[:r]
-					for i := range d {
-						if i%3 != 0 {
-							d[i] = 2 * rng.Float64()
-						}
-					}
-				}
-				cdRows(w, s, invH, k, r, rule, nil, nil, d)
-				grad := make([]float64, k)
-				for i := range r {
-					var di float64
-					if diag {
-						di = d[i]
-						cdInverse(invH, s, di)
-					}
-					cdStart(grad, rows[i], bs[i], s, di)
-					cdRow(rows[i], grad, s, di, rule, invH)
-					for c := range k {
-						if got := w.u[c*cdStride+i]; math.Abs(got-rows[i][c]) > 1e-12*(1+math.Abs(got)) {
-							t.Fatalf("diagonal %v, k=%d r=%d: row %d col %d: blocked %v, reference %v", diag, k, r, i, c, got, rows[i][c])
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
 // TestColorGraph: every vertex gets one colour and no edge joins two
 // vertices of the same colour.
 func TestColorGraph(t *testing.T) {
@@ -390,13 +320,13 @@ func TestCDRefusedWhereMissing(t *testing.T) {
 		t.Error("unknown algorithm accepted")
 	}
 	for _, s := range []string{"auto", "mu", "cd"} {
-		a, err := ParseAlgorithm(s)
+		a, err := parseAlgorithm(s)
 		if err != nil || a.String() != s {
-			t.Errorf("ParseAlgorithm(%q) = %v, %v", s, a, err)
+			t.Errorf("parseAlgorithm(%q) = %v, %v", s, a, err)
 		}
 	}
-	if _, err := ParseAlgorithm("hals"); err == nil {
-		t.Error(`ParseAlgorithm("hals") accepted`)
+	if _, err := parseAlgorithm("hals"); err == nil {
+		t.Error(`parseAlgorithm("hals") accepted`)
 	}
 }
 
@@ -780,51 +710,6 @@ func TestAutoAlgorithm(t *testing.T) {
 	auto, cd, mu := run(AutoAlgorithm), run(CD), run(MU)
 	if !slices.Equal(auto.V.RawMatrix().Data, cd.V.RawMatrix().Data) || slices.Equal(auto.V.RawMatrix().Data, mu.V.RawMatrix().Data) {
 		t.Error("nmf under auto is not cd")
-	}
-}
-
-// cdRow is cdRows' plain reference for one row f: sweeps of cyclic
-// coordinate descent on f^T S f - 2 b^T f + d |f|^2, grad = S f + d f - b
-// on entry (cdStart) and kept equal to it, invH = 1 / (S_cc + d)
-// (cdInverse), stopping by r as cdRows does but on this row's own gains.
-func cdRow(f, grad, s []float64, d float64, r *cdRule, invH []float64) {
-	k := len(f)
-	var first float64
-	for sweep := 1; ; sweep++ {
-		var gain float64
-		for c := range f {
-			if invH[c] == 0 {
-				continue
-			}
-			x := max(0, f[c]-grad[c]*invH[c])
-			delta := x - f[c]
-			if delta == 0 {
-				continue
-			}
-			f[c] = x
-			for t := range f {
-				grad[t] += delta * s[c*k+t]
-			}
-			grad[c] += d * delta
-			gain += delta * delta * (s[c*k+c] + d)
-		}
-		if sweep == 1 {
-			first = gain
-		}
-		if sweep >= r.sweeps || gain <= r.tol2*first {
-			return
-		}
-	}
-}
-
-// cdStart sets grad = S f + d f - b for cdRow.
-func cdStart(grad, f, b, s []float64, d float64) {
-	k := len(f)
-	for t := range grad {
-		grad[t] = d*f[t] - b[t]
-		for c := range f {
-			grad[t] += f[c] * s[c*k+t]
-		}
 	}
 }
 

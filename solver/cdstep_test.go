@@ -6,16 +6,18 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// TestCDStepMatchesPass: CDStep.Update on a factor's rows takes the
+// TestCDStepMatchesPass: nmfstep.CD.Update on a factor's rows takes the
 // steps of Fit's coordinate-descent pass (passWork.run with a cd rule),
 // bit for bit, whether it gets all rows at once or aligned pieces of
 // them (as the ranks of package dist do), at any thread count.
 func TestCDStepMatchesPass(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const rows, k = 3*cdBlock + 77, 6
+	const rows, k = 3*nmfstep.Block + 77, 6
 	f, num, other := general(rows, k), general(rows, k), general(40, k)
 	for i := range f.Data {
 		f.Data[i], num.Data[i] = rng.Float64(), 3*rng.Float64()
@@ -35,12 +37,12 @@ func TestCDStepMatchesPass(t *testing.T) {
 	ref := general(rows, k)
 	copy(ref.Data, f.Data)
 	w := newPassWork(rows, k)
-	wantDot := w.run(half{f: ref, num: rowProduct{full: num}, s: s, update: true, wantDot: true, cd: newCDRule(nnz, rows, k)}, 1)
-	for _, cut := range [][]int{{0, rows}, {0, cdBlock, rows}, {0, 2 * cdBlock, 3 * cdBlock, rows}} {
+	wantDot := w.run(half{f: ref, num: rowProduct{full: num}, s: s, update: true, wantDot: true, cd: nmfstep.NewRule(nnz, rows, k)}, 1)
+	for _, cut := range [][]int{{0, rows}, {0, nmfstep.Block, rows}, {0, 2 * nmfstep.Block, 3 * nmfstep.Block, rows}} {
 		for _, threads := range []int{1, 3} {
 			got := general(rows, k)
 			copy(got.Data, f.Data)
-			step := NewCDStep(nnz, rows, k)
+			step := nmfstep.NewCD(nnz, rows, k)
 			var dot float64
 			for p := 0; p+1 < len(cut); p++ {
 				lo, hi := cut[p], cut[p+1]
@@ -122,7 +124,7 @@ func TestMUUpdateMatchesPlain(t *testing.T) {
 	}
 }
 
-// TestMoveWithGram: a Gram pass with ExtrapolatedCD's move as its pre step
+// TestMoveWithGram: a Gram pass with nmfstep.Extrapolated's move as its pre step
 // (the momentum applied chunk by chunk, each chunk just before its Gram
 // sums) leaves the factor, the momentum's base and the Gram matrix bit for
 // bit as the move over the whole factor followed by the same Gram pass, at
@@ -138,11 +140,11 @@ func TestMoveWithGram(t *testing.T) {
 	for i := range rows {
 		indptr[i+1] = indptr[i] + rng.IntN(50)
 	}
-	ex := &ExtrapolatedCD{beta: 0.7}
+	ex := nmfstep.NewExtrapolated(nil, nil, 0)
 	wantF, wantB := general(rows, k), general(rows, k)
 	copy(wantF.Data, cur.Data)
 	copy(wantB.Data, base.Data)
-	ex.mover(wantF.Data, wantB.Data)(0, len(wantF.Data))
+	ex.Mover(wantF.Data, wantB.Data)(0, len(wantF.Data))
 	for _, w := range []*passWork{newPassWork(rows, k), newPassWorkCost(rows, k, indptr)} {
 		wantG := general(k, k)
 		w.run(half{f: wantF, gram: wantG}, 1)
@@ -150,7 +152,7 @@ func TestMoveWithGram(t *testing.T) {
 			f, b, g := general(rows, k), general(rows, k), general(k, k)
 			copy(f.Data, cur.Data)
 			copy(b.Data, base.Data)
-			w.run(half{f: f, gram: g, pre: ex.mover(f.Data, b.Data)}, threads)
+			w.run(half{f: f, gram: g, pre: ex.Mover(f.Data, b.Data)}, threads)
 			if !slices.Equal(f.Data, wantF.Data) || !slices.Equal(b.Data, wantB.Data) {
 				t.Fatalf("chunks %v, %d threads: the moved factor or its base differs", w.bounds, threads)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -214,18 +216,18 @@ func (it *cfIter) projGrad() (kktState, bool) { return it.kkt, it.kkt.ok && !it.
 func (it *cfIter) rescale() {
 	norms, th := unitScales(it.wtkw), it.p.opts.Threads
 	f := it.f
-	scaleColumns(f.a, norms, false, th)
-	scaleColumns(f.v, norms, true, th)
-	scaleColumns(it.kw, norms, false, th)
-	scaleColumns(it.sv, norms, true, th)
+	nmfstep.ScaleColumns(f.a, norms, false, th)
+	nmfstep.ScaleColumns(f.v, norms, true, th)
+	nmfstep.ScaleColumns(it.kw, norms, false, th)
+	nmfstep.ScaleColumns(it.sv, norms, true, th)
 	scaleGram(it.wtkw, norms, false)
 	scaleGram(it.vtv, norms, true)
 	switch {
 	case it.p.kern == nil:
-		scaleColumns(it.xwm, norms, false, th)
+		nmfstep.ScaleColumns(it.xwm, norms, false, th)
 	case it.general():
-		scaleColumns(it.kpw, norms, false, th)
-		scaleColumns(it.knw, norms, false, th)
+		nmfstep.ScaleColumns(it.kpw, norms, false, th)
+		nmfstep.ScaleColumns(it.knw, norms, false, th)
 		scaleGram(it.wtkp, norms, false)
 		scaleGram(it.wtkn, norms, false)
 	}

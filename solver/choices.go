@@ -41,7 +41,7 @@ const (
 
 var formulationNames = [...]string{ScaleInvariant: "invariant", Papers: "papers"}
 
-// String returns the name ParseFormulation accepts.
+// String returns the name UnmarshalText accepts.
 func (f Formulation) String() string {
 	if f < 0 || int(f) >= len(formulationNames) {
 		return fmt.Sprintf("Formulation(%d)", int(f))
@@ -49,8 +49,8 @@ func (f Formulation) String() string {
 	return formulationNames[f]
 }
 
-// ParseFormulation parses "invariant" or "papers".
-func ParseFormulation(s string) (Formulation, error) {
+// parseFormulation parses "invariant" or "papers".
+func parseFormulation(s string) (Formulation, error) {
 	for f, name := range formulationNames {
 		if s == name {
 			return Formulation(f), nil
@@ -84,8 +84,8 @@ func Fixed(v float64) Lambda { return Lambda{kind: lambdaFixed, value: v} }
 // Auto is the lambda chosen from the data by package model.
 var Auto = Lambda{kind: lambdaAuto}
 
-// ParseLambda parses "auto", "default" or a number.
-func ParseLambda(s string) (Lambda, error) {
+// parseLambda parses "auto", "default" or a number.
+func parseLambda(s string) (Lambda, error) {
 	switch strings.TrimSpace(s) {
 	case "auto":
 		return Auto, nil
@@ -119,12 +119,12 @@ func (l Lambda) String() string {
 	return strconv.FormatFloat(l.value, 'g', -1, 64)
 }
 
-// MarshalText writes the form ParseLambda reads.
+// MarshalText writes the form UnmarshalText reads: "auto", "default" or a number.
 func (l Lambda) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-// UnmarshalText parses the form ParseLambda reads.
+// UnmarshalText parses "auto", "default" or a number.
 func (l *Lambda) UnmarshalText(b []byte) error {
-	v, err := ParseLambda(string(b))
+	v, err := parseLambda(string(b))
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ const (
 
 var startNames = [...]string{RandomStart: "random", NormalizedStart: "normalized", NNDSVDStart: "nndsvd", LabelsStart: "labels"}
 
-// String returns the name ParseStart accepts.
+// String returns the name UnmarshalText accepts.
 func (s Start) String() string {
 	if s < 0 || int(s) >= len(startNames) {
 		return fmt.Sprintf("Start(%d)", int(s))
@@ -195,8 +195,8 @@ func (s Start) String() string {
 	return startNames[s]
 }
 
-// ParseStart parses "random", "normalized", "nndsvd" or "labels".
-func ParseStart(s string) (Start, error) {
+// parseStart parses "random", "normalized", "nndsvd" or "labels".
+func parseStart(s string) (Start, error) {
 	for v, name := range startNames {
 		if s == name {
 			return Start(v), nil
@@ -210,7 +210,7 @@ func (f Formulation) MarshalText() ([]byte, error) { return []byte(f.String()), 
 
 // UnmarshalText parses a formulation's name.
 func (f *Formulation) UnmarshalText(b []byte) error {
-	v, err := ParseFormulation(string(b))
+	v, err := parseFormulation(string(b))
 	if err == nil {
 		*f = v
 	}

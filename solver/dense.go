@@ -3,6 +3,8 @@ package solver
 import (
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
@@ -55,7 +57,7 @@ func (p rowProduct) row(i int, dst []float64) {
 // iterations of one start.
 type passWork struct {
 	k       int
-	cd      []*cdWork // per worker, for cd half steps
+	cd      []*nmfstep.Work // per worker, for cd half steps
 	idx     []int
 	bounds  []int       // chunk c is rows bounds[c] .. bounds[c+1]-1
 	partial []float64   // one k x k upper triangle per chunk
@@ -150,12 +152,12 @@ type half struct {
 	measure bool           // with update: fill the passWork's kkt
 	// pre, when set on a pass that does not update f, is called with the
 	// entries lo*k .. hi*k-1 of each chunk of rows lo..hi-1 before the
-	// chunk's Gram matrix is formed from them (ExtrapolatedCD's move).
+	// chunk's Gram matrix is formed from them (nmfstep.Extrapolated's move).
 	pre func(lo, hi int)
 	// cd, when set, replaces the multiplicative step by coordinate
-	// descent on f_i^T s f_i - 2 N_i . f_i (cdRows); it needs s, and
+	// descent on f_i^T s f_i - 2 N_i . f_i (nmfstep.Rows); it needs s, and
 	// addNum and deg unset.
-	cd *cdRule
+	cd *nmfstep.Rule
 }
 
 // run applies the half-step and returns the dot when h.wantDot is set.
@@ -164,7 +166,7 @@ type half struct {
 // h.measure are set, w.kkt receives the measure of the gradient
 // D + deg .* f - N - A (half the gradient of the half's objective) at the
 // f the step started from (under cd, each coordinate's as the first sweep
-// meets it: cdRows).
+// meets it: nmfstep.Rows).
 func (w *passWork) run(h half, threads int) float64 {
 	k := w.k
 	chunks := len(w.bounds) - 1
@@ -179,11 +181,11 @@ func (w *passWork) run(h half, threads int) float64 {
 	var invH []float64
 	if h.update && h.cd != nil {
 		for len(w.cd) < workers {
-			w.cd = append(w.cd, newCDWork(k))
+			w.cd = append(w.cd, nmfstep.NewWork(k))
 		}
 		// The reciprocals of s's diagonal, the same for every row.
 		invH = make([]float64, k)
-		cdInverse(invH, h.s.Data, 0)
+		nmfstep.Inverse(invH, h.s.Data, 0)
 	}
 	parallel.ForWorker(chunks, threads, 1, func(worker, c, _ int) {
 		lo, hi := w.bounds[c], w.bounds[c+1]
@@ -354,20 +356,20 @@ func transpose(t, a []float64, rows, k int) {
 	}
 }
 
-// cdChunk runs a cd half step on rows lo..hi-1 of h.f, cdBlock rows at a
-// time (cdRows), and returns sum_i f_i . N_i for the updated rows; pg and
-// ref receive the measure as the first sweep meets the gradient (cdRows).
+// cdChunk runs a cd half step on rows lo..hi-1 of h.f, nmfstep.Block rows at a
+// time (nmfstep.Rows), and returns sum_i f_i . N_i for the updated rows; pg and
+// ref receive the measure as the first sweep meets the gradient (nmfstep.Rows).
 // num is scratch for
 // four rows of k, invH the reciprocals of h.s's diagonal.
-func (w *passWork) cdChunk(h half, cw *cdWork, invH []float64, lo, hi int, num, pg, ref []float64) (dot float64) {
+func (w *passWork) cdChunk(h half, cw *nmfstep.Work, invH []float64, lo, hi int, num, pg, ref []float64) (dot float64) {
 	k := w.k
-	for b := lo; b < hi; b += cdBlock {
-		r := min(cdBlock, hi-b)
+	for b := lo; b < hi; b += nmfstep.Block {
+		r := min(nmfstep.Block, hi-b)
 		row := func(i int) []float64 { return h.f.Data[(b+i)*k : (b+i+1)*k] }
-		cw.putRows(r, k, row, func(i int, dst []float64) []float64 { h.num.row(b+i, dst); return dst }, num)
-		cdRows(cw, h.s.Data, invH, k, r, h.cd, pg, ref, nil)
-		cw.getRows(r, row)
-		dot += cw.dot(k, r)
+		cw.PutRows(r, k, row, func(i int, dst []float64) []float64 { h.num.row(b+i, dst); return dst }, num)
+		nmfstep.Rows(cw, h.s.Data, invH, k, r, h.cd, pg, ref, nil)
+		cw.GetRows(r, row)
+		dot += cw.Dot(k, r)
 	}
 	return dot
 }

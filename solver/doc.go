@@ -25,7 +25,7 @@
 // the methods that have it). Every CD step sets one entry of a factor to
 // a point no worse than where it was, with the other entries fixed, so
 // the objective never increases: for the Frobenius methods the exact
-// minimizer of a one-variable quadratic (cdRows; GNMF's rows coupled by
+// minimizer of a one-variable quadratic (GNMF's rows coupled by
 // the graph are updated one graph colour at a time, in as many passes
 // over the colours per data product as pay, each pass a sequence of such
 // steps, cdGraphHalf), for
@@ -39,7 +39,7 @@
 // and Gillis 2019; Options.PlainCD turns it off): each iteration starts
 // from the factors moved past the previous results by an adaptive
 // momentum, and an iteration that would raise the objective is undone and
-// made plainly, so the objective still never increases (ExtrapolatedCD;
+// made plainly, so the objective still never increases (
 // GNMF's scale-invariant formulation rescales the driver's stored factors
 // with the ones in use, which keeps every pair's objective).
 //

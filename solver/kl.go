@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/asm"
@@ -318,8 +320,8 @@ func (it *klIter) step(eval bool) (float64, error) {
 				norms[c] = 1
 			}
 		}
-		scaleColumns(f.a, norms, false, it.p.opts.Threads)
-		scaleColumns(f.v, norms, true, it.p.opts.Threads)
+		nmfstep.ScaleColumns(f.a, norms, false, it.p.opts.Threads)
+		nmfstep.ScaleColumns(f.v, norms, true, it.p.opts.Threads)
 	}
 	return it.evaluate(eval), nil
 }

@@ -512,8 +512,8 @@ func TestMethodBadInput(t *testing.T) {
 			t.Errorf("%s: err %v, want %q", c.o.Method, err, c.want)
 		}
 	}
-	if _, err := ParseKernel("sigmoid"); err == nil {
-		t.Error("ParseKernel accepted sigmoid")
+	if _, err := parseKernel("sigmoid"); err == nil {
+		t.Error("parseKernel accepted sigmoid")
 	}
 }
 

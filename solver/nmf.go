@@ -3,10 +3,11 @@ package solver
 import (
 	"math"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/asm"
-	"github.com/manifactor/manifactor/internal/parallel"
 )
 
 // nmfIter runs Frobenius NMF and GNMF. It minimizes
@@ -56,15 +57,15 @@ type nmfIter struct {
 	gk        []float64
 	sv        blas64.General
 	// cdU and cdV, set under CD, replace the multiplicative steps of the
-	// U and V halves by coordinate descent (cdRows); with a regularizer V's
+	// U and V halves by coordinate descent (nmfstep.Rows); with a regularizer V's
 	// rows go colour by colour (cdGraphHalf, p.colors).
-	cdU, cdV *cdRule
+	cdU, cdV *nmfstep.Rule
 	// graphPasses caps the passes of GNMF's cd V half over the graph per
 	// data product (see graphPasses), the passes after the first under
 	// cdPass (one sweep a row); passGain holds a pass's gain per block of
 	// rows; passes counts the passes made.
 	graphPasses int
-	cdPass      *cdRule
+	cdPass      *nmfstep.Rule
 	passGain    []float64
 	passes      int
 	// graphKKT holds GNMF's cd V half's measure of stationarity, kkt the
@@ -72,8 +73,8 @@ type nmfIter struct {
 	graphKKT kktSums
 	kkt      kktState
 	// ex drives the iterations under CD unless Options.PlainCD (see
-	// ExtrapolatedCD; graphHalves with a graph term); nil otherwise.
-	ex *ExtrapolatedCD
+	// nmfstep.Extrapolated; graphHalves with a graph term); nil otherwise.
+	ex *nmfstep.Extrapolated
 }
 
 func newNMFIter(p *problem, f *factors) *nmfIter {
@@ -99,13 +100,13 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		// The stored non-zeros also for dense data, so that both forms
 		// of the same matrix run the same sweeps.
 		nnz := d.nnz
-		it.cdU = newCDRule(nnz, d.m, k)
+		it.cdU = nmfstep.NewRule(nnz, d.m, k)
 		if p.reg != nil {
 			it.graphPasses = graphPasses(nnz, p.reg.w.NNZ(), d.n, k)
-			it.cdPass = &cdRule{sweeps: 1, tol2: cdEps * cdEps}
+			it.cdPass = nmfstep.OneSweep()
 			nnz += p.reg.w.NNZ()
 		}
-		it.cdV = newCDRule(nnz, d.n, k)
+		it.cdV = nmfstep.NewRule(nnz, d.n, k)
 	}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
@@ -150,7 +151,7 @@ func (it *nmfIter) begin() float64 {
 	tr := it.uw.run(half{f: it.f.a, num: it.rowsXV(), gram: it.utu, wantDot: true}, th)
 	obj := it.objective(tr)
 	if !it.p.opts.PlainCD && it.cdU != nil {
-		it.ex = NewExtrapolatedCD(it.f.a.Data, it.f.v.Data, obj)
+		it.ex = nmfstep.NewExtrapolated(it.f.a.Data, it.f.v.Data, obj)
 	}
 	return obj
 }
@@ -210,10 +211,10 @@ func (it *nmfIter) uHalf(eval bool) float64 {
 	return it.objective(tr)
 }
 
-// halves are the half-steps of plain NMF under cd, for ExtrapolatedCD.
-func (it *nmfIter) halves(eval bool) Halves {
+// halves are the half-steps of plain NMF under cd, for nmfstep.Extrapolated.
+func (it *nmfIter) halves(eval bool) nmfstep.Halves {
 	th := it.p.opts.Threads
-	return it.withGrams(Halves{
+	return it.withGrams(nmfstep.Halves{
 		V: func(gram bool) error {
 			h := half{f: it.f.v, num: it.rowsXtU(), s: it.utu, update: true, measure: eval, cd: it.cdV}
 			if gram {
@@ -227,16 +228,16 @@ func (it *nmfIter) halves(eval bool) Halves {
 	})
 }
 
-// graphHalves are GNMF's half-steps under cd, for ExtrapolatedCD. The V
+// graphHalves are GNMF's half-steps under cd, for nmfstep.Extrapolated. The V
 // half is cdGraphHalf's passes; in the scale-invariant formulation it
 // first brings U's columns to unit length (the passes minimize the
 // objective for unit columns), scaling the driver's stored factors alike,
 // which leaves every pair's objective unchanged. The U half
 // (graphUHalf) forms lambda W V for the V it meets, extrapolated or not,
 // so the objective it returns is that pair's.
-func (it *nmfIter) graphHalves(eval bool) Halves {
+func (it *nmfIter) graphHalves(eval bool) nmfstep.Halves {
 	th := it.p.opts.Threads
-	return it.withGrams(Halves{
+	return it.withGrams(nmfstep.Halves{
 		V: func(gram bool) error {
 			if it.invariant {
 				it.ex.Rescale(it.rescale(), th)
@@ -255,7 +256,7 @@ func (it *nmfIter) graphHalves(eval bool) Halves {
 // withGrams sets h's VGram and UGram, the same for NMF and GNMF: each
 // factor's Gram pass, with the momentum's move run on each chunk of rows
 // just before the chunk's sums (half.pre).
-func (it *nmfIter) withGrams(h Halves) Halves {
+func (it *nmfIter) withGrams(h nmfstep.Halves) nmfstep.Halves {
 	th := it.p.opts.Threads
 	h.VGram = func(move func(lo, hi int)) error {
 		it.vw.run(half{f: it.f.v, gram: it.vtv, pre: move}, th)
@@ -301,9 +302,9 @@ func (it *nmfIter) projGrad() (kktState, bool) { return it.kkt, it.kkt.ok }
 // objective are unchanged.
 func (it *nmfIter) rescale() []float64 {
 	norms, th := unitScales(it.utu), it.p.opts.Threads
-	scaleColumns(it.f.a, norms, false, th)
-	scaleColumns(it.f.v, norms, true, th)
-	scaleColumns(it.wv, norms, true, th)
+	nmfstep.ScaleColumns(it.f.a, norms, false, th)
+	nmfstep.ScaleColumns(it.f.v, norms, true, th)
+	nmfstep.ScaleColumns(it.wv, norms, true, th)
 	scaleGram(it.utu, norms, false)
 	scaleGram(it.vtv, norms, true)
 	return norms
@@ -383,30 +384,6 @@ func unitScales(g blas64.General) []float64 {
 		}
 	}
 	return out
-}
-
-// scaleColumns multiplies (mul) or divides column c of f by s[c], rows
-// in parallel. A division is a multiplication by the reciprocal (a
-// division per entry cost the scale-invariant updates a tenth of an
-// iteration on TDT2); each entry gets the same operation whatever the
-// thread count.
-func scaleColumns(f blas64.General, s []float64, mul bool, threads int) {
-	k := f.Cols
-	r := s
-	if !mul {
-		r = make([]float64, len(s))
-		for c, x := range s {
-			r[c] = 1 / x
-		}
-	}
-	parallel.For(f.Rows, threads, 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			row := f.Data[i*f.Stride : i*f.Stride+k]
-			for c := range row {
-				row[c] *= r[c]
-			}
-		}
-	})
 }
 
 // scaleGram multiplies (mul) or divides entry (a, b) of the k x k Gram

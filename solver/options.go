@@ -50,7 +50,7 @@ const (
 	MeanFit
 )
 
-// String returns the name ParseStopRule accepts.
+// String returns the name UnmarshalText accepts.
 func (s StopRule) String() string {
 	switch s {
 	case RelativeDecrease:
@@ -61,8 +61,8 @@ func (s StopRule) String() string {
 	return fmt.Sprintf("StopRule(%d)", int(s))
 }
 
-// ParseStopRule parses "relative" or "meanfit".
-func ParseStopRule(s string) (StopRule, error) {
+// parseStopRule parses "relative" or "meanfit".
+func parseStopRule(s string) (StopRule, error) {
 	switch s {
 	case "relative":
 		return RelativeDecrease, nil
@@ -77,7 +77,7 @@ func (s StopRule) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 
 // UnmarshalText parses a rule's name.
 func (s *StopRule) UnmarshalText(b []byte) error {
-	v, err := ParseStopRule(string(b))
+	v, err := parseStopRule(string(b))
 	if err == nil {
 		*s = v
 	}
@@ -120,8 +120,8 @@ func (k Kernel) params() string {
 	return "no parameters"
 }
 
-// ParseKernel parses "linear", "poly" (or "polynomial") and "gaussian".
-func ParseKernel(s string) (KernelKind, error) {
+// parseKernel parses "linear", "poly" (or "polynomial") and "gaussian".
+func parseKernel(s string) (KernelKind, error) {
 	switch strings.ToLower(s) {
 	case "", "linear":
 		return Linear, nil
@@ -138,7 +138,7 @@ func (k KernelKind) MarshalText() ([]byte, error) { return []byte(k.String()), n
 
 // UnmarshalText parses a kernel's name.
 func (k *KernelKind) UnmarshalText(b []byte) error {
-	v, err := ParseKernel(string(b))
+	v, err := parseKernel(string(b))
 	if err == nil {
 		*k = v
 	}
@@ -257,7 +257,7 @@ type Options struct {
 	// (nmf, gnmf and their -ncw forms): by default their iterations move
 	// both factors past each iteration's result by a momentum that grows
 	// while the objective falls and shrinks when it would rise (Ang and
-	// Gillis 2019; see ExtrapolatedCD). The objective still never
+	// Gillis 2019). The objective still never
 	// increases: a step that would raise it is undone and replaced by a
 	// plain one. It has no effect elsewhere (MU, the KL and concept
 	// methods).

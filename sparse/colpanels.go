@@ -86,7 +86,7 @@ func (a *CSR) ColPanels(parts int) *ColPanels {
 	}
 	// The panel of each column, then each row's entries per panel, then
 	// the entries copied, each row's entries of a panel in a's order (a
-	// row's columns need not increase: solver.RenumberFeatures leaves
+	// row's columns need not increase: nmfstep.RenumberFeatures leaves
 	// them unsorted). Both passes split rows among goroutines, each
 	// writing its own rows.
 	panelOf := make([]int32, a.Cols)

@@ -50,7 +50,7 @@ func TestColPanelsMatchReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Rows whose entries run backwards, as solver.RenumberFeatures leaves
+	// Rows whose entries run backwards, as nmfstep.RenumberFeatures leaves
 	// them out of order.
 	reversed := heavyCSR(rng, 30, 25)
 	for i := 0; i < reversed.Rows; i++ {

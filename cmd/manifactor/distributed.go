@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifactor/manifactor/internal/nmfstep"
+
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
@@ -407,11 +409,11 @@ func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, ro
 		return nil, err
 	}
 	if cd {
-		// Coordinate descent updates blocks of solver.CDBlock rows
+		// Coordinate descent updates blocks of nmfstep.Block rows
 		// together; each must lie on one rank. Data with too few blocks
 		// for the grid run the multiplicative updates, unless cd was
 		// asked for.
-		a, err := g.Aligned(solver.CDBlock)
+		a, err := g.Aligned(nmfstep.Block)
 		switch {
 		case err == nil:
 			g, dd.cd = a, true

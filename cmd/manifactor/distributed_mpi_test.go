@@ -408,7 +408,7 @@ func TestDistributedFitMissingPart(t *testing.T) {
 
 // TestDistributedFitCD: nmf's default solver on the ranks is one
 // process's, coordinate descent: on a corpus large enough for several
-// blocks of solver.CDBlock rows per factor, 1 to 4 ranks (grids aligned
+// blocks of nmfstep.Block rows per factor, 1 to 4 ranks (grids aligned
 // to those blocks, features in one process's frequency order) reach the
 // objective of `fit --solver cd` to 1e-9 relative, write factors of that
 // objective, and say so in the summary; too many ranks for the blocks is

@@ -1,4 +1,4 @@
-package solver
+package nmfstep
 
 import (
 	"gonum.org/v1/gonum/blas/blas64"
@@ -7,7 +7,7 @@ import (
 	"github.com/manifactor/manifactor/internal/parallel"
 )
 
-// ExtrapolatedCD drives the coordinate descent of the Frobenius methods,
+// Extrapolated drives the coordinate descent of the Frobenius methods,
 // NMF's and GNMF's (Options.PlainCD turns it off), after Ang
 // and Gillis, "Accelerating nonnegative matrix factorization algorithms
 // using extrapolation" (Neural Computation 2019). Each iteration's cd
@@ -32,7 +32,7 @@ import (
 // It is exported for package dist, whose ranks each hold their own rows
 // of U and V and take one process's steps: the momentum is element by
 // element and the decisions are taken on the objective every rank holds.
-type ExtrapolatedCD struct {
+type Extrapolated struct {
 	// u and v are U_k and V_k, the last results of the half-steps before
 	// their extrapolation: the base of the next momentum. u is also the
 	// accepted pair's U.
@@ -44,7 +44,7 @@ type ExtrapolatedCD struct {
 	kept, undone int
 }
 
-// Halves are the half-steps and Gram matrices ExtrapolatedCD drives, on
+// Halves are the half-steps and Gram matrices Extrapolated drives, on
 // the factors as they stand. V and U are cd's half-steps: U forms U's Gram
 // matrix and returns the iteration's objective; V forms V's only when
 // gram is set, since in a kept step the momentum moves V before anything
@@ -60,21 +60,21 @@ type Halves struct {
 	VGram, UGram func(move func(lo, hi int)) error
 }
 
-// NewExtrapolatedCD starts the iterations from the factors u and v (their
+// NewExtrapolated starts the iterations from the factors u and v (their
 // values are copied) whose objective is objective.
-func NewExtrapolatedCD(u, v []float64, objective float64) *ExtrapolatedCD {
-	return &ExtrapolatedCD{u: append([]float64(nil), u...), v: append([]float64(nil), v...), acc: make([]float64, len(v)),
+func NewExtrapolated(u, v []float64, objective float64) *Extrapolated {
+	return &Extrapolated{u: append([]float64(nil), u...), v: append([]float64(nil), v...), acc: make([]float64, len(v)),
 		beta: 0.5, cap: 1, last: objective}
 }
 
 // Step makes one iteration on the factors u and v (the slices the half-steps
 // work on) and returns its objective, never above the last one.
-func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, error) {
+func (e *Extrapolated) Step(u, v []float64, h Halves, threads int) (float64, error) {
 	copyFactor(e.acc, v, threads)
 	if err := h.V(false); err != nil {
 		return 0, err
 	}
-	if err := h.VGram(e.mover(v, e.v)); err != nil {
+	if err := h.VGram(e.Mover(v, e.v)); err != nil {
 		return 0, err
 	}
 	obj, err := h.U()
@@ -86,7 +86,7 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 		e.last = obj
 		e.beta = min(e.cap, 1.05*e.beta)
 		e.cap = min(1, 1.01*e.cap)
-		return obj, h.UGram(e.mover(u, e.u))
+		return obj, h.UGram(e.Mover(u, e.u))
 	}
 	// Undo: back to the accepted pair (U_k, V^_k), from which a plain
 	// iteration cannot raise the objective; its results are the next
@@ -116,21 +116,21 @@ func (e *ExtrapolatedCD) Step(u, v []float64, h Halves, threads int) (float64, e
 // that fixes the factors' scale does to the factors in use (with the same
 // operation on each entry, scaleColumns): every stored pair keeps its
 // objective and the momentum its direction.
-func (e *ExtrapolatedCD) Rescale(s []float64, threads int) {
+func (e *Extrapolated) Rescale(s []float64, threads int) {
 	k := len(s)
 	view := func(f []float64) blas64.General { return blas64.General{Rows: len(f) / k, Cols: k, Stride: k, Data: f} }
-	scaleColumns(view(e.u), s, false, threads)
-	scaleColumns(view(e.v), s, true, threads)
-	scaleColumns(view(e.acc), s, true, threads)
+	ScaleColumns(view(e.u), s, false, threads)
+	ScaleColumns(view(e.v), s, true, threads)
+	ScaleColumns(view(e.acc), s, true, threads)
 }
 
 // Accepted copies the accepted pair's U, which the last objective belongs
 // to (the factor in use between iterations is the extrapolated one), into
 // u.
-func (e *ExtrapolatedCD) Accepted(u []float64) { copy(u, e.u) }
+func (e *Extrapolated) Accepted(u []float64) { copy(u, e.u) }
 
 // Counts returns the steps kept and the steps undone so far.
-func (e *ExtrapolatedCD) Counts() (kept, undone int) { return e.kept, e.undone }
+func (e *Extrapolated) Counts() (kept, undone int) { return e.kept, e.undone }
 
 // copyFactor copies src to dst (of equal length) in parallel. Step's copy
 // of V on one goroutine took 29 ms of CPU an iteration at 500,000 samples
@@ -144,7 +144,7 @@ func copyFactor(dst, src []float64, threads int) {
 	parallel.For(len(src), threads, 1<<15, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
-// mover returns the move of the factor cur, for VGram and UGram:
+// Mover returns the move of the factor cur, for VGram and UGram:
 // move(lo, hi) sets cur[lo:hi] to max(0, cur + beta (cur - base)) and
 // base[lo:hi] to cur's values before, element by element
 // (asm.Extrapolate), so the result does not depend on how the ranges
@@ -152,10 +152,34 @@ func copyFactor(dst, src []float64, threads int) {
 // iteration on TDT2 (Go's float max is a dozen instructions an entry); as
 // a pass of its own before the Gram matrix's it read and wrote both
 // factors' entries once more from memory (3 % of the iteration).
-func (e *ExtrapolatedCD) mover(cur, base []float64) func(lo, hi int) {
+func (e *Extrapolated) Mover(cur, base []float64) func(lo, hi int) {
 	if len(base) != len(cur) {
-		panic("solver: ExtrapolatedCD: a factor changed size")
+		panic("solver: Extrapolated: a factor changed size")
 	}
 	beta := e.beta
 	return func(lo, hi int) { asm.Extrapolate(cur[lo:hi], base[lo:hi], beta) }
+}
+
+// ScaleColumns multiplies (mul) or divides column c of f by s[c], rows
+// in parallel. A division is a multiplication by the reciprocal (a
+// division per entry cost the scale-invariant updates a tenth of an
+// iteration on TDT2); each entry gets the same operation whatever the
+// thread count.
+func ScaleColumns(f blas64.General, s []float64, mul bool, threads int) {
+	k := f.Cols
+	r := s
+	if !mul {
+		r = make([]float64, len(s))
+		for c, x := range s {
+			r[c] = 1 / x
+		}
+	}
+	parallel.For(f.Rows, threads, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row := f.Data[i*f.Stride : i*f.Stride+k]
+			for c := range row {
+				row[c] *= r[c]
+			}
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package solver
+package nmfstep
 
 import (
 	"math"
@@ -12,30 +12,30 @@ import (
 // products from scratch and from elsewhere.
 func TestPutRows(t *testing.T) {
 	for _, k := range []int{1, 3, 4, 30} {
-		for _, r := range []int{0, 1, 3, 4, 5, 8, 11, cdBlock - 1, cdBlock} {
+		for _, r := range []int{0, 1, 3, 4, 5, 8, 11, Block - 1, Block} {
 			f := make([]float64, r*k)
 			num := make([]float64, r*k)
 			for q := range f {
 				f[q], num[q] = float64(q)+0.5, -float64(q)-0.25
 			}
-			want := newCDWork(k)
+			want := NewWork(k)
 			for _, w := range [][]float64{want.u, want.p} {
 				for q := range w {
 					w[q] = math.NaN() // unwritten places stay NaN in both
 				}
 			}
 			for i := 0; i < r; i++ {
-				want.put(i, f[i*k:(i+1)*k], num[i*k:(i+1)*k])
+				want.Put(i, f[i*k:(i+1)*k], num[i*k:(i+1)*k])
 			}
 			row := func(i int) []float64 { return f[i*k : (i+1)*k] }
 			for _, scratch := range [][]float64{make([]float64, 4*k), nil} {
-				got := newCDWork(k)
+				got := NewWork(k)
 				for _, w := range [][]float64{got.u, got.p} {
 					for q := range w {
 						w[q] = math.NaN()
 					}
 				}
-				got.putRows(r, k, row, func(i int, buf []float64) []float64 {
+				got.PutRows(r, k, row, func(i int, buf []float64) []float64 {
 					if buf == nil {
 						return num[i*k : (i+1)*k]
 					}
@@ -53,7 +53,7 @@ func TestPutRows(t *testing.T) {
 					got.u[q] *= 3
 				}
 				back := make([]float64, r*k)
-				got.getRows(r, func(i int) []float64 { return back[i*k : (i+1)*k] })
+				got.GetRows(r, func(i int) []float64 { return back[i*k : (i+1)*k] })
 				for i := 0; i < r; i++ {
 					for c := 0; c < k; c++ {
 						if back[i*k+c] != 3*f[i*k+c] {
