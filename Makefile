@@ -15,7 +15,7 @@ TAGS    := $(strip $(if $(HAVE_OPENBLAS),openblas,) $(if $(HAVE_MPI),mpi,))
 # Packages that start goroutines, for the race detector.
 RACE_PKGS := ./internal/... ./dist/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
 
-.PHONY: all build demo test vet fmt-check generate-check bench fuzz clean
+.PHONY: all build demo test test-full vet fmt-check generate-check bench fuzz clean
 
 all: build
 
@@ -33,11 +33,8 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 	cd internal/asm/_gen && $(GO) vet ./...
-	$(GO) vet -tags noasm ./...
-ifneq ($(HAVE_OPENBLAS),)
-	$(GO) vet -tags openblas ./...
-endif
-ifneq ($(HAVE_MPI),)
+	$(GO) vet -tags noasm ./internal/asm/...
+ifneq ($(TAGS),)
 	$(GO) vet -tags '$(TAGS)' ./...
 endif
 
@@ -52,23 +49,37 @@ generate-check:
 	if [ -n "$$out" ]; then echo "go generate ./internal/asm/ left untracked files: $$out"; exit 1; fi
 
 # The suite, once per build and kernel variant: default (pure-Go BLAS,
-# assembly kernels), OpenBLAS when present, generic kernels forced at run
-# time, assembly left out at build time, and the race detector.
+# assembly kernels) in full, real corpora included; then with -short
+# (every package's own tests, not the long checks on the real corpora)
+# OpenBLAS when present, generic kernels forced at run time, the
+# assembly left out at build time, and the race detector; and the MPI
+# binding's, dist's and fit --distributed's tests under MPI. test-full runs
+# the variants in full; CI runs both.
 test: fmt-check vet generate-check
 	$(GO) test -count=1 ./...
 ifneq ($(HAVE_OPENBLAS),)
-	$(GO) test -count=1 -tags openblas ./...
+	$(GO) test -count=1 -short -tags openblas ./...
 else
 	@echo "OpenBLAS not found: skipping the -tags openblas run"
 endif
 ifneq ($(HAVE_MPI),)
 	$(GO) test -count=1 -tags '$(TAGS)' ./dist/...
+	$(GO) test -count=1 -short -tags '$(TAGS)' -run Distributed ./cmd/manifactor/
 else
 	@echo "MPI not found: skipping the -tags mpi run (install openmpi-bin libopenmpi-dev)"
 endif
+	MANIFACTOR_KERNELS=generic $(GO) test -count=1 -short ./...
+	$(GO) test -count=1 -short -tags noasm ./...
+	$(GO) test -count=1 -race -short -tags '$(TAGS)' $(RACE_PKGS)
+
+# The variants of test in full: the long checks on the real corpora on
+# OpenBLAS, the generic kernels and without assembly.
+test-full:
+ifneq ($(HAVE_OPENBLAS),)
+	$(GO) test -count=1 -tags openblas ./...
+endif
 	MANIFACTOR_KERNELS=generic $(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags noasm ./...
-	$(GO) test -count=1 -race -short -tags '$(TAGS)' $(RACE_PKGS)
 
 # Go benchmarks of the hot paths, then the side-by-side run against
 # scikit-learn recorded in bench/RESULTS.md.

@@ -5,7 +5,7 @@
 #
 # Usage: bench/periter.sh [ROUNDS] [ITERS] [K]   e.g. bench/periter.sh 3 60 30
 # Needs ../shared/data; TDT2 with its default preparation, 2 threads and 1,
-# every iteration evaluated (bench's default), --tol 0 --pg-tol 0 so every
+# every iteration evaluated (bench's default), --tol off --pg-tol off so every
 # run makes ITERS iterations. bench/RESULTS.md records its output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ for r in $(seq "$rounds"); do
 		for m in nmf gnmf nmf-kl lpnmf; do
 			for s in mu cd; do
 				ms=$(bin/manifactor bench --data "$data" --method "$m" --solver "$s" --k "$k" --iters "$iters" \
-					--threads "$t" --tol 0 --pg-tol 0 --quiet --json 2>/dev/null |
+					--threads "$t" --tol off --pg-tol off --quiet --json 2>/dev/null |
 					python3 -c 'import json, sys; print(json.load(sys.stdin)["ms_per_iter"])')
 				echo "$t $m $s $ms" >>"$out"
 			done

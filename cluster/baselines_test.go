@@ -316,6 +316,9 @@ func TestBaselinesBadInput(t *testing.T) {
 // 0.94-0.95 for seeds 0..2), so the bar catches a broken embedding, not a
 // subtle loss.
 func TestSparseBaselinesTDT2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the baselines on TDT2")
+	}
 	const path = "../../shared/data/tdt2/TDT2.mat"
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("%s not found: real data sets live in ../shared/data beside the project", path)

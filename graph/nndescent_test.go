@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/testenv"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
@@ -72,6 +74,9 @@ func edgeRecall(t *testing.T, got, want *Graph, n int) float64 {
 // Gaussian points (dense Euclidean), and its graph is the same at 1, 2
 // and 7 threads.
 func TestApproxRecall(t *testing.T) {
+	if testenv.Race {
+		t.Skip("a recall measure; the search's concurrency is TestThreadInvariance's")
+	}
 	const n = 3000
 	a := planted(t)
 	rng := rand.New(rand.NewPCG(41, 1))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/testenv"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/cluster"
@@ -712,6 +714,9 @@ func TestAutoPath(t *testing.T) {
 // the plain method leaves the plain method's fit, bit for bit. The same
 // at any thread count; sizes the data cannot give are errors.
 func TestAutoSample(t *testing.T) {
+	if testenv.Race {
+		t.Skip("lambda auto on a corpus of 3,000 documents twice; under the race detector the fit's concurrency is TestFitThreadInvariant's")
+	}
 	ctx := context.Background()
 	// A generated corpus of authors (internal/corpus) whose graph helps
 	// GNMF, and planted topics whose graph adds nothing to the data.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/testenv"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -120,6 +122,9 @@ func TestCDExactFactorization(t *testing.T) {
 // gradient, so its fixed points are not the objective's stationary
 // points; TestLPNMFCDStationary checks CD's instead.
 func TestCDAgreesWithMU(t *testing.T) {
+	if testenv.Race {
+		t.Skip("a numerical comparison of long fits; the solvers' concurrency is TestSameSeedSameResultAnyThreads'")
+	}
 	all, _ := datas(t, 71, 30, 25, 0.4)
 	g := randomGraph(72, 30, 3)
 	nearRank3, _ := nearRankData(t, 73, 30, 25, 3, 0.8, 0.4)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/testenv"
+
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/asm"
@@ -587,6 +589,9 @@ func TestSampledToEveryKernelPath(t *testing.T) {
 // matrices with entries on and beside the band edges, empty rows, rows
 // with no entry in some bands, and one to several row blocks.
 func TestTransposeBanded(t *testing.T) {
+	if testenv.Race {
+		t.Skip("large transposes; their concurrency is the other transpose tests'")
+	}
 	rng := rand.New(rand.NewPCG(15, 16))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct {

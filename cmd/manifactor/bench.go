@@ -89,7 +89,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// would time several fits). Unless --evaluate is given, the
 	// objective is evaluated only at the end, as scikit-learn does with
 	// tol=0, so ms_per_iter is the updates' cost.
-	mf.tol, mf.pgTol, mf.restarts, mf.restartIters = 0, 0, 1, 0
+	mf.tol, mf.pgTol, mf.restarts, mf.restartIters = -1, -1, 1, 0
 	if !set(fs, "evaluate") {
 		mf.evaluate = mf.iters
 	}

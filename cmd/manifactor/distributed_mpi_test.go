@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifactor/manifactor/internal/testenv"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
@@ -35,6 +37,16 @@ func distSummaryOf(t *testing.T, dir string) distSummary {
 		t.Fatal(err)
 	}
 	return sum
+}
+
+// skipUnderRace skips a test of mpirun's ranks under the race detector:
+// each rank is a process of its own, and dist's tests check the ranks'
+// concurrency in one process under it; make test runs these in its MPI
+// pass.
+func skipUnderRace(t *testing.T) {
+	if testenv.Race {
+		t.Skip("ranks under mpirun: run in make test's MPI pass")
+	}
 }
 
 // fitOnGrid runs fit with args on np ranks (on grid when not "", else
@@ -77,23 +89,24 @@ func mpirunCLI(t *testing.T, np int, args ...string) ([]byte, error) {
 // graph and iterations to 1e-9 relative, moves the values the formula
 // says, and rank 0 writes the factors.
 func TestDistributedFitMatchesOneProcess(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	mtx, _ := writeFixture(t, dir)
 	x := preparedDense(t, mtx)
-	common := []string{"fit", "--data", mtx, "--k", "3", "--iters", "40", "--tol", "0", "--seed", "4", "--quiet", "--json"}
-	ref, _, err := runCLI(t, append(common, "--out", filepath.Join(dir, "ref"), "--solver", "mu", "--pg-tol", "0")...)
+	common := []string{"fit", "--data", mtx, "--k", "3", "--iters", "40", "--tol", "off", "--seed", "4", "--quiet", "--json"}
+	ref, _, err := runCLI(t, append(common, "--out", filepath.Join(dir, "ref"), "--solver", "mu", "--pg-tol", "off")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := decode(t, ref)["objective"].(float64)
 	gnmf := []string{"--method", "gnmf", "--lambda", "10", "--neighbors", "4"}
-	refG, _, err := runCLI(t, append(append(common, gnmf...), "--out", filepath.Join(dir, "refg"), "--solver", "mu", "--pg-tol", "0")...)
+	refG, _, err := runCLI(t, append(append(common, gnmf...), "--out", filepath.Join(dir, "refg"), "--solver", "mu", "--pg-tol", "off")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantG := decode(t, refG)["objective"].(float64)
 	kl := []string{"--method", "nmf-kl"}
-	refK, _, err := runCLI(t, append(append(common, kl...), "--out", filepath.Join(dir, "refk"), "--solver", "mu", "--pg-tol", "0")...)
+	refK, _, err := runCLI(t, append(append(common, kl...), "--out", filepath.Join(dir, "refk"), "--solver", "mu", "--pg-tol", "off")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +228,7 @@ func checkFactorParts(t *testing.T, out string, sum distSummary, data *preparedD
 // fit the job) ends every rank with a non-zero status and the message,
 // not a hang, and leaves no output directory.
 func TestDistributedFitFailure(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	mtx, _ := writeFixture(t, dir)
 	out := filepath.Join(dir, "out")
@@ -234,9 +248,12 @@ func TestDistributedFitFailure(t *testing.T) {
 // 2 and 3 ranks and gnmf and nmf-kl on 2 reach the one-process objective
 // to 1e-9 relative, and the values moved per iteration are the formula's.
 func TestDistributedFitTDT2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a distributed fit of TDT2")
+	}
 	data := realData(t, "tdt2/TDT2.mat")
 	dir := t.TempDir()
-	common := []string{"fit", "--data", data, "--k", "10", "--iters", "10", "--tol", "0", "--seed", "1", "--quiet", "--json"}
+	common := []string{"fit", "--data", data, "--k", "10", "--iters", "10", "--tol", "off", "--seed", "1", "--quiet", "--json"}
 	for _, c := range []struct {
 		method []string
 		ranks  []int
@@ -246,7 +263,7 @@ func TestDistributedFitTDT2(t *testing.T) {
 		{[]string{"--method", "nmf-kl"}, []int{2}},
 	} {
 		args := append(append([]string(nil), common...), c.method...)
-		ref, _, err := runCLI(t, append(args, "--out", filepath.Join(dir, "ref"+c.method[1]), "--solver", "mu", "--pg-tol", "0")...)
+		ref, _, err := runCLI(t, append(args, "--out", filepath.Join(dir, "ref"+c.method[1]), "--solver", "mu", "--pg-tol", "off")...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,6 +294,7 @@ func TestDistributedFitTDT2(t *testing.T) {
 // its graph from --graph or builds it on the ranks (the ring) as one
 // process builds it.
 func TestDistributedFitParts(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	mtx, _ := writeFixture(t, dir)
 	x := preparedDense(t, mtx)
@@ -288,14 +306,14 @@ func TestDistributedFitParts(t *testing.T) {
 	if _, _, err := runCLI(t, "graph", "--data", mtx, "--neighbors", "4", "--out", graphFile); err != nil {
 		t.Fatal(err)
 	}
-	common := []string{"fit", "--k", "3", "--iters", "30", "--tol", "0", "--seed", "4", "--quiet", "--json"}
+	common := []string{"fit", "--k", "3", "--iters", "30", "--tol", "off", "--seed", "4", "--quiet", "--json"}
 	gnmf := []string{"--method", "gnmf", "--lambda", "10", "--graph", graphFile}
 	want := map[string]float64{}
 	for _, m := range []struct {
 		name string
 		args []string
 	}{{"nmf", nil}, {"gnmf", gnmf}} {
-		args := append(append(append([]string(nil), common...), m.args...), "--solver", "mu", "--pg-tol", "0")
+		args := append(append(append([]string(nil), common...), m.args...), "--solver", "mu", "--pg-tol", "off")
 		ref, _, err := runCLI(t, append(args, "--data", mtx, "--out", filepath.Join(dir, "ref"+m.name))...)
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +358,7 @@ func TestDistributedFitParts(t *testing.T) {
 	// gnmf whose graph the ranks build among themselves (the ring): the
 	// one-process fit with the graph built from the whole data.
 	ring := []string{"--method", "gnmf", "--lambda", "10", "--neighbors", "4", "--weight", "cosine"}
-	ref, _, err := runCLI(t, append(append(append([]string(nil), common...), ring...), "--data", mtx, "--solver", "mu", "--pg-tol", "0", "--out", filepath.Join(dir, "refring"))...)
+	ref, _, err := runCLI(t, append(append(append([]string(nil), common...), ring...), "--data", mtx, "--solver", "mu", "--pg-tol", "off", "--out", filepath.Join(dir, "refring"))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,6 +384,7 @@ func TestDistributedFitParts(t *testing.T) {
 // non-zero, the message naming the file (and line), and leaves no output
 // directory.
 func TestDistributedFitMissingPart(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	mtx, _ := writeFixture(t, dir)
 	parts := filepath.Join(dir, "parts")
@@ -415,6 +434,7 @@ func TestDistributedFitMissingPart(t *testing.T) {
 // an error naming them under --solver cd, and the multiplicative updates
 // under auto.
 func TestDistributedFitCD(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(8, 9))
 	const docs, terms = 700, 620
@@ -432,8 +452,8 @@ func TestDistributedFitCD(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := preparedDense(t, mtx)
-	common := []string{"fit", "--data", mtx, "--k", "4", "--iters", "15", "--tol", "0", "--seed", "3", "--quiet", "--json"}
-	ref, _, err := runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "ref"), "--solver", "cd", "--pg-tol", "0")...)
+	common := []string{"fit", "--data", mtx, "--k", "4", "--iters", "15", "--tol", "off", "--seed", "3", "--quiet", "--json"}
+	ref, _, err := runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "ref"), "--solver", "cd", "--pg-tol", "off")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +474,7 @@ func TestDistributedFitCD(t *testing.T) {
 		checkFactorParts(t, out, sum, x)
 	}
 	// Plain cd (--extrapolate=false, the default extrapolating) likewise.
-	ref, _, err = runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "refp"), "--solver", "cd", "--pg-tol", "0", "--extrapolate=false")...)
+	ref, _, err = runCLI(t, append(append([]string(nil), common...), "--out", filepath.Join(dir, "refp"), "--solver", "cd", "--pg-tol", "off", "--extrapolate=false")...)
 	if err != nil {
 		t.Fatal(err)
 	}

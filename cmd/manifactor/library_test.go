@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,4 +78,31 @@ func firstLines(b []byte) string {
 		b = b[:1500]
 	}
 	return string(b)
+}
+
+// TestZeroIsDefault: a threshold of 0 is the default on the command line
+// as in the library (the solver's zero), and off has its own spelling
+// (the solver's negative value).
+func TestZeroIsDefault(t *testing.T) {
+	opts := func(args ...string) model.Options {
+		t.Helper()
+		fs := newFlagSet("fit", "", io.Discard)
+		var mf methodFlags
+		mf.register(fs, solver.DefaultMaxIter)
+		if err := fs.Parse(append([]string{"--method", "gnmf", "--k", "3"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		o, err := mf.options(0, sparseData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	def, zero, off := opts(), opts("--tol", "0", "--pg-tol", "0"), opts("--tol", "off", "--pg-tol", "off")
+	if def.Solver.Tol != 0 || def.Solver.PGTol != 0 || zero.Solver.Tol != 0 || zero.Solver.PGTol != 0 {
+		t.Errorf("default %v/%v, --tol 0 %v/%v: want the library's zero", def.Solver.Tol, def.Solver.PGTol, zero.Solver.Tol, zero.Solver.PGTol)
+	}
+	if !(off.Solver.Tol < 0 && off.Solver.PGTol < 0) {
+		t.Errorf("--tol off: %v/%v, want negative (no rule)", off.Solver.Tol, off.Solver.PGTol)
+	}
 }

@@ -36,8 +36,8 @@ type methodFlags struct {
 	assign       model.Assign
 	iters        int
 	minIters     int
-	tol          float64
-	pgTol        float64
+	tol          threshold
+	pgTol        threshold
 	stop         solver.StopRule
 	evaluate     int
 	restarts     int
@@ -133,8 +133,8 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates) or cd (coordinate descent)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
-	fs.Float64Var(&f.tol, "tol", solver.DefaultTol, "stopping threshold of --stop; 0 turns the rule off (with --pg-tol 0, all --iters run)")
-	fs.Float64Var(&f.pgTol, "pg-tol", solver.DefaultPGTol, "also stop once the relative KKT residual (the projected gradient over the gradient's data part, unit-free) falls below this, below 1; 0 turns the rule off")
+	fs.Var(&f.tol, "tol", fmt.Sprintf("stopping threshold of --stop, below 1 (0: the default, %g); off turns the rule off (with --pg-tol off, all --iters run)", solver.DefaultTol))
+	fs.Var(&f.pgTol, "pg-tol", fmt.Sprintf("also stop once the relative KKT residual (the projected gradient over the gradient's data part, unit-free) falls below this, below 1 (0: the default, %g); off turns the rule off", solver.DefaultPGTol))
 	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
 	fs.TextVar(&f.stop, "stop", solver.RelativeDecrease, "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")
 	fs.IntVar(&f.restarts, "restarts", 1, "random starts; the best objective wins")
@@ -160,6 +160,31 @@ func set(fs *flag.FlagSet, name string) bool {
 
 // finite checks a float flag: finite and, unless zeroOK, positive, or
 // not negative.
+// threshold is a stopping threshold's flag: a number in [0, 1), 0 (or
+// leaving it out) for the default as in the library, or "off", the
+// library's negative value.
+type threshold float64
+
+func (t *threshold) String() string {
+	if *t < 0 {
+		return "off"
+	}
+	return strconv.FormatFloat(float64(*t), 'g', -1, 64)
+}
+
+func (t *threshold) Set(s string) error {
+	if s == "off" {
+		*t = -1
+		return nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 0 && v < 1) {
+		return fmt.Errorf("want a number in [0, 1) (0: the default) or off")
+	}
+	*t = threshold(v)
+	return nil
+}
+
 func finite(name string, v float64, zeroOK bool) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -253,7 +278,7 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		name   string
 		v      float64
 		zeroOK bool
-	}{{"tol", f.tol, true}, {"pg-tol", f.pgTol, true}, {"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
+	}{{"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
 		if err := finite(c.name, c.v, c.zeroOK); err != nil {
 			return o, err
 		}
@@ -292,24 +317,12 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 			o.Lambdas = append(o.Lambdas, v)
 		}
 	}
-	if f.tol >= 1 {
-		return o, fmt.Errorf("--tol %v: must be below 1 (a start stops once an iteration lowers the objective by less than this fraction of it, which at 1 or more every iteration does)", f.tol)
-	}
-	if f.pgTol >= 1 {
-		return o, fmt.Errorf("--pg-tol %v: must be below 1 (the residual is relative to the gradient's data part)", f.pgTol)
-	}
-	tol, pgTol := f.tol, f.pgTol
-	if tol == 0 {
-		tol = -1 // --tol 0 means never stop early
-	}
-	if pgTol == 0 {
-		pgTol = -1
-	}
 	if !f.papers || given("iters") {
 		o.Solver.MaxIter = f.iters
 	}
-	o.Solver.MinIter, o.Solver.Tol, o.Solver.StopRule, o.Solver.Evaluate = f.minIters, tol, f.stop, f.evaluate
-	o.Solver.PGTol = pgTol
+	// The solver's meanings: 0 its default, a negative value off.
+	o.Solver.MinIter, o.Solver.Tol, o.Solver.StopRule, o.Solver.Evaluate = f.minIters, float64(f.tol), f.stop, f.evaluate
+	o.Solver.PGTol = float64(f.pgTol)
 	o.Solver.Restarts, o.Solver.RestartIters = f.restarts, f.restartIters
 	o.Solver.Kernel = solver.Kernel{Kind: f.kernel, Degree: f.degree, Coef0: f.coef0, Sigma: f.sigma}
 	o.Solver.KernelMemory = int64(f.kernelMemGB * (1 << 30))
