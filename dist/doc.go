@@ -18,6 +18,10 @@
 // corpus's statistics pooled over the ranks (ShardPool, for
 // model.PrepareShard), so no rank holds the whole corpus.
 //
-// This package must not import cmd, experiment, model or dist/mpi; it
-// reads files through dataset.
+// RunJob is the whole distributed fit from a corpus on disk, the command
+// line's fit --distributed, for a program launched by mpirun with
+// dist/mpi's communicator; RunLocal runs it on goroutines.
+//
+// This package must not import cmd, experiment or dist/mpi; it reads
+// files through dataset.
 package dist

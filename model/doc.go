@@ -25,6 +25,6 @@
 // formulation are the solver package's types.
 //
 // The package sits above dataset, graph, solver and cluster and uses
-// them; it must not import experiment, figure or cmd, and it never prints
+// them; it must not import dist, experiment, figure or cmd, and it never prints
 // or reads flags.
 package model

@@ -11,17 +11,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/manifactor/manifactor/internal/nmfstep"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/outdir"
-	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -113,12 +110,8 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	// The solver: auto is one process's choice (cd for nmf, where the
 	// data have enough of its blocks of rows for the grid), but gnmf and
 	// nmf-kl have only the multiplicative updates distributed so far.
-	cd := mf.algorithm.Resolve(mf.method) == solver.CD
-	if cd && mf.method != solver.NMF {
-		if mf.algorithm == solver.CD {
-			return fmt.Errorf("--solver cd: --distributed runs coordinate descent for nmf only so far (%s: --solver mu)", mf.method)
-		}
-		cd = false
+	if mf.algorithm == solver.CD && mf.method != solver.NMF {
+		return fmt.Errorf("--solver cd: --distributed runs coordinate descent for nmf only so far (%s: --solver mu)", mf.method)
 	}
 	if out == "" {
 		return errors.New("--out is required")
@@ -164,91 +157,18 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if rank != 0 {
 		rt.quiet, df.stderr = true, nil
 	}
-	t0 := time.Now()
-	dd, err := readDistData(ctx, df, rt, size, rows, cd, mf.algorithm == solver.CD)
+	res, err := runJob(ctx, df, rt, mf, rows, rank, size, job.comms)
 	if err != nil {
 		return fail(err)
 	}
-	cd = dd.cd
-	cs, err := job.comms(dd.grid)
-	if err != nil {
-		return fail(err)
-	}
-	// This rank's samples, prepared with the whole corpus's statistics.
-	shard, err := dd.prepare(ctx, cs, rank)
-	if err != nil {
-		return fail(err)
-	}
-	samples := shard.Data.Sparse
-	if samples == nil {
-		return fail(fmt.Errorf("%s: --distributed takes sparse data so far (this data set is dense)", df.path))
-	}
-	readTime := time.Since(t0)
-	n, m := dd.grid.N, samples.Cols
-	g, err := dd.grid.WithFeatures(m)
-	if err != nil {
-		return fail(err)
-	}
-	opts, err := mf.options(rt.threads, sparseData)
-	if err != nil {
-		return fail(err)
-	}
-	var graphTime time.Duration
-	no := dist.NMFOptions{K: opts.K, Iters: opts.Solver.MaxIter, Tol: opts.Solver.Tol, Seed: opts.Seed, Threads: rt.threads}
-	if mf.method == solver.GNMF {
-		// The graph from --graph (every rank reads it whole), or built by
-		// the ranks among themselves, each finding its samples'
-		// neighbours among all samples.
-		if mf.graph.file != "" {
-			if no.Graph, err = mf.graph.readGraph(n, io.Discard); err != nil {
-				return fail(err)
-			}
-		} else {
-			o := opts.Graph
-			o.Seed, o.Threads = opts.Seed, rt.threads
-			t0 := time.Now()
-			if no.GraphRows, err = dist.BuildGraph(ctx, cs.World, g, samples, o); err != nil {
-				return fail(err)
-			}
-			graphTime = time.Since(t0)
-		}
-		no.Lambda, no.Formulation = opts.Lambda.Value(), opts.Formulation
-	}
-	// Feature blocks of about equal work (the graph above is built on
-	// the data's own order, as one process builds it); under coordinate
-	// descent also on one grid row, for one process's order of U's rows.
-	voc := shard.Data.Vocabulary
-	no.CD, no.PlainCD = cd, opts.Solver.PlainCD
-	if g.Rows > 1 || cd {
-		if samples, no.FeatureOrder, err = dist.BalanceShard(cs.Row, g, samples); err != nil {
-			return fail(err)
-		}
-		if voc != nil {
-			byPos := make([]string, len(voc))
-			for p, f := range no.FeatureOrder {
-				byPos[p] = voc[f]
-			}
-			voc = byPos
-		}
-	}
-	begin := time.Now()
-	fit := dist.FitNMF
-	if mf.method == solver.NMFKL {
-		fit = dist.FitNMFKL
-	}
-	res, err := fit(ctx, cs, g, g.ShardBlock(samples, rank), no)
-	if err != nil {
-		return fail(err)
-	}
-	elapsed := time.Since(begin)
-	k := opts.K
+	g, k := res.Grid, mf.k
 	// Every rank writes its rows of U and V as a part of the parts
 	// directories U and V; rank 0 adds their manifests once all are
 	// written.
 	for _, f := range []struct {
 		dir string
 		a   blas64.General
-	}{{"U", res.U}, {"V", res.V}} {
+	}{{"U", res.Fit.U}, {"V", res.Fit.V}} {
 		if f.a.Rows == 0 {
 			continue
 		}
@@ -260,34 +180,31 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 			return fail(err)
 		}
 	}
-	measured, formula, err := res.MaxWords(cs.World)
-	if err != nil {
-		return fail(err)
-	}
-	if err := cs.World.Barrier(); err != nil {
+	if err := job.barrier(); err != nil {
 		return fail(err)
 	}
 	if rank != 0 {
 		return nil
 	}
-	iters := len(res.Objective) - 1
+	fit, n, m := res.Fit, g.N, g.M
+	iters := len(fit.Objective) - 1
 	sum := &distSummary{
-		Method: mf.method.String(), Solver: map[bool]string{true: "cd", false: "mu"}[cd], K: k, Samples: n, Features: m, NNZ: dd.nnz, Ranks: size,
-		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: res.Converged,
-		Objective: res.Objective[iters], Trace: res.Objective, Seconds: elapsed.Seconds(),
-		WordsPerIter: formula, WordsMeasured: measured,
-		ReadSeconds: readTime.Seconds(), GraphSeconds: graphTime.Seconds(),
+		Method: mf.method.String(), Solver: map[bool]string{true: "cd", false: "mu"}[res.CD], K: k, Samples: n, Features: m, NNZ: res.NNZ, Ranks: size,
+		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: fit.Converged,
+		Objective: fit.Objective[iters], Trace: fit.Objective, Seconds: res.FitTime.Seconds(),
+		WordsPerIter: res.Formula, WordsMeasured: res.Words,
+		ReadSeconds: res.ReadTime.Seconds(), GraphSeconds: res.GraphTime.Seconds(),
 	}
 	if iters > 0 {
-		sum.PerIter = 1000 * elapsed.Seconds() / float64(iters)
+		sum.PerIter = 1000 * res.FitTime.Seconds() / float64(iters)
 	}
 	uMan, vMan := factorParts(g, k)
 	outputs := []output{
 		{filepath.Join("U", dataset.PartsFile), uMan.Encode},
 		{filepath.Join("V", dataset.PartsFile), vMan.Encode},
 	}
-	if voc != nil {
-		outputs = append(outputs, vocabularyOutput(voc))
+	if res.Features != nil {
+		outputs = append(outputs, vocabularyOutput(res.Features))
 	}
 	for _, o := range outputs {
 		if err := outdir.WriteFile(od.Path(o.name), o.write); err != nil {
@@ -310,7 +227,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	}
 	fmt.Fprintf(stdout, "%s (%s), k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", sum.Method, sum.Solver, k, n, m, sum.NNZ, size, sum.Grid)
 	status := "iteration limit"
-	if res.Converged {
+	if fit.Converged {
 		status = "converged"
 	}
 	fmt.Fprintf(stdout, "%d iterations (%s), objective %.6g, %.3f s (%.2f ms per iteration, %d words per rank per iteration)\n",
@@ -354,131 +271,34 @@ func factorParts(g dist.Grid, k int) (u, v *dataset.Parts) {
 	return u, v
 }
 
-// distData is what the ranks know of the data before they read their
-// samples: the grid's shape, and the manifest of a parts directory (each
-// rank then reads only its samples' parts), the header of a Matrix
-// Market coordinate file (each rank then reads a byte range of it), or
-// else the file read whole by every rank.
-type distData struct {
-	path  string
-	grid  dist.Grid // on the features as read (WithFeatures after the preparation)
-	nnz   int
-	mtx   *dataset.MTXParts
-	whole *dataset.Dataset
-	cd    bool // the coordinate-descent steps, on a grid aligned for them
-	df    *dataFlags
-	rt    *runtimeFlags
-}
-
-// readDistData reads what every rank needs to know of --data: a parts
-// directory's manifest, a Matrix Market coordinate file's header, or else
-// the whole file (a format that cannot be read by parts).
-func readDistData(ctx context.Context, df *dataFlags, rt *runtimeFlags, size, rows int, cd, cdAsked bool) (*distData, error) {
-	dd := &distData{path: df.path, df: df, rt: rt}
-	var n, m int
-	if dataset.IsParts(df.path) {
-		if err := df.check(); err != nil {
-			return nil, err
-		}
-		man, err := dataset.ReadParts(df.path)
-		if err != nil {
-			return nil, err
-		}
-		n, m, dd.nnz = man.Samples, man.Features, man.NNZ
-	} else if byRanges(df) {
-		if err := df.check(); err != nil {
-			return nil, err
-		}
-		p, err := dataset.ReadMTXParts(df.path)
-		if err != nil {
-			return nil, err
-		}
-		dd.mtx = p
-		n, m, dd.nnz = p.Rows, p.Cols, p.NNZ
-	} else {
-		ds, _, err := df.read(ctx, rt)
-		if err != nil {
-			return nil, err
-		}
-		dd.whole = ds
-		n, m = ds.Dims()
-		dd.nnz = ds.NNZ()
+// runJob reads the flags into a dist.Job and runs this rank's part of
+// it, printing (where this rank prints) what the reader and the
+// preparation decided.
+func runJob(ctx context.Context, df *dataFlags, rt *runtimeFlags, mf *methodFlags, rows, rank, size int, comms func(dist.Grid) (dist.GridComms, error)) (*dist.JobResult, error) {
+	if err := df.check(); err != nil {
+		return nil, err
 	}
-	g, err := dist.NewGrid(size, m, n, rows)
+	lo, prep, err := df.loadOptions(rt)
 	if err != nil {
 		return nil, err
 	}
-	if cd {
-		// Coordinate descent updates blocks of nmfstep.Block rows
-		// together; each must lie on one rank. Data with too few blocks
-		// for the grid run the multiplicative updates, unless cd was
-		// asked for.
-		a, err := g.Aligned(nmfstep.Block)
-		switch {
-		case err == nil:
-			g, dd.cd = a, true
-		case cdAsked:
-			return nil, fmt.Errorf("--solver cd: %w", err)
-		}
-	}
-	dd.grid = g
-	return dd, nil
-}
-
-// prepare returns rank's samples (those of its grid column's sample
-// block), prepared as fit prepares the whole data set: read from a parts
-// directory or by byte ranges and prepared by model.PrepareShard,
-// pooling the corpus's statistics over the grid row (whose ranks hold
-// every sample block once); from a whole file by model.Prepare, and its
-// rows kept.
-func (dd *distData) prepare(ctx context.Context, cs dist.GridComms, rank int) (*model.Prepared, error) {
-	_, j := dd.grid.Pos(rank)
-	s0, s1 := dd.grid.SampleBlock(j)
-	if dd.whole == nil {
-		opts, prep, err := dd.df.loadOptions(dd.rt)
-		if err != nil {
-			return nil, err
-		}
-		var ds *dataset.Dataset
-		if dd.mtx != nil {
-			ds, err = dist.ReadMTXShard(ctx, cs.World, dd.grid, dd.mtx)
-		} else {
-			ds, err = dataset.LoadRows(ctx, dd.path, s0, s1, opts)
-		}
-		if err != nil {
-			return nil, err
-		}
-		p, err := model.PrepareShard(ds, prep, dist.ShardPool{C: cs.Row})
-		if err != nil {
-			return nil, err
-		}
-		dd.df.noteWeighting(p)
-		return p, nil
-	}
-	_, prep, err := dd.df.loadOptions(dd.rt)
+	opts, err := mf.options(rt.threads, sparseData)
 	if err != nil {
 		return nil, err
 	}
-	p, err := model.Prepare(dd.whole, prep)
+	job := dist.Job{Path: df.path, Load: lo, Prepare: prep, Options: opts, GridRows: rows}
+	if mf.graph.file != "" {
+		job.ReadGraph = func(n int) (*graph.Graph, error) { return mf.graph.readGraph(n, io.Discard) }
+	}
+	res, err := dist.RunJob(ctx, job, rank, size, comms)
 	if err != nil {
 		return nil, err
 	}
-	dd.df.noteWeighting(p)
-	dd.whole = nil
-	if n, _ := p.Data.Dims(); n != dd.grid.N {
-		return nil, fmt.Errorf("%s: --distributed does not select samples (--classes)", dd.path)
+	if df.stderr != nil {
+		for _, n := range res.Notes {
+			fmt.Fprintln(df.stderr, n)
+		}
 	}
-	shard := *p
-	data := *p.Data
-	if a := data.Sparse; a != nil {
-		data.Sparse = a.RowSlice(s0, s1)
-	}
-	shard.Data = &data
-	return &shard, nil
-}
-
-// byRanges reports whether the ranks read --data by byte ranges: an
-// uncompressed Matrix Market file of one sample per row.
-func byRanges(df *dataFlags) bool {
-	return strings.HasSuffix(strings.ToLower(df.path), ".mtx") && !df.opts.Transpose
+	df.noteWeighting(res.Prepared)
+	return res, nil
 }

@@ -50,3 +50,5 @@ func (j *mpiJob) comms(g dist.Grid) (dist.GridComms, error) {
 	}
 	return dist.GridComms{World: j.world, Row: row, Col: col}, nil
 }
+
+func (j *mpiJob) barrier() error { return j.world.Barrier() }

@@ -494,7 +494,7 @@ func TestDistributedFitCD(t *testing.T) {
 	// rows: an error when cd was asked for, the multiplicative updates
 	// (said in the summary) under auto.
 	text, err := mpirunCLI(t, 4, append(append([]string(nil), common...), "--distributed", "--grid", "4x1", "--solver", "cd", "--out", filepath.Join(dir, "cd4x1"))...)
-	if err == nil || !strings.Contains(string(text), "--solver cd: dist: a 4 x 1 grid") {
+	if err == nil || !strings.Contains(string(text), "dist: a 4 x 1 grid") || !strings.Contains(string(text), "coordinate descent takes whole blocks") {
 		t.Errorf("--solver cd on a 4x1 grid of 3 blocks of features: %v\n%s", err, text)
 	}
 	out := filepath.Join(dir, "auto4x1")

@@ -1,6 +1,3 @@
-// Command manifactor factorizes non-negative data matrices (term-document
-// matrices, image sets) and clusters their samples. Run `manifactor help`
-// for the sub-commands.
 package main
 
 import (

@@ -3,5 +3,5 @@
 // defines. The tests of dist's in-process ranks and of dist/mpi's binding
 // (under mpirun) run the same checks.
 //
-// This package must not import cmd, experiment, model or dist/mpi.
+// This package must not import cmd, experiment or dist/mpi.
 package disttest
