@@ -522,11 +522,15 @@ func score(truth, pred []int) (acc, nmi float64, err error) {
 	if len(pred) != len(truth) {
 		return 0, 0, fmt.Errorf("%d labels for %d samples", len(pred), len(truth))
 	}
-	if acc, _, err = cluster.Accuracy(truth, pred); err != nil {
+	k := 0
+	for _, l := range pred {
+		k = max(k, l+1)
+	}
+	s, err := model.Summarize(pred, k, truth, nil)
+	if err != nil {
 		return 0, 0, err
 	}
-	nmi, err = cluster.NMI(truth, pred)
-	return acc, nmi, err
+	return *s.Accuracy, *s.NMI, nil
 }
 
 // table aggregates the completed cells, in the fixed order of k and run.

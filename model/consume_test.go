@@ -55,7 +55,7 @@ func TestConsumeData(t *testing.T) {
 			if g, w := got.Candidates[c], want.Candidates[c]; g.Cohesion != w.Cohesion || g.RelativeCut != w.RelativeCut || g.Kept != w.Kept {
 				t.Errorf("%v: candidate %d: %+v, want %+v", o.Method, c, g, w)
 			}
-			if wc := Cohesion(base, want.Candidates[c].Labels); wc != want.Candidates[c].Cohesion {
+			if wc := cohesion(base, want.Candidates[c].Labels); wc != want.Candidates[c].Cohesion {
 				t.Errorf("%v: candidate %d: Fit's cohesion %v, Cohesion's %v", o.Method, c, want.Candidates[c].Cohesion, wc)
 			}
 		}
@@ -74,7 +74,7 @@ func TestConsumeData(t *testing.T) {
 	}
 	for _, l := range [][]int{labels, base.Labels[:150], make([]int, 150)} {
 		for _, threads := range []int{1, 3} {
-			if got, want := dataCohesion(raw, d, norms, l, threads), Cohesion(raw, l); got != want {
+			if got, want := dataCohesion(raw, d, norms, l, threads), cohesion(raw, l); got != want {
 				t.Errorf("threads %d: cohesion from the solver's copy %v, Cohesion %v", threads, got, want)
 			}
 		}

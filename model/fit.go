@@ -699,7 +699,7 @@ func GraphRecall(ctx context.Context, ds *dataset.Dataset, g *graph.Graph, o gra
 // the clusters, 1 - within / total sums of squares: 0 for one cluster, 1
 // when every cluster is a point. It is what Auto compares clusterings by
 // in the data.
-func Cohesion(ds *dataset.Dataset, labels []int) float64 {
+func cohesion(ds *dataset.Dataset, labels []int) float64 {
 	n, m := ds.Dims()
 	cluster, k := clusterIndex(labels)
 	if a := ds.Sparse; a != nil {
@@ -744,7 +744,7 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 	return (between - mean) / total
 }
 
-// dataCohesion is Cohesion(ds, labels) for Fit, which may have handed
+// dataCohesion is cohesion(ds, labels) for Fit, which may have handed
 // ds's sparse matrix to the solver's copy d (Options.ConsumeData): sparse
 // samples are read from d, feature by feature, with norms their lengths
 // (rowNorms of the matrix as ds had it). Each sum over a cluster's samples
@@ -752,7 +752,7 @@ func Cohesion(ds *dataset.Dataset, labels []int) float64 {
 // bit.
 func dataCohesion(ds *dataset.Dataset, d *solver.Data, norms []float64, labels []int, threads int) float64 {
 	if norms == nil {
-		return Cohesion(ds, labels)
+		return cohesion(ds, labels)
 	}
 	n, m := d.Dims()
 	cluster, k := clusterIndex(labels)

@@ -420,23 +420,23 @@ func TestCohesion(t *testing.T) {
 	x := mat.NewDense(4, 1, []float64{0, 1, 10, 11})
 	ds := &dataset.Dataset{Source: "line", Dense: x}
 	total := 0.25 + 0.25 + 0.25 + 0.25 + 4*25.0 // around the mean 5.5
-	if got, want := Cohesion(ds, []int{0, 0, 1, 1}), 1-1/total; math.Abs(got-want) > 1e-15 {
+	if got, want := cohesion(ds, []int{0, 0, 1, 1}), 1-1/total; math.Abs(got-want) > 1e-15 {
 		t.Errorf("two clusters: %v, want %v", got, want)
 	}
-	if got := Cohesion(ds, []int{3, 3, 3, 3}); math.Abs(got) > 1e-15 {
+	if got := cohesion(ds, []int{3, 3, 3, 3}); math.Abs(got) > 1e-15 {
 		t.Errorf("one cluster: %v, want 0", got)
 	}
-	if got := Cohesion(ds, []int{0, 1, 2, -1}); math.Abs(got-1) > 1e-15 {
+	if got := cohesion(ds, []int{0, 1, 2, -1}); math.Abs(got-1) > 1e-15 {
 		t.Errorf("singletons: %v, want 1", got)
 	}
 	// Sparse samples are directions: (1,0), (2,0), (0,1), (1,1).
 	sp := &dataset.Dataset{Source: "dirs", Sparse: &sparse.CSR{Rows: 4, Cols: 2, Indptr: []int{0, 1, 2, 3, 5}, Ind: []int{0, 0, 1, 0, 1}, Val: []float64{1, 2, 1, 1, 1}}}
 	r := 1 / math.Sqrt2
 	// {0, 1} point one way: |(2, 0)| = 2; {2, 3}: |(r, 1 + r)|.
-	if got, want := Cohesion(sp, []int{0, 0, 1, 1}), (2+math.Hypot(r, 1+r))/4; math.Abs(got-want) > 1e-15 {
+	if got, want := cohesion(sp, []int{0, 0, 1, 1}), (2+math.Hypot(r, 1+r))/4; math.Abs(got-want) > 1e-15 {
 		t.Errorf("sparse: %v, want %v", got, want)
 	}
-	if got := Cohesion(sp, []int{0, 1, 2, 3}); math.Abs(got-1) > 1e-15 {
+	if got := cohesion(sp, []int{0, 1, 2, 3}); math.Abs(got-1) > 1e-15 {
 		t.Errorf("sparse singletons: %v, want 1", got)
 	}
 }

@@ -149,18 +149,15 @@ func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
 }
 
 // EstimateGraphMemory is EstimateMemory for building the graph alone
-// (BuildGraph): the data as loaded and the search.
-func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int) Memory {
-	return Memory{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
-}
-
-// RecallMemory is what GraphRecall adds to EstimateGraphMemory: for sparse
-// data an inverted index (20 bytes a stored entry) and an accumulator of n
-// per thread; for dense data nothing but the lists.
-func RecallMemory(ds *dataset.Dataset, threads int) int64 {
-	n, _ := ds.Dims()
-	if a := ds.Sparse; a != nil {
-		return 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))
+// (BuildGraph): the data as loaded and the search, and with recall what
+// GraphRecall adds: for sparse data an inverted index (20 bytes a stored
+// entry) and an accumulator of n per thread; for dense data nothing but
+// the lists.
+func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int, recall bool) Memory {
+	m := Memory{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
+	if a := ds.Sparse; a != nil && recall {
+		n, _ := ds.Dims()
+		m.Graph += 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))
 	}
-	return 0
+	return m
 }

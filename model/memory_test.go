@@ -50,10 +50,10 @@ func TestEstimateMemory(t *testing.T) {
 	if ap.Graph == ex.Graph {
 		t.Error("approx and exact searches estimated alike")
 	}
-	if got := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2); got.Graph != ex.Graph || got.Data != copyBytes {
+	if got := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2, false); got.Graph != ex.Graph || got.Data != copyBytes {
 		t.Errorf("graph alone: %+v, want graph %d and data %d", got, ex.Graph, copyBytes)
 	}
-	if r := RecallMemory(ds, 2); r != 20*nnz+16*int64(n) {
+	if r := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2, true).Graph - ex.Graph; r != 20*nnz+16*int64(n) {
 		t.Errorf("recall: %d bytes", r)
 	}
 	if nmf.Panels != 0 {

@@ -156,14 +156,14 @@ func (s CandidateStart) Resolve(m solver.Method) CandidateStart {
 // graph's communities (see Options.Lambda).
 func DefaultLambdas() []float64 { return []float64{1, 3, 10, 30, 100, 300, 1000} }
 
-// DefaultAutoSample is the size of Auto's sample (Options.AutoSample) on
+// defaultAutoSample is the size of Auto's sample (Options.AutoSample) on
 // data of at least sampleFrom times as many samples. On generated
 // corpora of 100,000 and 500,000 documents whose whole graph lifts GNMF
 // by 16 and 23 points, a sample of neighbourhoods (see Options.AutoSample) of 10,000
 // documents kept the gain as one of 20,000 did, where uniform samples of
 // 10,000 (at 100,000) and of 20,000 and 50,000 (at 500,000) lost it
 // (docs/REPRODUCTION.md, "Lambda auto on large corpora").
-const DefaultAutoSample = 10000
+const defaultAutoSample = 10000
 
 // sampleFrom is how many times the default sample the data must hold for
 // Auto to choose on it. A sample of neighbourhoods is denser in
@@ -205,7 +205,7 @@ type Options struct {
 	// at most half as much, both relative to what random clusters of the
 	// same volumes would cut (Candidate.RelativeCut), and then keeps the
 	// clustering that cuts least; untrusted, it keeps the clustering most
-	// cohesive in the data (see Cohesion) among the plain one and the
+	// cohesive in the data (see cohesion) among the plain one and the
 	// weights' whose largest cluster is at most 1.5 times the plain
 	// one's. Where the plain clustering cuts the graph at half the rate
 	// of chance or more (GraphOffTopic), only those size-keeping weights
@@ -248,7 +248,7 @@ type Options struct {
 	// support is not kept (Result.Sample reports the sample's choice).
 	// Its cost is the sample's candidates plus about one fit at a fixed
 	// weight, where Auto on the whole data fits every candidate. 0 means
-	// DefaultAutoSample samples (at least 10 a cluster) on data of at
+	// defaultAutoSample samples (at least 10 a cluster) on data of at
 	// least ten times as many, the whole data below that; a positive value
 	// is used whenever the data has more samples, must be smaller than
 	// the data and must give 10 samples a cluster; a negative value chooses on the
@@ -427,7 +427,7 @@ func (o Options) autoSample(n int) (int, error) {
 	case s < 0 || o.SampleGraph != nil:
 		return 0, nil
 	case s == 0:
-		s = max(DefaultAutoSample, minSamplePerCluster*o.K)
+		s = max(defaultAutoSample, minSamplePerCluster*o.K)
 		if n >= sampleFrom*s {
 			return s, nil
 		}

@@ -479,18 +479,6 @@ func classSizes(ds *dataset.Dataset) map[string]int {
 	return out
 }
 
-// clusterSizes counts samples per predicted cluster, k entries (unassigned
-// samples, label -1, are not counted).
-func clusterSizes(labels []int, k int) []int {
-	sizes := make([]int, k)
-	for _, l := range labels {
-		if l >= 0 {
-			sizes[l]++
-		}
-	}
-	return sizes
-}
-
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -71,10 +71,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := gf.checkMetric(p.Data.Sparse != nil); err != nil {
 		return err
 	}
-	est := model.EstimateGraphMemory(p.Data, gopt, rt.threadCount())
-	if *queries > 0 {
-		est.Graph += model.RecallMemory(p.Data, rt.threadCount())
-	}
+	est := model.EstimateGraphMemory(p.Data, gopt, rt.threadCount(), *queries > 0)
 	if err := rt.checkMemory(p.Data.Source, est); err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/manifactor/manifactor/blas"
-	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
@@ -468,6 +467,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: nnz,
 		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
+	var g *graph.Graph // the graph the fit used, if any
 	if opts.Method.TakesGraph() {
 		sum.Formulation = opts.Formulation.String()
 		sum.Lambda = &res.Lambda
@@ -482,17 +482,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 			if opts.SampleGraph == nil {
 				sum.Neighbors, sum.Weight = opts.Graph.Neighbors, opts.Graph.Weight.String()
 			}
-			if ds.Labels != nil {
-				purity := res.Graph.Agreement(ds.Labels)
-				sum.GraphPurity = &purity
-			}
-			isolated := 0
-			for _, d := range res.Graph.Degree {
-				if d == 0 {
-					isolated++
-				}
-			}
-			sum.Isolated = &isolated
+			g = res.Graph
 		}
 	}
 	if opts.Method.Concept() {
@@ -507,23 +497,12 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
 	}
 	sum.BLAS, sum.Kernels, sum.Threads = blas.Name(), kernels.Path(), rt.threadCount()
-	sum.ClusterSizes = clusterSizes(res.Labels, opts.K)
-	for _, l := range res.Labels {
-		if l < 0 {
-			sum.Unassigned++
-		}
+	score, err := model.Summarize(res.Labels, opts.K, ds.Labels, g)
+	if err != nil {
+		return nil, nil, opts, err
 	}
-	if ds.Labels != nil {
-		acc, _, err := cluster.Accuracy(ds.Labels, res.Labels)
-		if err != nil {
-			return nil, nil, opts, err
-		}
-		nmi, err := cluster.NMI(ds.Labels, res.Labels)
-		if err != nil {
-			return nil, nil, opts, err
-		}
-		sum.Accuracy, sum.NMI = &acc, &nmi
-	}
+	sum.ClusterSizes, sum.Unassigned, sum.Accuracy, sum.NMI = score.Sizes, score.Unassigned, score.Accuracy, score.NMI
+	sum.Isolated, sum.GraphPurity = score.Isolated, score.GraphPurity
 	return sum, res, opts, nil
 }
 

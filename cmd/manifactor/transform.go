@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
@@ -96,7 +95,7 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	n, mf := t.Data.Dims()
 	sum := &transformSummary{Model: *dir, Data: *path, Method: m.Method.String(), K: m.K, Samples: n, Features: mf,
 		ByName: t.Alignment.ByName, Unknown: t.Alignment.Unknown, UnknownEntries: t.Alignment.UnknownEntries,
-		ClusterSizes: clusterSizes(t.Labels, m.K)}
+	}
 	for i := 0; i < n; i++ {
 		var row []float64
 		if a := t.Data.Sparse; a != nil {
@@ -108,17 +107,11 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			sum.EmptySamples++
 		}
 	}
-	if labels := t.Data.Labels; labels != nil {
-		acc, _, err := cluster.Accuracy(labels, t.Labels)
-		if err != nil {
-			return err
-		}
-		nmi, err := cluster.NMI(labels, t.Labels)
-		if err != nil {
-			return err
-		}
-		sum.Accuracy, sum.NMI = &acc, &nmi
+	score, err := model.Summarize(t.Labels, m.K, t.Data.Labels, nil)
+	if err != nil {
+		return err
 	}
+	sum.ClusterSizes, sum.Accuracy, sum.NMI = score.Sizes, score.Accuracy, score.NMI
 	sum.Seconds = time.Since(begin).Seconds()
 	if od != nil {
 		sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("summary.json")}
