@@ -102,7 +102,7 @@ func BenchmarkTDT2NMFIteration(b *testing.B) {
 				const iters = 10
 				var total float64
 				for i := 0; i < b.N; i++ {
-					res, err := solver.Fit(context.Background(), d, solver.Options{K: 30, MaxIter: iters, Tol: -1, Seed: 1})
+					res, err := solver.Fit(context.Background(), d, solver.Options{K: 30, Seed: 1, Control: solver.Control{MaxIter: iters, Tol: -1}})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -45,7 +45,11 @@ func TestBalanceShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 9, Threads: 1,
+		Method:  solver.NMF,
+		K:       k,
+		Seed:    9,
+		Threads: 1,
+		Control: solver.Control{Algorithm: solver.MU, MaxIter: iters, Tol: -1, PGTol: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +63,7 @@ func TestBalanceShard(t *testing.T) {
 				return err
 			}
 			orders[r] = order
-			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 9, Threads: 1, FeatureOrder: order})
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Seed: 9, Threads: 1, FeatureOrder: order, Control: solver.Control{MaxIter: iters, Tol: -1}})
 			if err != nil {
 				return err
 			}

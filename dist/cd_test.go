@@ -41,7 +41,11 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.CD, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 4, Threads: 1, PlainCD: !ex,
+		Method:  solver.NMF,
+		K:       k,
+		Seed:    4,
+		Threads: 1,
+		Control: solver.Control{Algorithm: solver.CD, MaxIter: iters, Tol: -1, PGTol: -1, PlainCD: !ex},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +62,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 			if err != nil {
 				return err
 			}
-			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 4, Threads: 2, CD: true, PlainCD: !ex, FeatureOrder: order})
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(bal, r), dist.NMFOptions{K: k, Seed: 4, Threads: 2, CD: true, FeatureOrder: order, Control: solver.Control{MaxIter: iters, Tol: -1, PlainCD: !ex}})
 			if err != nil {
 				return err
 			}
@@ -87,7 +91,7 @@ func fitNMFCDMatchesOneProcess(t *testing.T, ex bool) {
 	// An unaligned grid is refused.
 	g, _ := dist.NewGrid(2, m, n, 1)
 	errs := onRanks(g, samples, func(r int, cs dist.GridComms, shard *sparse.CSR) error {
-		_, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(shard, r), dist.NMFOptions{K: k, Iters: 1, CD: true})
+		_, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(shard, r), dist.NMFOptions{K: k, CD: true, Control: solver.Control{MaxIter: 1}})
 		return err
 	})
 	for r, err := range errs {

@@ -86,8 +86,13 @@ func TestBuildGraphMatchesSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.GNMF, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 2, Threads: 1,
-		Lambda: solver.Fixed(10), Graph: gr,
+		Method:  solver.GNMF,
+		K:       k,
+		Seed:    2,
+		Threads: 1,
+		Lambda:  solver.Fixed(10),
+		Graph:   gr,
+		Control: solver.Control{Algorithm: solver.MU, MaxIter: iters, Tol: -1, PGTol: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +103,7 @@ func TestBuildGraphMatchesSparse(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(shard, r), dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 2, Threads: 1, Lambda: 10, GraphRows: rows})
+			res, err := dist.FitNMF(context.Background(), cs, g, g.ShardBlock(shard, r), dist.NMFOptions{K: k, Seed: 2, Threads: 1, Lambda: 10, GraphRows: rows, Control: solver.Control{MaxIter: iters, Tol: -1}})
 			if err != nil {
 				return err
 			}

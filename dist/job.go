@@ -155,10 +155,8 @@ func RunJob(ctx context.Context, job Job, rank, size int, comms func(Grid) (Grid
 		return nil, err
 	}
 	out.Grid = g
-	no := NMFOptions{K: o.K, Iters: o.Solver.MaxIter, Tol: o.Solver.Tol, Seed: o.Seed, Threads: o.Threads, CD: out.CD, PlainCD: o.Solver.PlainCD}
-	if no.Iters == 0 {
-		no.Iters = solver.DefaultMaxIter
-	}
+	no := NMFOptions{K: o.K, Seed: o.Seed, Threads: o.Threads, CD: out.CD,
+		Control: solver.Control{MaxIter: o.Solver.MaxIter, Tol: o.Solver.Tol, PlainCD: o.Solver.PlainCD}}
 	if o.Method == solver.GNMF {
 		// The given graph (every rank holds it whole), or one the ranks
 		// build among themselves, each finding its samples' neighbours

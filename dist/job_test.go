@@ -37,8 +37,8 @@ func TestRunLocalMatchesOneProcess(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, o := range []model.Options{
-		{Method: solver.NMF, K: 3, Seed: 4, Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1, Algorithm: solver.MU}},
-		{Method: solver.GNMF, K: 3, Seed: 4, Lambda: solver.Fixed(10), Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1, Algorithm: solver.MU}},
+		{Method: solver.NMF, K: 3, Seed: 4, Solver: solver.Control{MaxIter: 25, Tol: -1, PGTol: -1, Algorithm: solver.MU}},
+		{Method: solver.GNMF, K: 3, Seed: 4, Lambda: solver.Fixed(10), Solver: solver.Control{MaxIter: 25, Tol: -1, PGTol: -1, Algorithm: solver.MU}},
 	} {
 		ds, err := dataset.Load(ctx, path, dataset.LoadOptions{})
 		if err != nil {
@@ -75,7 +75,7 @@ func TestRunLocalMatchesOneProcess(t *testing.T) {
 	}{
 		{model.Options{Method: solver.LCCF, K: 2}, "lccf is not available distributed"},
 		{model.Options{Method: solver.GNMF, K: 2}, "gnmf needs a fixed weight"},
-		{model.Options{Method: solver.NMFKL, K: 2, Solver: solver.Options{Algorithm: solver.CD}}, "coordinate descent runs for nmf only"},
+		{model.Options{Method: solver.NMFKL, K: 2, Solver: solver.Control{Algorithm: solver.CD}}, "coordinate descent runs for nmf only"},
 	} {
 		if _, err := dist.RunLocal(ctx, dist.Job{Path: path, Options: c.o}, 2); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)

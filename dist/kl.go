@@ -121,7 +121,7 @@ func FitNMFKL(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts
 	}
 	defer rs.countFrom(res)()
 	tol := opts.tol()
-	for it := 1; it <= opts.Iters; it++ {
+	for it := 1; it <= opts.iters(); it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}

@@ -51,14 +51,6 @@ func LocalGrid(g Grid) []GridComms {
 type NMFOptions struct {
 	// K is the number of factors, 1 <= K <= min(M, N).
 	K int
-	// Iters caps the iterations.
-	Iters int
-	// Tol stops the iterations once the objective decreases by less than
-	// Tol relative to the previous one (solver's RelativeDecrease rule;
-	// every rank sees the same objective, so all stop together); 0 means
-	// solver.DefaultTol and a negative value runs all Iters. solver.Fit's
-	// projected-gradient rule is not applied here.
-	Tol float64
 	// Seed draws the start: the factors of solver.Fit's first random
 	// start for the same Seed (nmfstep.Random).
 	Seed uint64
@@ -72,12 +64,6 @@ type NMFOptions struct {
 	// features must be in BalanceShard's order on that grid (solver.Fit's
 	// frequency order, in blocks).
 	CD bool
-	// PlainCD turns off, as solver.Options.PlainCD does, the extrapolated
-	// steps that CD without a graph term takes by default (solver.Fit's,
-	// nmfstep.Extrapolated): each rank moves its own rows, and the
-	// decision to keep or undo a step is taken on the objective every
-	// rank holds.
-	PlainCD bool
 	// FeatureOrder, when set, is the data's feature at each position of
 	// the grid's feature order (BalanceShard's): the blocks and U's rows
 	// follow it, and the start draws U's rows of those features, so the
@@ -93,6 +79,18 @@ type NMFOptions struct {
 	Graph       *graph.Graph
 	GraphRows   *GraphRows
 	Formulation solver.Formulation
+	// Control is how the fit runs, as solver.Fit's: MaxIter caps the
+	// iterations (0: solver.DefaultMaxIter); Tol stops them once the
+	// objective decreases by less than Tol relative to the previous one
+	// (solver's RelativeDecrease rule; every rank sees the same
+	// objective, so all stop together; 0 means solver.DefaultTol, a
+	// negative value runs all MaxIter); PlainCD turns off the
+	// extrapolated steps of CD without a graph term (nmfstep.Extrapolated:
+	// each rank moves its own rows, and the decision to keep or undo a
+	// step is taken on the objective every rank holds). Its other
+	// settings (the projected-gradient rule among them) are not applied
+	// here.
+	solver.Control
 }
 
 // NMFResult is one rank's share of a distributed factorization.
@@ -352,7 +350,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 			},
 		}, tol)
 	}
-	for it := 1; it <= opts.Iters; it++ {
+	for it := 1; it <= opts.iters(); it++ {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
@@ -420,7 +418,7 @@ func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, 
 			res.Formula = (kept*(plain+kk) + undone*(2*plain+kk)) / it
 		}
 	}()
-	for it := 1; it <= opts.Iters; it++ {
+	for it := 1; it <= opts.iters(); it++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -575,8 +573,8 @@ func checkRun(g Grid, opts NMFOptions) error {
 			return fmt.Errorf("dist: FeatureOrder has %d features, the data %d", len(o), g.M)
 		}
 	}
-	if opts.Iters < 0 {
-		return fmt.Errorf("dist: %d iterations: must not be negative", opts.Iters)
+	if opts.MaxIter < 0 {
+		return fmt.Errorf("dist: %d iterations: must not be negative", opts.MaxIter)
 	}
 	return nil
 }
@@ -722,4 +720,12 @@ func (r *NMFResult) Gather(world Comm, g Grid) (u, v []float64, err error) {
 
 func general(r, c int) blas64.General {
 	return blas64.General{Rows: r, Cols: c, Stride: c, Data: make([]float64, r*c)}
+}
+
+// iters is MaxIter, or its default.
+func (o NMFOptions) iters() int {
+	if o.MaxIter == 0 {
+		return solver.DefaultMaxIter
+	}
+	return o.MaxIter
 }

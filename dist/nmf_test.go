@@ -102,7 +102,11 @@ func TestFitNMFMatchesOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 5, Threads: 1,
+		Method:  solver.NMF,
+		K:       k,
+		Seed:    5,
+		Threads: 1,
+		Control: solver.Control{Algorithm: solver.MU, MaxIter: iters, Tol: -1, PGTol: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +115,7 @@ func TestFitNMFMatchesOneProcess(t *testing.T) {
 		t.Fatalf("reference trace of %d objectives, want %d", len(ref.Objective), iters+1)
 	}
 	eachGrid(t, 6, m, n, func(g dist.Grid) {
-		res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 5, Threads: 1}, true)
+		res, u, v := fitGrid(t, g, samples, dist.NMFOptions{K: k, Seed: 5, Threads: 1, Control: solver.Control{MaxIter: iters, Tol: -1}}, true)
 		if want := g.WordsPerIter(0, k); res.Formula != want {
 			t.Errorf("%d x %d grid: formula %d, Grid.WordsPerIter %d", g.Rows, g.Cols, res.Formula, want)
 		}
@@ -145,7 +149,7 @@ func TestFitNMFMonotone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: 6, Iters: 60, Tol: -1, Seed: 2}, true)
+	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: 6, Seed: 2, Control: solver.Control{MaxIter: 60, Tol: -1}}, true)
 	for it := 1; it < len(res.Objective); it++ {
 		if res.Objective[it] > res.Objective[it-1]*(1+1e-12) {
 			t.Fatalf("objective rose at iteration %d: %v -> %v", it, res.Objective[it-1], res.Objective[it])
@@ -206,13 +210,17 @@ func TestFitNMFStopsAsSolver(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMF, Algorithm: solver.MU, K: k, MaxIter: 500, Tol: 1e-4, PGTol: -1, Seed: 8, Threads: 1,
+		Method:  solver.NMF,
+		K:       k,
+		Seed:    8,
+		Threads: 1,
+		Control: solver.Control{Algorithm: solver.MU, MaxIter: 500, Tol: 1e-4, PGTol: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, _ := dist.NewGrid(4, m, n, 0)
-	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: 500, Tol: 1e-4, Seed: 8}, true)
+	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Seed: 8, Control: solver.Control{MaxIter: 500, Tol: 1e-4}}, true)
 	if !res.Converged || len(res.Objective) != len(ref.Objective) {
 		t.Fatalf("stopped after %d iterations (converged %v), one process after %d", len(res.Objective)-1, res.Converged, len(ref.Objective)-1)
 	}
@@ -239,15 +247,28 @@ func TestFitGNMFMatchesOneProcess(t *testing.T) {
 	}
 	for _, form := range []solver.Formulation{solver.ScaleInvariant, solver.Papers} {
 		ref, err := solver.Fit(context.Background(), data, solver.Options{
-			Method: solver.GNMF, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 6, Threads: 1,
-			Lambda: solver.Fixed(10), Graph: gr, Formulation: form,
+			Method:      solver.GNMF,
+			K:           k,
+			Seed:        6,
+			Threads:     1,
+			Lambda:      solver.Fixed(10),
+			Graph:       gr,
+			Formulation: form,
+			Control:     solver.Control{Algorithm: solver.MU, MaxIter: iters, Tol: -1, PGTol: -1},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		eachGrid(t, 4, m, n, func(g dist.Grid) {
-			res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 6, Threads: 1,
-				Lambda: 10, Graph: gr, Formulation: form}, true)
+			res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{
+				K:           k,
+				Seed:        6,
+				Threads:     1,
+				Lambda:      10,
+				Graph:       gr,
+				Formulation: form,
+				Control:     solver.Control{MaxIter: iters, Tol: -1},
+			}, true)
 			for it, want := range ref.Objective {
 				if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 					t.Fatalf("%v, %d x %d grid: objective at iteration %d is %v, one process %v", form, g.Rows, g.Cols, it, got, want)
@@ -268,13 +289,17 @@ func TestFitNMFKLMatchesOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref, err := solver.Fit(context.Background(), data, solver.Options{
-		Method: solver.NMFKL, Algorithm: solver.MU, K: k, MaxIter: iters, Tol: -1, PGTol: -1, Seed: 3, Threads: 1,
+		Method:  solver.NMFKL,
+		K:       k,
+		Seed:    3,
+		Threads: 1,
+		Control: solver.Control{Algorithm: solver.MU, MaxIter: iters, Tol: -1, PGTol: -1},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eachGrid(t, 6, m, n, func(g dist.Grid) {
-		res, _, _ := runGrid(t, dist.FitNMFKL, g, samples, dist.NMFOptions{K: k, Iters: iters, Tol: -1, Seed: 3, Threads: 1}, true)
+		res, _, _ := runGrid(t, dist.FitNMFKL, g, samples, dist.NMFOptions{K: k, Seed: 3, Threads: 1, Control: solver.Control{MaxIter: iters, Tol: -1}}, true)
 		for it, want := range ref.Objective {
 			if got := res.Objective[it]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 				t.Fatalf("%d x %d grid: divergence at iteration %d is %v, one process %v", g.Rows, g.Cols, it, got, want)

@@ -86,7 +86,7 @@ func (c *capture) Cluster(_ context.Context, ds *dataset.Dataset, k int, seed ui
 
 func methods() map[string]Method {
 	return map[string]Method{
-		"nmf":    Factorization{Options: model.Options{Method: solver.NMF, Threads: 1, Solver: solver.Options{Restarts: 3, MaxIter: 200}}},
+		"nmf":    Factorization{Options: model.Options{Method: solver.NMF, Threads: 1, Solver: solver.Control{Restarts: 3, MaxIter: 200}}},
 		"kmeans": Baseline{Algorithm: "kmeans", Threads: 1},
 	}
 }
@@ -391,7 +391,7 @@ func TestFactorizationIsThePipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	const k, seed = 6, 77
-	o := model.Options{Method: solver.NMFKL, Start: model.KMeansStart, Threads: 1, Solver: solver.Options{MaxIter: 50}}
+	o := model.Options{Method: solver.NMFKL, Start: model.KMeansStart, Threads: 1, Solver: solver.Control{MaxIter: 50}}
 	f := Factorization{Options: o}
 	got, err := f.Cluster(context.Background(), ds, k, seed)
 	if err != nil {

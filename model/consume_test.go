@@ -22,11 +22,11 @@ func TestConsumeData(t *testing.T) {
 	base := planted(t, 4, 200, 90, 3, 0.5)
 	g := randomGraph(t, base.Labels, 0.9, 2)
 	for _, o := range []Options{
-		{Method: solver.GNMF, K: 3, Seed: 2, Lambdas: []float64{1, 10, 100}, Solver: solver.Options{MaxIter: 30}},
-		{Method: solver.GNMF, K: 3, Seed: 2, SampleGraph: g, Lambdas: []float64{1, 10}, CandidateStart: SameStart, Start: KMeansStart, Solver: solver.Options{MaxIter: 20}},
-		{Method: solver.LCCF, K: 3, Seed: 3, Lambdas: []float64{1, 10}, Solver: solver.Options{MaxIter: 20}},
-		{Method: solver.NMFKL, K: 3, Seed: 3, Start: NNDSVDStart, Solver: solver.Options{MaxIter: 20}},
-		{Method: solver.NMFNCW, K: 3, Seed: 3, Solver: solver.Options{MaxIter: 20}},
+		{Method: solver.GNMF, K: 3, Seed: 2, Lambdas: []float64{1, 10, 100}, Solver: solver.Control{MaxIter: 30}},
+		{Method: solver.GNMF, K: 3, Seed: 2, SampleGraph: g, Lambdas: []float64{1, 10}, CandidateStart: SameStart, Start: KMeansStart, Solver: solver.Control{MaxIter: 20}},
+		{Method: solver.LCCF, K: 3, Seed: 3, Lambdas: []float64{1, 10}, Solver: solver.Control{MaxIter: 20}},
+		{Method: solver.NMFKL, K: 3, Seed: 3, Start: NNDSVDStart, Solver: solver.Control{MaxIter: 20}},
+		{Method: solver.NMFNCW, K: 3, Seed: 3, Solver: solver.Control{MaxIter: 20}},
 	} {
 		kept := &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}
 		want, err := Fit(ctx, kept, o)
@@ -90,7 +90,7 @@ func TestConsumeData(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := Options{Method: method, K: 3, Seed: 4, ConsumeData: consume, Solver: solver.Options{MaxIter: 20}}
+			o := Options{Method: method, K: 3, Seed: 4, ConsumeData: consume, Solver: solver.Control{MaxIter: 20}}
 			res, err := Fit(ctx, p.Data, o)
 			if err != nil {
 				t.Fatal(err)
@@ -124,7 +124,7 @@ func TestConsumeData(t *testing.T) {
 	// Dense data is copied as before.
 	dense := &dataset.Dataset{Source: "dense", Dense: base.Sparse.ToDense(), Labels: base.Labels}
 	before := mat.DenseCopyOf(dense.Dense)
-	if _, err := Fit(ctx, dense, Options{K: 3, Seed: 1, ConsumeData: true, Solver: solver.Options{MaxIter: 5}}); err != nil {
+	if _, err := Fit(ctx, dense, Options{K: 3, Seed: 1, ConsumeData: true, Solver: solver.Control{MaxIter: 5}}); err != nil {
 		t.Fatal(err)
 	}
 	if dense.Dense == nil || !mat.Equal(dense.Dense, before) {

@@ -50,8 +50,10 @@ type Result struct {
 	DataTime time.Duration
 	// GraphTime is the time spent building Graph.
 	GraphTime time.Duration
-	// Runtime is the wall time of the whole of Fit.
-	Runtime time.Duration
+	// TotalTime is the wall time of the whole of Fit (the graph, every
+	// candidate, the assignment); the embedded solver.Result's Runtime is
+	// the kept factorization's alone.
+	TotalTime time.Duration
 }
 
 // SampleChoice is Auto's choice on a sample of the data.
@@ -241,7 +243,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		return nil, fmt.Errorf("%s: %w", ds.Source, err)
 	}
 	res.DataTime = time.Since(dataStart)
-	so := opts.Solver
+	so := solver.Options{Control: opts.Solver}
 	so.Method, so.K, so.Formulation, so.Seed, so.Threads = opts.Method, opts.K, opts.Formulation, opts.Seed, opts.Threads
 	so.Graph = res.Graph
 	so.Start, so.InitLabels = start, startLabels
@@ -283,7 +285,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return nil, err
 		}
 		res.Result, res.Lambda, res.Candidates = f.res, lambda, cands
-		res.Runtime = time.Since(begin)
+		res.TotalTime = time.Since(begin)
 		return res, err
 	}
 	path := auto && opts.CandidateStart.Resolve(opts.Method) == PathStart
@@ -316,7 +318,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		}
 		if !auto {
 			res.Result, res.Lambda, res.Centers = f.res, lambda, f.centers
-			res.Runtime = time.Since(begin)
+			res.TotalTime = time.Since(begin)
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
@@ -363,7 +365,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		}
 	}
 	res.Result, res.Lambda, res.Candidates, res.Verdict, res.Centers = f.res, cands[kept].Lambda, cands, verdict, f.centers
-	res.Runtime = time.Since(begin)
+	res.TotalTime = time.Since(begin)
 	return res, nil
 }
 
@@ -521,7 +523,7 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 		if res.Candidates == nil {
 			res.Verdict = choice.Verdict
 		}
-		res.Runtime = time.Since(begin)
+		res.TotalTime = time.Since(begin)
 	}
 	return res, err
 }

@@ -86,7 +86,7 @@ func TestFitIsItsSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		d, _ := solver.NewSparseData(ds.Sparse)
-		so := solver.Options{Method: c.method, K: 3, Lambda: c.lambda, Seed: 11, MaxIter: 40}
+		so := solver.Options{Method: c.method, K: 3, Lambda: c.lambda, Seed: 11, Control: solver.Control{MaxIter: 40}}
 		if c.method.TakesGraph() {
 			if so.Graph, err = graph.Sparse(ctx, ds.Sparse, graph.Options{Seed: 11}); err != nil {
 				t.Fatal(err)
@@ -274,7 +274,7 @@ func TestAutoScreen(t *testing.T) {
 	g := randomGraph(t, ds.Labels, 0.95, 1)
 	// No stopping rule: every fit runs its budget, so every candidate is
 	// cut short and the kept one must be refitted.
-	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, CandidateStart: SameStart, Solver: solver.Options{MaxIter: 25, Tol: -1, PGTol: -1}}
+	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, CandidateStart: SameStart, Solver: solver.Control{MaxIter: 25, Tol: -1, PGTol: -1}}
 	res, err := Fit(ctx, ds, o)
 	if err != nil {
 		t.Fatal(err)
@@ -458,8 +458,6 @@ func TestFitBadOptions(t *testing.T) {
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{1, 0}}, "candidate lambda 0"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{}}, "empty list"},
 		{Options{K: 2, Method: solver.GNMF, ScreenIter: -1}, "screening budget -1"},
-		{Options{K: 2, Solver: solver.Options{K: 3}}, "the pipeline owns"},
-		{Options{K: 2, Solver: solver.Options{Seed: 3}}, "the pipeline owns"},
 		{Options{K: 2, Method: solver.LPNMF, Start: NormalizedStart, Formulation: solver.Papers}, "normalized start"},
 		{Options{K: 2, Threads: -1}, "thread"},
 		// Heat weights that all underflow: GNMF ran as NMF, reporting a
@@ -622,7 +620,7 @@ func TestAutoPath(t *testing.T) {
 		screen int
 	}{{solver.GNMF, 0}, {solver.GNMF, 3}, {solver.LCCF, 0}} {
 		method, screen := run.method, run.screen
-		o := Options{Method: method, K: 4, Seed: 5, SampleGraph: g, Lambdas: []float64{3, 30, 300}, ScreenIter: screen, CandidateStart: PathStart, Solver: solver.Options{MaxIter: 40}}
+		o := Options{Method: method, K: 4, Seed: 5, SampleGraph: g, Lambdas: []float64{3, 30, 300}, ScreenIter: screen, CandidateStart: PathStart, Solver: solver.Control{MaxIter: 40}}
 		res, err := Fit(ctx, ds, o)
 		if err != nil {
 			t.Fatal(err)
@@ -641,7 +639,7 @@ func TestAutoPath(t *testing.T) {
 			if c.Path != (i > 1) {
 				t.Errorf("%v, screen %d: candidate %d (lambda %v): path %v", method, screen, i, c.Lambda, c.Path)
 			}
-			so := solver.Options{Method: method, K: 4, Seed: 5, Graph: res.Graph, Lambda: solver.Fixed(c.Lambda), MaxIter: 40}
+			so := solver.Options{Method: method, K: 4, Seed: 5, Graph: res.Graph, Lambda: solver.Fixed(c.Lambda), Control: solver.Control{MaxIter: 40}}
 			if screen > 0 {
 				so.MaxIter = screen
 			}

@@ -267,12 +267,10 @@ type Options struct {
 	// Assign is how samples get their cluster; the zero value is
 	// KMeansAssign.
 	Assign Assign
-	// Solver holds the solver's remaining settings, passed through:
-	// iterations, tolerance, stopping rule, evaluation interval,
-	// restarts, kernel and kernel memory, CG settings. Its Method, K,
-	// Lambda, Formulation, Graph, Start, InitLabels, Init, Seed, Threads
-	// and Progress must be left zero: the fields above set them.
-	Solver solver.Options
+	// Solver is how the fits run, passed through to the solver:
+	// algorithm, iterations, tolerances, stopping rule, evaluation
+	// interval, restarts, kernel and kernel memory, CG settings.
+	Solver solver.Control
 	// Seed seeds every random step: the factorization's start with Seed,
 	// the k-means start, the assignment and the graph's heat-kernel
 	// sample each with Seed mixed with a constant of their own. The
@@ -389,11 +387,6 @@ func (o Options) Check() error {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("model: candidate lambda %v: must be finite and positive", v)
 		}
-	}
-	s := o.Solver
-	if s.Method != 0 || s.K != 0 || !s.Lambda.IsDefault() || s.Formulation != 0 || s.Graph != nil || s.Start != 0 ||
-		s.InitLabels != nil || s.Init != nil || s.Seed != 0 || s.Threads != 0 || s.Progress != nil {
-		return fmt.Errorf("model: Options.Solver sets a field the pipeline owns (method, k, lambda, formulation, graph, start, seed, threads or progress); set it in Options")
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ var xvCases = []struct {
 // fitXV is the fit that the X V tests compare: 12 iterations from seed 5.
 func fitXV(t *testing.T, d *Data, m Method, alg Algorithm, k, threads int) *Result {
 	t.Helper()
-	res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: alg, K: k, MaxIter: 12, Tol: -1, Seed: 5, Threads: threads})
+	res, err := Fit(context.Background(), d, Options{Method: m, K: k, Seed: 5, Threads: threads, Control: Control{Algorithm: alg, MaxIter: 12, Tol: -1}})
 	if err != nil {
 		t.Fatalf("%v %v: %v", m, alg, err)
 	}
@@ -79,7 +79,7 @@ func TestColumnPanelsOnlyWhereTheyFit(t *testing.T) {
 	saved := nmfstep.PanelMinFactorBytes
 	defer func() { nmfstep.PanelMinFactorBytes = saved }()
 	const k = 20
-	opts := Options{Method: NMF, K: k, MaxIter: 8, Tol: -1, Seed: 3, Threads: 2}
+	opts := Options{Method: NMF, K: k, Seed: 3, Threads: 2, Control: Control{MaxIter: 8, Tol: -1}}
 	plain, err := Fit(context.Background(), ref, opts)
 	if err != nil {
 		t.Fatal(err)

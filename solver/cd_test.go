@@ -19,7 +19,7 @@ import (
 // formulations where a graph is involved, and NMF's without extrapolation.
 func cdCases() []Options {
 	return []Options{
-		{Method: NMF}, {Method: NMFNCW}, {Method: NMF, PlainCD: true}, {Method: NMFNCW, PlainCD: true},
+		{Method: NMF}, {Method: NMFNCW}, {Method: NMF, Control: Control{PlainCD: true}}, {Method: NMFNCW, Control: Control{PlainCD: true}},
 		{Method: GNMF, Lambda: Fixed(3)}, {Method: GNMF, Lambda: Fixed(3), Formulation: Papers},
 		{Method: GNMFNCW, Lambda: Fixed(3)}, {Method: GNMFNCW, Lambda: Fixed(3), Formulation: Papers},
 		{Method: NMFKL}, {Method: NMFKLNCW},
@@ -95,7 +95,7 @@ func nearRankData(t *testing.T, seed uint64, n, m, k int, lo, width float64) (*D
 // optimum to 1e-6 relative error ||X - V U^T||_F / ||X||_F, under the
 // Frobenius and the KL objectives.
 func TestCDExactFactorization(t *testing.T) {
-	for _, o := range []Options{{Method: NMF}, {Method: NMFNCW}, {Method: NMF, PlainCD: true}, {Method: NMFKL}, {Method: NMFKLNCW}} {
+	for _, o := range []Options{{Method: NMF}, {Method: NMFNCW}, {Method: NMF, Control: Control{PlainCD: true}}, {Method: NMFKL}, {Method: NMFKLNCW}} {
 		method := o.Method
 		d, x := exactData(t, 61, 40, 30, 3)
 		o.Algorithm, o.K, o.MaxIter, o.Tol, o.PGTol, o.Seed = CD, 3, 3000, -1, -1, 2
@@ -171,7 +171,7 @@ func TestLPNMFCDStationary(t *testing.T) {
 		total += d
 	}
 	eff := lambda * n / total // ScaleInvariant's lambda over the mean degree
-	o := Options{Method: LPNMF, K: k, Tol: -1, Seed: 4, Graph: g, Lambda: Fixed(lambda)}
+	o := Options{Method: LPNMF, K: k, Seed: 4, Graph: g, Lambda: Fixed(lambda), Control: Control{Tol: -1}}
 	cd, mu := o, o
 	cd.Algorithm, cd.MaxIter = CD, 3000
 	mu.Algorithm, mu.MaxIter = MU, 3000
@@ -316,12 +316,12 @@ func TestColorGraph(t *testing.T) {
 func TestCDRefusedWhereMissing(t *testing.T) {
 	all, _ := datas(t, 95, 20, 15, 0.4)
 	for _, m := range []Method{CF, LCCF, CFNCW, LCCFNCW} {
-		_, err := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: CD, K: 2, Lambda: Fixed(0)})
+		_, err := Fit(context.Background(), all["sparse"], Options{Method: m, K: 2, Lambda: Fixed(0), Control: Control{Algorithm: CD}})
 		if err == nil || !strings.Contains(err.Error(), "nmf, gnmf") {
 			t.Errorf("%s with cd: error %v, want one naming the methods that have cd", m, err)
 		}
 	}
-	if _, err := Fit(context.Background(), all["sparse"], Options{Algorithm: Algorithm(9), K: 2}); err == nil {
+	if _, err := Fit(context.Background(), all["sparse"], Options{K: 2, Control: Control{Algorithm: Algorithm(9)}}); err == nil {
 		t.Error("unknown algorithm accepted")
 	}
 	for _, s := range []string{"auto", "mu", "cd"} {
@@ -342,7 +342,7 @@ func TestCDRefusedWhereMissing(t *testing.T) {
 // objective in fewer iterations on data near rank 4.
 func TestExtrapolation(t *testing.T) {
 	d, x := nearRankData(t, 111, 200, 120, 4, 0.7, 0.6)
-	o := Options{Method: NMF, Algorithm: CD, K: 4, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3}
+	o := Options{Method: NMF, K: 4, Seed: 3, Control: Control{Algorithm: CD, MaxIter: 300, Tol: -1, PGTol: -1}}
 	plain, ex := plainAndExtrapolated(t, "nmf", d, o)
 	// Early, where the extrapolated U is far from the accepted one.
 	short := o
@@ -428,7 +428,7 @@ func TestGNMFExtrapolation(t *testing.T) {
 	g := randomGraph(122, n, 4)
 	w, deg := graphDense(g)
 	for _, f := range []Formulation{ScaleInvariant, Papers} {
-		o := Options{Method: GNMF, Algorithm: CD, Formulation: f, Lambda: Fixed(lambda), Graph: g, K: k, MaxIter: 300, Tol: -1, PGTol: -1, Seed: 3}
+		o := Options{Method: GNMF, Formulation: f, Lambda: Fixed(lambda), Graph: g, K: k, Seed: 3, Control: Control{Algorithm: CD, MaxIter: 300, Tol: -1, PGTol: -1}}
 		plain, ex := plainAndExtrapolated(t, f.String(), d, o)
 		at := slices.IndexFunc(ex.Objective, func(v float64) bool { return v <= plain.Final() })
 		if at < 0 || at >= 150 {
@@ -475,7 +475,7 @@ func TestNonFiniteStops(t *testing.T) {
 			if m == NMFKL {
 				init.V.Scale(1e160, init.V) // y itself overflows
 			}
-			res, err := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: alg, K: 2, Init: init, MaxIter: 5})
+			res, err := Fit(context.Background(), all["sparse"], Options{Method: m, K: 2, Init: init, Control: Control{Algorithm: alg, MaxIter: 5}})
 			var nf *NonFiniteError
 			if res != nil || !errors.As(err, &nf) {
 				t.Fatalf("%s/%s: result %v, error %v; want no result and a NonFiniteError", m, alg, res != nil, err)
@@ -706,7 +706,7 @@ func TestAutoAlgorithm(t *testing.T) {
 	all, _ := datas(t, 97, 30, 20, 0.4)
 	d := all["sparse"]
 	run := func(a Algorithm) *Result {
-		res, err := Fit(context.Background(), d, Options{Method: NMF, Algorithm: a, K: 3, MaxIter: 10, Tol: -1, Seed: 1})
+		res, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Seed: 1, Control: Control{Algorithm: a, MaxIter: 10, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -743,7 +743,7 @@ func TestGNMFGraphPasses(t *testing.T) {
 				d := all[name]
 				// Plain cd: the rule caps a plain iteration's passes (an
 				// extrapolated step undone makes two V halves).
-				o := Options{Method: GNMF, Lambda: Fixed(100), Formulation: f, Algorithm: CD, K: k, MaxIter: 40, Tol: -1, PGTol: -1, Seed: 5, Graph: g, Threads: threads, PlainCD: true}
+				o := Options{Method: GNMF, Lambda: Fixed(100), Formulation: f, K: k, Seed: 5, Graph: g, Threads: threads, Control: Control{Algorithm: CD, MaxIter: 40, Tol: -1, PGTol: -1, PlainCD: true}}
 				res, err := Fit(context.Background(), d, o)
 				if err != nil {
 					t.Fatal(err)

@@ -39,7 +39,7 @@ func TestNewSparseDataInPlace(t *testing.T) {
 			if b.Indptr != nil || b.Ind != nil || b.Val != nil {
 				t.Fatalf("%v: the samples kept arrays", method)
 			}
-			o := Options{Method: method, K: 3, Seed: 7, MaxIter: 15, Algorithm: s}
+			o := Options{Method: method, K: 3, Seed: 7, Control: Control{MaxIter: 15, Algorithm: s}}
 			if method.TakesGraph() {
 				o.Graph, o.Lambda = g, Fixed(2)
 			}

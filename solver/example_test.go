@@ -25,7 +25,7 @@ func ExampleFit() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := solver.Fit(context.Background(), d, solver.Options{Method: solver.NMF, K: 2, Seed: 1, Algorithm: solver.CD, Tol: 1e-12, PGTol: 1e-12, MaxIter: 2000})
+	res, err := solver.Fit(context.Background(), d, solver.Options{Method: solver.NMF, K: 2, Seed: 1, Control: solver.Control{Algorithm: solver.CD, Tol: 1e-12, PGTol: 1e-12, MaxIter: 2000}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestDeterministicStarts(t *testing.T) {
 	dense, _ := NewDenseData(toDenseRows(all))
 	for _, m := range []Method{NMF, NMFKL, CF, GNMF} {
 		for name, data := range map[string]*Data{"sparse": d, "dense": dense} {
-			random, err := Fit(context.Background(), data, Options{Method: m, K: 3, MaxIter: 1, Tol: -1, Seed: 1, Lambda: Fixed(0)})
+			random, err := Fit(context.Background(), data, Options{Method: m, K: 3, Seed: 1, Lambda: Fixed(0), Control: Control{MaxIter: 1, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

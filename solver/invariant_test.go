@@ -141,7 +141,7 @@ func TestInvariantMatchesReference(t *testing.T) {
 		ra, rv := rows(init.U, false), rows(init.V, false)
 		ref := referenceInvariant(x, ra, rv, lambda, w, deg, iters, method == LCCF)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: paperAlgo(method), K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g})
+			res, err := Fit(context.Background(), d, Options{Method: method, K: k, Init: init, Lambda: Fixed(lambda), Graph: g, Control: Control{Algorithm: paperAlgo(method), MaxIter: iters, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +239,7 @@ func TestInvariantLambdaMeaning(t *testing.T) {
 			objScale = c
 		}
 		for _, f := range []Formulation{ScaleInvariant, Papers} {
-			o := Options{Method: method, Algorithm: paperAlgo(method), K: k, MaxIter: iters, Tol: -1, Lambda: Fixed(2), Graph: g, Formulation: f, CGTol: 1e-13}
+			o := Options{Method: method, K: k, Lambda: Fixed(2), Graph: g, Formulation: f, Control: Control{Algorithm: paperAlgo(method), MaxIter: iters, Tol: -1, CGTol: 1e-13}}
 			run := func(d *Data, init *Factors, g *graph.Graph) *Result {
 				o := o
 				o.Init, o.Graph = init, g
@@ -282,7 +282,7 @@ func TestInvariantMonotone(t *testing.T) {
 		for _, method := range []Method{GNMF, LCCF, LPNMF, GNMFNCW, LCCFNCW, LPNMFNCW} {
 			for _, lambda := range []float64{0.1, 10, 1000} {
 				for name, d := range all {
-					o := Options{Method: method, Algorithm: paperAlgo(method), K: k, MaxIter: 120, Tol: -1, Seed: 3, Lambda: Fixed(lambda), Graph: g}
+					o := Options{Method: method, K: k, Seed: 3, Lambda: Fixed(lambda), Graph: g, Control: Control{Algorithm: paperAlgo(method), MaxIter: 120, Tol: -1}}
 					res, err := Fit(context.Background(), d, o)
 					if err != nil {
 						t.Fatalf("%s %s lambda %v: %v", method, name, lambda, err)
@@ -397,7 +397,7 @@ func TestLPNMFInvariantMatchesReference(t *testing.T) {
 	ru, rv := rows(init.U, false), rows(init.V, false)
 	ref := referenceLPNMFInvariant(xt, ru, rv, lambda, w, deg, iters)
 	for name, d := range all {
-		res, err := Fit(context.Background(), d, Options{Method: LPNMF, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g, CGTol: 1e-14})
+		res, err := Fit(context.Background(), d, Options{Method: LPNMF, K: k, Init: init, Lambda: Fixed(lambda), Graph: g, Control: Control{MaxIter: iters, Tol: -1, CGTol: 1e-14}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -488,7 +488,7 @@ func TestInvariantGeneralMatchesReference(t *testing.T) {
 		ref = append(ref, obj)
 		normalizeCols(wf, v, nrm)
 	}
-	res, err := Fit(context.Background(), d, Options{Method: LCCF, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g})
+	res, err := Fit(context.Background(), d, Options{Method: LCCF, K: k, Init: init, Lambda: Fixed(lambda), Graph: g, Control: Control{MaxIter: iters, Tol: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

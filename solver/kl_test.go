@@ -203,7 +203,7 @@ func TestKLMatchesReference(t *testing.T) {
 		for name, d := range all {
 			// The reference solves densely, so the solves here go to
 			// 1e-10, not DefaultCGTol's 1e-6.
-			res, err := Fit(context.Background(), d, Options{Method: c.method, Algorithm: MU, K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers, CGTol: 1e-10})
+			res, err := Fit(context.Background(), d, Options{Method: c.method, K: k, Init: init, Lambda: Fixed(c.lambda), Graph: g, Formulation: Papers, Control: Control{Algorithm: MU, MaxIter: iters, Tol: -1, CGTol: 1e-10}})
 			if err != nil {
 				t.Fatalf("%s %s: %v", c.method, name, err)
 			}
@@ -282,8 +282,8 @@ func TestLPNMFLambdaZeroIsNMFKL(t *testing.T) {
 	g := randomGraph(122, 30, 3)
 	for name, d := range all {
 		for _, f := range []Formulation{ScaleInvariant, Papers} {
-			a, _ := Fit(context.Background(), d, Options{Method: NMFKL, Algorithm: MU, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Formulation: f})
-			b, err := Fit(context.Background(), d, Options{Method: LPNMF, K: 3, MaxIter: 40, Tol: -1, Seed: 2, Graph: g, Lambda: Fixed(0), Formulation: f})
+			a, _ := Fit(context.Background(), d, Options{Method: NMFKL, K: 3, Seed: 2, Formulation: f, Control: Control{Algorithm: MU, MaxIter: 40, Tol: -1}})
+			b, err := Fit(context.Background(), d, Options{Method: LPNMF, K: 3, Seed: 2, Graph: g, Lambda: Fixed(0), Formulation: f, Control: Control{MaxIter: 40, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +307,7 @@ func TestKLBadInput(t *testing.T) {
 	}
 	// A CG cap of one iteration cannot reach 1e-10 on this graph: the fit
 	// must fail and say so, with the residual.
-	_, err := Fit(ctx, d, Options{Method: LPNMF, K: 2, Lambda: Fixed(50), Graph: g, CGMaxIter: 1, MaxIter: 5})
+	_, err := Fit(ctx, d, Options{Method: LPNMF, K: 2, Lambda: Fixed(50), Graph: g, Control: Control{CGMaxIter: 1, MaxIter: 5}})
 	if err == nil {
 		t.Fatal("a non-converged CG solve passed silently")
 	}
@@ -321,7 +321,7 @@ func TestEvaluateEvery(t *testing.T) {
 	all, _ := datas(t, 151, 40, 30, 0.3)
 	g := randomGraph(152, 40, 3)
 	for _, m := range []Method{NMFKL, LPNMF, NMF, LCCF} {
-		o := Options{Method: m, K: 3, MaxIter: 23, Tol: -1, Seed: 5, Lambda: Fixed(1), Graph: g}
+		o := Options{Method: m, K: 3, Seed: 5, Lambda: Fixed(1), Graph: g, Control: Control{MaxIter: 23, Tol: -1}}
 		full, err := Fit(context.Background(), all["sparse"], o)
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +363,7 @@ func TestKLNCWUnitFree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Fit(context.Background(), d, Options{Method: LPNMFNCW, K: 3, MaxIter: 60, Tol: -1, Seed: 4, Lambda: Fixed(10), Graph: g})
+		res, err := Fit(context.Background(), d, Options{Method: LPNMFNCW, K: 3, Seed: 4, Lambda: Fixed(10), Graph: g, Control: Control{MaxIter: 60, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +387,7 @@ func TestLPNMFDefaultCGTol(t *testing.T) {
 	const n, m, k = 40, 30, 3
 	all, _ := datas(t, 131, n, m, 0.4)
 	g := randomGraph(132, n, 3)
-	o := Options{Method: LPNMF, Algorithm: MU, K: k, MaxIter: 20, Tol: -1, Lambda: Fixed(5), Graph: g, Seed: 2}
+	o := Options{Method: LPNMF, K: k, Lambda: Fixed(5), Graph: g, Seed: 2, Control: Control{Algorithm: MU, MaxIter: 20, Tol: -1}}
 	def, err := Fit(context.Background(), all["sparse"], o)
 	if err != nil {
 		t.Fatal(err)

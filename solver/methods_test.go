@@ -221,7 +221,7 @@ func TestGNMFAndLCCFMatchReference(t *testing.T) {
 		// normalization (the graph term is not).
 		refFit := objectiveRef(x, ra, rv, 0, nil, nil)
 		for name, d := range all {
-			res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: paperAlgo(method), K: k, MaxIter: iters, Tol: -1, Init: init, Lambda: Fixed(lambda), Graph: g, Formulation: Papers})
+			res, err := Fit(context.Background(), d, Options{Method: method, K: k, Init: init, Lambda: Fixed(lambda), Graph: g, Formulation: Papers, Control: Control{Algorithm: paperAlgo(method), MaxIter: iters, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,13 +263,13 @@ func TestObjectiveNonIncreasingAllMethods(t *testing.T) {
 	all, _ := datas(t, 31, 40, 35, 0.25)
 	g := randomGraph(32, 40, 4)
 	cases := []Options{
-		{Method: NMF, Algorithm: MU}, {Method: GNMF, Algorithm: MU, Lambda: Fixed(3)}, {Method: CF}, {Method: LCCF, Lambda: Fixed(3)},
-		{Method: NMFNCW, Algorithm: MU}, {Method: GNMFNCW, Algorithm: MU, Lambda: Fixed(3)}, {Method: CFNCW}, {Method: LCCFNCW, Lambda: Fixed(3)},
+		{Method: NMF, Control: Control{Algorithm: MU}}, {Method: GNMF, Lambda: Fixed(3), Control: Control{Algorithm: MU}}, {Method: CF}, {Method: LCCF, Lambda: Fixed(3)},
+		{Method: NMFNCW, Control: Control{Algorithm: MU}}, {Method: GNMFNCW, Lambda: Fixed(3), Control: Control{Algorithm: MU}}, {Method: CFNCW}, {Method: LCCFNCW, Lambda: Fixed(3)},
 		// The defaults of the methods that have cd (cd_test.go tests cd
 		// further).
 		{Method: NMF}, {Method: GNMF, Lambda: Fixed(3)}, {Method: NMFNCW}, {Method: GNMFNCW, Lambda: Fixed(3)},
-		{Method: CF, Kernel: Kernel{Kind: Polynomial, Degree: 2}},
-		{Method: LCCF, Lambda: Fixed(2), Kernel: Kernel{Kind: Gaussian}},
+		{Method: CF, Control: Control{Kernel: Kernel{Kind: Polynomial, Degree: 2}}},
+		{Method: LCCF, Lambda: Fixed(2), Control: Control{Kernel: Kernel{Kind: Gaussian}}},
 		{Method: LCCF, Lambda: Fixed(2), explicitKernel: true},
 	}
 	for _, o := range cases {
@@ -308,11 +308,11 @@ func TestLambdaZeroIsPlainMethod(t *testing.T) {
 				// The graph method's default algorithm, named for the
 				// plain one.
 				alg := AutoAlgorithm.Resolve(pair[1])
-				a, err := Fit(context.Background(), d, Options{Method: pair[0], Algorithm: alg, K: 3, MaxIter: 40, Tol: -1, Seed: 4, Formulation: f})
+				a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, Seed: 4, Formulation: f, Control: Control{Algorithm: alg, MaxIter: 40, Tol: -1}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Graph: g, Lambda: Fixed(0), Formulation: f})
+				b, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, Seed: 4, Graph: g, Lambda: Fixed(0), Formulation: f, Control: Control{MaxIter: 40, Tol: -1}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -320,7 +320,7 @@ func TestLambdaZeroIsPlainMethod(t *testing.T) {
 					t.Fatalf("%s vs %s (%s, %v): lambda = 0 differs", pair[0], pair[1], name, f)
 				}
 				// The zero Lambda is the default weight, not zero.
-				c, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, MaxIter: 40, Tol: -1, Seed: 4, Graph: g, Formulation: f})
+				c, err := Fit(context.Background(), d, Options{Method: pair[1], K: 3, Seed: 4, Graph: g, Formulation: f, Control: Control{MaxIter: 40, Tol: -1}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -338,7 +338,7 @@ func TestLinearKernelImplicitEqualsExplicit(t *testing.T) {
 	all, _ := datas(t, 51, 30, 40, 0.25)
 	g := randomGraph(52, 30, 3)
 	for name, d := range all {
-		o := Options{Method: LCCF, K: 4, MaxIter: 30, Tol: -1, Seed: 2, Lambda: Fixed(1.5), Graph: g}
+		o := Options{Method: LCCF, K: 4, Seed: 2, Lambda: Fixed(1.5), Graph: g, Control: Control{MaxIter: 30, Tol: -1}}
 		a, err := Fit(context.Background(), d, o)
 		if err != nil {
 			t.Fatal(err)
@@ -366,7 +366,7 @@ func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 		var ref *Result
 		for _, name := range []string{"sparse", "dense"} {
 			for _, threads := range []int{1, 3} {
-				res, err := Fit(context.Background(), all[name], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: threads})
+				res, err := Fit(context.Background(), all[name], Options{Method: m, K: 5, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: threads, Control: Control{Algorithm: paperAlgo(m), MaxIter: 12, Tol: -1}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -380,8 +380,8 @@ func TestAllMethodsSparseDenseAgreeAndThreadInvariant(t *testing.T) {
 			}
 		}
 		// Bit-for-bit across thread counts on one form.
-		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 1})
-		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, Algorithm: paperAlgo(m), K: 5, MaxIter: 12, Tol: -1, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 8})
+		a, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 1, Control: Control{Algorithm: paperAlgo(m), MaxIter: 12, Tol: -1}})
+		b, _ := Fit(context.Background(), all["sparse"], Options{Method: m, K: 5, Seed: 3, Lambda: Fixed(2), Graph: g, Threads: 8, Control: Control{Algorithm: paperAlgo(m), MaxIter: 12, Tol: -1}})
 		if !mat.Equal(a.V, b.V) || a.Final() != b.Final() {
 			t.Fatalf("%s: threads 1 and 8 differ", m)
 		}
@@ -413,11 +413,11 @@ func TestNCWIsPlainMethodOnWeightedData(t *testing.T) {
 	weighted.ScaleRows(scale)
 	dw, _ := NewSparseData(weighted)
 	for _, pair := range [][2]Method{{NMFNCW, NMF}, {CFNCW, CF}} {
-		a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, MaxIter: 30, Tol: -1, Seed: 8})
+		a, err := Fit(context.Background(), d, Options{Method: pair[0], K: 3, Seed: 8, Control: Control{MaxIter: 30, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := Fit(context.Background(), dw, Options{Method: pair[1], K: 3, MaxIter: 30, Tol: -1, Seed: 8})
+		b, err := Fit(context.Background(), dw, Options{Method: pair[1], K: 3, Seed: 8, Control: Control{MaxIter: 30, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +481,7 @@ func TestGeneralUpdatesOnSignedData(t *testing.T) {
 func TestMeanFitAndShortRestarts(t *testing.T) {
 	all, _ := datas(t, 91, 50, 40, 0.2)
 	d := all["sparse"]
-	res, err := Fit(context.Background(), d, Options{K: 3, StopRule: MeanFit, Tol: 1e-4, MaxIter: 5000, Restarts: 3, RestartIters: 10, MinIter: 10, Seed: 1})
+	res, err := Fit(context.Background(), d, Options{K: 3, Seed: 1, Control: Control{StopRule: MeanFit, Tol: 1e-4, MaxIter: 5000, Restarts: 3, RestartIters: 10, MinIter: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,9 +503,9 @@ func TestMethodBadInput(t *testing.T) {
 		{Options{Method: GNMF, K: 2, Lambda: Fixed(-1), Graph: randomGraph(1, 20, 2)}, "lambda = -1"},
 		{Options{Method: LCCF, K: 2, Lambda: Fixed(math.NaN()), Graph: randomGraph(1, 20, 2)}, "lambda"},
 		{Options{Method: GNMF, K: 2, Lambda: Fixed(1), Graph: randomGraph(1, 21, 2)}, "for 20 samples"},
-		{Options{Method: NMF, K: 2, Kernel: Kernel{Kind: Polynomial}}, "takes no kernel"},
-		{Options{Method: CF, K: 2, Kernel: Kernel{Kind: Polynomial}, KernelMemory: 100}, "over the limit"},
-		{Options{Method: CF, K: 2, Kernel: Kernel{Kind: Gaussian, Sigma: -1}}, "kernel parameters"},
+		{Options{Method: NMF, K: 2, Control: Control{Kernel: Kernel{Kind: Polynomial}}}, "takes no kernel"},
+		{Options{Method: CF, K: 2, Control: Control{Kernel: Kernel{Kind: Polynomial}, KernelMemory: 100}}, "over the limit"},
+		{Options{Method: CF, K: 2, Control: Control{Kernel: Kernel{Kind: Gaussian, Sigma: -1}}}, "kernel parameters"},
 		{Options{Method: Method(77), K: 2}, "unknown method"},
 	} {
 		if _, err := Fit(ctx, d, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -525,11 +525,11 @@ func TestNormalizeStart(t *testing.T) {
 	g := randomGraph(52, 40, 4)
 	for _, m := range []Method{NMF, GNMF, CF, LCCF, NMFNCW, GNMFNCW, CFNCW, LCCFNCW} {
 		for name, d := range all {
-			raw, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(0)})
+			raw, err := Fit(context.Background(), d, Options{Method: m, K: 4, Seed: 5, Lambda: Fixed(0), Control: Control{Algorithm: paperAlgo(m), MaxIter: 1, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			norm, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(0)})
+			norm, err := Fit(context.Background(), d, Options{Method: m, K: 4, Seed: 5, Start: NormalizedStart, Lambda: Fixed(0), Control: Control{Algorithm: paperAlgo(m), MaxIter: 1, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -545,7 +545,7 @@ func TestNormalizeStart(t *testing.T) {
 			// term, and not the scale-invariant one.
 			if m.TakesGraph() {
 				for _, f := range []Formulation{Papers, ScaleInvariant} {
-					o := Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 1, Tol: -1, Seed: 5, Lambda: Fixed(3), Graph: g, Formulation: f}
+					o := Options{Method: m, K: 4, Seed: 5, Lambda: Fixed(3), Graph: g, Formulation: f, Control: Control{Algorithm: paperAlgo(m), MaxIter: 1, Tol: -1}}
 					a, _ := Fit(context.Background(), d, o)
 					o.Start = NormalizedStart
 					b, _ := Fit(context.Background(), d, o)
@@ -555,7 +555,7 @@ func TestNormalizeStart(t *testing.T) {
 					}
 				}
 			}
-			res, err := Fit(context.Background(), d, Options{Method: m, Algorithm: paperAlgo(m), K: 4, MaxIter: 150, Tol: -1, Seed: 5, Start: NormalizedStart, Lambda: Fixed(3), Graph: g, Formulation: Papers})
+			res, err := Fit(context.Background(), d, Options{Method: m, K: 4, Seed: 5, Start: NormalizedStart, Lambda: Fixed(3), Graph: g, Formulation: Papers, Control: Control{Algorithm: paperAlgo(m), MaxIter: 150, Tol: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -157,8 +157,8 @@ func (k KernelKind) String() string {
 	return fmt.Sprintf("KernelKind(%d)", int(k))
 }
 
-// Options configures Fit. The zero value, with K set, is a sensible run of
-// Frobenius NMF.
+// Options configures Fit: what to fit, and Control, how to run it. The
+// zero value, with K set, is a sensible run of Frobenius NMF.
 type Options struct {
 	// Method is the factorization; the zero value is NMF.
 	Method Method
@@ -181,6 +181,45 @@ type Options struct {
 	// vertex per sample.
 	Graph *graph.Graph
 
+	// Seed seeds the random starts. The same Seed gives the same result
+	// whatever Threads is.
+	Seed uint64
+	// Threads bounds the goroutines of the products and updates; 0 means
+	// GOMAXPROCS. The BLAS backend's own threading is separate.
+	Threads int
+
+	// Start selects the first start; further starts are random
+	// (normalized when Start is NormalizedStart). Init, when set, takes
+	// precedence.
+	Start Start
+	// InitLabels is a clustering of the samples (0..K-1) for LabelsStart.
+	InitLabels []int
+
+	// Init, when set, is the starting point of the first start instead of
+	// random factors; it is copied, not modified. For nmf and gnmf it holds
+	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
+	Init *Factors
+
+	// explicitKernel forms K even when the implicit linear path applies,
+	// so tests can compare the two.
+	explicitKernel bool
+
+	// Progress, when set, is called after every iteration with the start
+	// (0-based), the iteration (1-based) and the objective. It runs on the
+	// fitting goroutine and must be quick.
+	Progress func(start, iter int, objective float64)
+
+	// Control is how the fit runs: its algorithm, iterations, stopping
+	// rules, restarts and linear solves.
+	Control
+}
+
+// Control is how a fit runs, apart from what it fits (Options): the
+// algorithm, the iterations and their stopping rules, the restarts, the
+// kernel's memory and the linear solves. package model passes it through
+// (model.Options.Solver), and dist's fits take it too. The zero value is
+// the default of every field.
+type Control struct {
 	// Algorithm is how the objective is minimized; the zero value,
 	// AutoAlgorithm, is CD for nmf, gnmf, nmf-kl and their NC-weighted
 	// forms and MU for the rest (see Algorithm). Explicit CD for a method
@@ -234,25 +273,6 @@ type Options struct {
 	// When 0, every start runs to convergence and the lowest final
 	// objective wins.
 	RestartIters int
-	// Seed seeds the random starts. The same Seed gives the same result
-	// whatever Threads is.
-	Seed uint64
-	// Threads bounds the goroutines of the products and updates; 0 means
-	// GOMAXPROCS. The BLAS backend's own threading is separate.
-	Threads int
-
-	// Start selects the first start; further starts are random
-	// (normalized when Start is NormalizedStart). Init, when set, takes
-	// precedence.
-	Start Start
-	// InitLabels is a clustering of the samples (0..K-1) for LabelsStart.
-	InitLabels []int
-
-	// Init, when set, is the starting point of the first start instead of
-	// random factors; it is copied, not modified. For nmf and gnmf it holds
-	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
-	Init *Factors
-
 	// PlainCD turns off the extrapolation of the Frobenius methods' CD
 	// (nmf, gnmf and their -ncw forms): by default their iterations move
 	// both factors past each iteration's result by a momentum that grows
@@ -269,15 +289,6 @@ type Options struct {
 	// A solve that does not converge is an error, not a silent result.
 	CGTol     float64
 	CGMaxIter int
-
-	// explicitKernel forms K even when the implicit linear path applies,
-	// so tests can compare the two.
-	explicitKernel bool
-
-	// Progress, when set, is called after every iteration with the start
-	// (0-based), the iteration (1-based) and the objective. It runs on the
-	// fitting goroutine and must be quick.
-	Progress func(start, iter int, objective float64)
 }
 
 // Factors is a pair of factors: U (m x k) or, for concept factorization,

@@ -141,7 +141,7 @@ func TestProjGradMatchesReference(t *testing.T) {
 		for name, d := range all {
 			// Plain cd: the reference rebuilds the steps of one plain
 			// iteration from the factors before it.
-			o := Options{Method: c.m, Algorithm: c.a, K: 4, Seed: 5, PlainCD: true}.withDefaults()
+			o := Options{Method: c.m, K: 4, Seed: 5, Control: Control{Algorithm: c.a, PlainCD: true}}.withDefaults()
 			p, err := prepare(context.Background(), d, o, o.Method)
 			if err != nil {
 				t.Fatal(err)
@@ -192,7 +192,7 @@ func TestProjGradScaleFree(t *testing.T) {
 		a Algorithm
 	}{{NMF, MU}, {NMF, CD}, {NMFKL, MU}, {NMFKL, CD}, {NMFNCW, CD}} {
 		d := all["sparse"]
-		base := Options{Method: c.m, Algorithm: c.a, K: k, MaxIter: 30, Tol: -1, PGTol: -1, Init: &Factors{U: u0, V: v0}}
+		base := Options{Method: c.m, K: k, Init: &Factors{U: u0, V: v0}, Control: Control{Algorithm: c.a, MaxIter: 30, Tol: -1, PGTol: -1}}
 		ref, err := Fit(context.Background(), d, base)
 		if err != nil {
 			t.Fatal(err)
@@ -259,7 +259,7 @@ func dataDense(t *testing.T, d *Data) *mat.Dense {
 func TestStationaryStop(t *testing.T) {
 	d, x := exactData(t, 95, 40, 30, 3)
 	for _, method := range []Method{NMF, NMFKL} {
-		res, err := Fit(context.Background(), d, Options{Method: method, Algorithm: CD, K: 3, MaxIter: 3000, Tol: -1, PGTol: 1e-7, Seed: 2})
+		res, err := Fit(context.Background(), d, Options{Method: method, K: 3, Seed: 2, Control: Control{Algorithm: CD, MaxIter: 3000, Tol: -1, PGTol: 1e-7}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +273,7 @@ func TestStationaryStop(t *testing.T) {
 		if rel := mat.Norm(&r, 2) / mat.Norm(x, 2); rel > 1e-4 {
 			t.Fatalf("%s: relative error %v when stationary", method, rel)
 		}
-		all, err := Fit(context.Background(), d, Options{Method: method, Algorithm: CD, K: 3, MaxIter: res.Iterations + 5, Tol: -1, PGTol: -1, Seed: 2})
+		all, err := Fit(context.Background(), d, Options{Method: method, K: 3, Seed: 2, Control: Control{Algorithm: CD, MaxIter: res.Iterations + 5, Tol: -1, PGTol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,15 +281,15 @@ func TestStationaryStop(t *testing.T) {
 			t.Fatalf("%s: both rules off: %v after %d iterations", method, all.Status, all.Iterations)
 		}
 	}
-	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, PGTol: math.NaN()}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Control: Control{PGTol: math.NaN()}}); err == nil {
 		t.Fatal("PGTol NaN accepted")
 	}
-	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, PGTol: 1}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Control: Control{PGTol: 1}}); err == nil {
 		t.Fatal("PGTol 1 accepted")
 	}
 	// A relative decrease is at most 1: Tol 2 stopped every start after
 	// one iteration and called it converged.
-	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Tol: 2}); err == nil {
+	if _, err := Fit(context.Background(), d, Options{Method: NMF, K: 3, Control: Control{Tol: 2}}); err == nil {
 		t.Fatal("Tol 2 accepted")
 	}
 }

@@ -166,7 +166,7 @@ func TestNMFMatchesReference(t *testing.T) {
 		if d.IsSparse() && (d.order == nil || sort.IntsAreSorted(d.order)) {
 			t.Fatal("the fixture does not exercise the internal feature renumbering")
 		}
-		res, err := Fit(context.Background(), d, Options{K: k, Algorithm: MU, MaxIter: iters, Tol: -1, Init: init})
+		res, err := Fit(context.Background(), d, Options{K: k, Init: init, Control: Control{Algorithm: MU, MaxIter: iters, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestObjectiveNeverIncreases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Fit(context.Background(), d, Options{K: int(seed) + 1, MaxIter: 200, Tol: -1, Seed: seed})
+		res, err := Fit(context.Background(), d, Options{K: int(seed) + 1, Seed: seed, Control: Control{MaxIter: 200, Tol: -1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestSparseAndDenseAgree(t *testing.T) {
 	sp, dn := randomSamples(11, 50, 40, 0.25)
 	ds, _ := NewSparseData(sp)
 	dd, _ := NewDenseData(dn)
-	opts := Options{K: 5, MaxIter: 60, Tol: -1, Seed: 3}
+	opts := Options{K: 5, Seed: 3, Control: Control{MaxIter: 60, Tol: -1}}
 	rs, err := Fit(context.Background(), ds, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestSameSeedSameResultAnyThreads(t *testing.T) {
 	for name, d := range map[string]*Data{"sparse": ds, "dense": dd} {
 		var ref *Result
 		for _, threads := range []int{1, 2, 3, 8} {
-			res, err := Fit(context.Background(), d, Options{K: 7, MaxIter: 15, Tol: -1, Seed: 42, Threads: threads, Restarts: 2})
+			res, err := Fit(context.Background(), d, Options{K: 7, Seed: 42, Threads: threads, Control: Control{MaxIter: 15, Tol: -1, Restarts: 2}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,8 +290,12 @@ func TestRestartsKeepBest(t *testing.T) {
 	d, _ := NewSparseData(sp)
 	for _, short := range []int{0, 5} {
 		last := map[int]float64{}
-		res, err := Fit(context.Background(), d, Options{K: 6, MaxIter: 30, Tol: -1, PGTol: -1, Seed: 5, Restarts: 4, RestartIters: short,
-			Progress: func(start, _ int, obj float64) { last[start] = obj }})
+		res, err := Fit(context.Background(), d, Options{
+			K:        6,
+			Seed:     5,
+			Progress: func(start, _ int, obj float64) { last[start] = obj },
+			Control:  Control{MaxIter: 30, Tol: -1, PGTol: -1, Restarts: 4, RestartIters: short},
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,12 +317,16 @@ func TestProgressReportsEachStart(t *testing.T) {
 	sp, _ := randomSamples(17, 30, 20, 0.3)
 	d, _ := NewSparseData(sp)
 	var calls [3]int
-	_, err := Fit(context.Background(), d, Options{K: 2, MaxIter: 4, Tol: -1, Restarts: 3, Progress: func(start, iter int, _ float64) {
-		if iter != calls[start]+1 {
-			t.Errorf("start %d: iteration %d after %d calls", start, iter, calls[start])
-		}
-		calls[start]++
-	}})
+	_, err := Fit(context.Background(), d, Options{
+		K: 2,
+		Progress: func(start, iter int, _ float64) {
+			if iter != calls[start]+1 {
+				t.Errorf("start %d: iteration %d after %d calls", start, iter, calls[start])
+			}
+			calls[start]++
+		},
+		Control: Control{MaxIter: 4, Tol: -1, Restarts: 3},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +338,7 @@ func TestProgressReportsEachStart(t *testing.T) {
 func TestStopping(t *testing.T) {
 	sp, _ := randomSamples(14, 40, 30, 0.3)
 	d, _ := NewSparseData(sp)
-	res, err := Fit(context.Background(), d, Options{K: 3, Tol: 1e-3, MaxIter: 10000, Seed: 1})
+	res, err := Fit(context.Background(), d, Options{K: 3, Seed: 1, Control: Control{Tol: 1e-3, MaxIter: 10000}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +349,7 @@ func TestStopping(t *testing.T) {
 	if rel := (res.Objective[n-2] - res.Objective[n-1]) / res.Objective[n-2]; rel >= 1e-3 {
 		t.Fatalf("stopped with relative decrease %v >= tol", rel)
 	}
-	res, err = Fit(context.Background(), d, Options{K: 3, Tol: 0.5, MinIter: 17, Seed: 1})
+	res, err = Fit(context.Background(), d, Options{K: 3, Seed: 1, Control: Control{Tol: 0.5, MinIter: 17}})
 	if err != nil || res.Iterations != 17 {
 		t.Fatalf("MinIter 17: %d iterations, err %v", res.Iterations, err)
 	}
@@ -352,12 +360,16 @@ func TestCancel(t *testing.T) {
 	d, _ := NewSparseData(sp)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	res, err := Fit(ctx, d, Options{K: 3, Tol: -1, MaxIter: 1000, Progress: func(_, iter int, _ float64) {
-		calls++
-		if iter == 5 {
-			cancel()
-		}
-	}})
+	res, err := Fit(ctx, d, Options{
+		K: 3,
+		Progress: func(_, iter int, _ float64) {
+			calls++
+			if iter == 5 {
+				cancel()
+			}
+		},
+		Control: Control{Tol: -1, MaxIter: 1000},
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -372,7 +384,7 @@ func TestZeroSampleGetsNoLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := NewSparseData(a)
-	res, err := Fit(context.Background(), d, Options{K: 2, MaxIter: 50, Seed: 1})
+	res, err := Fit(context.Background(), d, Options{K: 2, Seed: 1, Control: Control{MaxIter: 50}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +409,7 @@ func TestBadInput(t *testing.T) {
 		{Options{K: 0}, "k = 0 out of range"},
 		{Options{K: 9}, "k = 9 out of range"},
 		{Options{K: 2, Method: Method(-1)}, "unknown method"},
-		{Options{K: 2, MaxIter: -1}, "negative"},
+		{Options{K: 2, Control: Control{MaxIter: -1}}, "negative"},
 		{Options{K: 2, Threads: -2}, "negative thread"},
 		{Options{K: 2, Init: &Factors{U: mat.NewDense(8, 3, nil), V: mat.NewDense(10, 2, nil)}}, "Init.U is 8 x 3"},
 		{Options{K: 1, Init: &Factors{U: mat.NewDense(8, 1, nil), V: mat.NewDense(10, 1, []float64{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0})}}, "non-negative"},

@@ -325,7 +325,7 @@ func transformConcept(ctx context.Context, res *Result, md model, train, x *Data
 		}
 	}
 	// Training kernel products: K' W' and W'^T K' W', V'^T V'.
-	p := &problem{spec: md.spec, opts: Options{Kernel: md.kernel, KernelMemory: DefaultKernelMemory, Threads: opts.Threads}, orig: train, d: train}
+	p := &problem{spec: md.spec, opts: Options{Threads: opts.Threads, Control: Control{Kernel: md.kernel, KernelMemory: DefaultKernelMemory}}, orig: train, d: train}
 	if md.kernel.Kind != Linear || train.neg != nil {
 		km, err := newKernelMatrix(ctx, train, p.opts)
 		if err != nil {

@@ -154,7 +154,7 @@ func TestTransformNewSamples(t *testing.T) {
 		if m.NCW() {
 			lambda = 0.0005
 		}
-		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: Fixed(lambda), Graph: g, MaxIter: 300})
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Lambda: Fixed(lambda), Graph: g, Control: Control{Restarts: 3, MaxIter: 300}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,7 +200,7 @@ func TestTransformNewSamples(t *testing.T) {
 func TestTransformTrainingDataNMF(t *testing.T) {
 	sp, dn := randomSamples(7, 50, 40, 0.3)
 	d, _ := NewSparseData(sp)
-	res, err := Fit(context.Background(), d, Options{K: 4, Seed: 1, MaxIter: 2000, Tol: 1e-9})
+	res, err := Fit(context.Background(), d, Options{K: 4, Seed: 1, Control: Control{MaxIter: 2000, Tol: 1e-9}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestTransformTrainingDataNMF(t *testing.T) {
 func TestTransformBadInput(t *testing.T) {
 	sp, _ := randomSamples(8, 20, 10, 0.4)
 	d, _ := NewSparseData(sp)
-	res, err := Fit(context.Background(), d, Options{K: 2, MaxIter: 5})
+	res, err := Fit(context.Background(), d, Options{K: 2, Control: Control{MaxIter: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestTransformBadInput(t *testing.T) {
 		t.Errorf("factors of 1e300: %v, %v", v, err)
 	}
 	g := randomGraph(3, 20, 2)
-	resG, _ := Fit(context.Background(), d, Options{Method: GNMF, K: 2, MaxIter: 5, Lambda: Fixed(1), Graph: g})
+	resG, _ := Fit(context.Background(), d, Options{Method: GNMF, K: 2, Lambda: Fixed(1), Graph: g, Control: Control{MaxIter: 5}})
 	bad, _ := sparse.FromTriplets(20, 19, nil, nil, nil)
 	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
 		t.Errorf("links of the wrong size: %v", err)
@@ -258,7 +258,7 @@ func TestTransformCancelled(t *testing.T) {
 	sp, _ := randomSamples(8, 20, 10, 0.4)
 	d, _ := NewSparseData(sp)
 	for _, m := range []Method{NMF, CF, NMFKL} {
-		res, err := Fit(context.Background(), d, Options{Method: m, K: 2, MaxIter: 5})
+		res, err := Fit(context.Background(), d, Options{Method: m, K: 2, Control: Control{MaxIter: 5}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestTransformKL(t *testing.T) {
 		if m == LPNMFNCW {
 			lambda = 0.001
 		}
-		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Restarts: 3, Lambda: Fixed(lambda), Graph: g, MaxIter: 300})
+		res, err := Fit(context.Background(), dTrain, Options{Method: m, K: 3, Seed: 2, Lambda: Fixed(lambda), Graph: g, Control: Control{Restarts: 3, MaxIter: 300}})
 		if err != nil {
 			t.Fatal(err)
 		}

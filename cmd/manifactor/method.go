@@ -489,7 +489,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.Kernel = opts.Solver.Kernel.Kind.String()
 	}
 	sum.Iterations, sum.Status, sum.Objective, sum.BestStart = res.Iterations, res.Status.String(), res.Final(), res.Start
-	sum.Seconds = res.Runtime.Seconds()
+	sum.Seconds = res.TotalTime.Seconds()
 	if n := len(res.ProjGrad); n > 0 {
 		sum.ProjGrad = &res.ProjGrad[n-1]
 	}
