@@ -345,31 +345,12 @@ func (p *points) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float
 // seed returns k centers (k*d, row-major) chosen among the rows by
 // k-means++.
 func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, error) {
-	n, d := p.n, p.d
+	d := p.d
 	c := make([]float64, k*d)
-	chosen := make([]bool, n)
-	d2 := make([]float64, n) // squared distance to the nearest chosen center
-	for i := range d2 {
-		d2[i] = math.Inf(1)
-	}
-	for j := range k {
-		var i int
-		if j == 0 {
-			i = rng.IntN(n)
-		} else {
-			i = pickSeed(rng, d2, chosen, n-j)
-		}
-		chosen[i] = true
+	err := plusPlus(ctx, p.n, k, rng, func(j, i int) { copy(c[j*d:(j+1)*d], p.row(i)) }, func(j int, d2 []float64) {
 		cj := c[j*d : (j+1)*d]
-		copy(cj, p.row(i))
-		if j == k-1 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		cn := asm.Dot(cj, cj)
-		parallel.For(n, p.threads, seedGrain, func(lo, hi int) {
+		parallel.For(p.n, p.threads, seedGrain, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				if d2[i] == 0 {
 					continue
@@ -384,8 +365,43 @@ func (p *points) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, er
 				d2[i] = min(d2[i], sqDist(xi, cj))
 			}
 		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// plusPlus is k-means++'s choice of k of n rows, the same for dense and
+// sparse rows: the first uniform, each next drawn with probability
+// proportional to its squared distance to the nearest row chosen (d2,
+// pickSeed). place(j, i) makes row i center j; lower(j, d2) lowers each
+// d2[i] to row i's squared distance to center j where that is nearer,
+// after every center but the last.
+func plusPlus(ctx context.Context, n, k int, rng *rand.Rand, place func(j, i int), lower func(j int, d2 []float64)) error {
+	chosen := make([]bool, n)
+	d2 := make([]float64, n) // squared distance to the nearest chosen center
+	for i := range d2 {
+		d2[i] = math.Inf(1)
+	}
+	for j := range k {
+		var i int
+		if j == 0 {
+			i = rng.IntN(n)
+		} else {
+			i = pickSeed(rng, d2, chosen, n-j)
+		}
+		chosen[i] = true
+		place(j, i)
+		if j == k-1 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lower(j, d2)
+	}
+	return nil
 }
 
 // assign sets labels[i] to the nearest center of row i (the lowest index on

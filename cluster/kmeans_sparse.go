@@ -131,29 +131,11 @@ func (p *sparsePoints) work(k int) *lloydWork { return newLloydWork(p.n, p.d, k,
 func (p *sparsePoints) seed(ctx context.Context, k int, rng *rand.Rand) ([]float64, error) {
 	n, d := p.n, p.d
 	c := make([]float64, k*d)
-	chosen := make([]bool, n)
-	d2 := make([]float64, n) // squared distance to the nearest chosen center
-	for i := range d2 {
-		d2[i] = math.Inf(1)
-	}
 	dots := make([]doubleDouble, n) // x_i . x_r, zero unless row i shares a column with r
 	listed := make([]bool, n)       // whether row i does
 	var sharing []int               // and which rows do
-	for j := range k {
-		var r int
-		if j == 0 {
-			r = rng.IntN(n)
-		} else {
-			r = pickSeed(rng, d2, chosen, n-j)
-		}
-		chosen[r] = true
-		p.scatter(c[j*d:(j+1)*d], r)
-		if j == k-1 {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	var r int                       // the last row chosen
+	err := plusPlus(ctx, n, k, rng, func(j, i int) { r = i; p.scatter(c[j*d:(j+1)*d], i) }, func(_ int, d2 []float64) {
 		for _, i := range sharing {
 			dots[i], listed[i] = doubleDouble{}, false
 		}
@@ -177,6 +159,9 @@ func (p *sparsePoints) seed(ctx context.Context, k int, rng *rand.Rand) ([]float
 				}
 			}
 		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }
