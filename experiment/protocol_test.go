@@ -391,7 +391,7 @@ func TestFactorizationIsThePipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	const k, seed = 6, 77
-	o := model.Options{Method: solver.NMFKL, Start: model.KMeansStart, Threads: 1, Solver: solver.Control{MaxIter: 50}}
+	o := model.Options{Method: solver.NMFKL, Start: solver.KMeansStart, Threads: 1, Solver: solver.Control{MaxIter: 50}}
 	f := Factorization{Options: o}
 	got, err := f.Cluster(context.Background(), ds, k, seed)
 	if err != nil {

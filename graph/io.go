@@ -35,16 +35,16 @@ func (r ReadNotes) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// MaxWeight is the largest edge weight FromWeights accepts: the graph
+// maxWeight is the largest edge weight FromWeights accepts: the graph
 // term sums products of weights and squared factors, which leave float64
 // above about 1e154 (the data's values have the same bound, in package
 // model); a weight of 1e200 made GNMF report an objective of -4e183.
-const MaxWeight = 1e150
+const maxWeight = 1e150
 
 // FromWeights makes a graph on n samples from a user-supplied weight
 // matrix, such as a hyperlink graph read from a file (model.ReadGraph):
-// an n x n matrix of finite non-negative weights, W_ij being the weight
-// of the edge between samples i and j. A directed graph is made
+// an n x n matrix of finite non-negative weights of at most 1e150, W_ij
+// being the weight of the edge between samples i and j. A directed graph is made
 // undirected by the OR rule, W = max(W, W^T), and self-loops are dropped,
 // as a graph regularizer gives them no meaning; the notes count both.
 // Stored zeros are not edges. a is not modified. Errors begin with
@@ -63,8 +63,8 @@ func FromWeights(a *sparse.CSR, n int, source string) (*Graph, ReadNotes, error)
 		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
 			if v := a.Val[p]; !(v >= 0) || math.IsInf(v, 0) {
 				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is negative or not finite; graph weights must be finite and non-negative", source, v, i+1, a.Ind[p]+1)
-			} else if v > MaxWeight {
-				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is above %g: the graph term's products of weights and factors would leave double precision (scale the weights down)", source, v, i+1, a.Ind[p]+1, MaxWeight)
+			} else if v > maxWeight {
+				return nil, ReadNotes{}, fmt.Errorf("%s: weight %v at row %d, column %d (1-based) is above %g: the graph term's products of weights and factors would leave double precision (scale the weights down)", source, v, i+1, a.Ind[p]+1, maxWeight)
 			}
 		}
 	}

@@ -92,7 +92,7 @@ func TestMetricNames(t *testing.T) {
 	for _, c := range []struct {
 		features int
 		want     Metric
-	}{{1, EuclideanMetric}, {MinCorrelationFeatures - 1, EuclideanMetric}, {MinCorrelationFeatures, CorrelationMetric}, {1024, CorrelationMetric}} {
+	}{{1, EuclideanMetric}, {minCorrelationFeatures - 1, EuclideanMetric}, {minCorrelationFeatures, CorrelationMetric}, {1024, CorrelationMetric}} {
 		if got := AutoMetric.ForDense(c.features); got != c.want {
 			t.Errorf("auto for %d features: %v, want %v", c.features, got, c.want)
 		}

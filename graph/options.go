@@ -48,8 +48,8 @@ func parseWeight(s string) (Weight, error) {
 type Metric int
 
 const (
-	// AutoMetric is CorrelationMetric for dense samples of at least
-	// MinCorrelationFeatures features, EuclideanMetric for fewer, and
+	// AutoMetric is CorrelationMetric for dense samples of at least 16
+	// features, EuclideanMetric for fewer, and
 	// cosine similarity for sparse samples. Correlation, because the
 	// Euclidean distance between raw images is dominated by their
 	// brightness and contrast: on the PIE faces under varying light, the
@@ -99,10 +99,10 @@ func parseMetric(s string) (Metric, error) {
 	return 0, fmt.Errorf("graph: unknown metric %q (want auto, euclidean, cosine or correlation)", s)
 }
 
-// MinCorrelationFeatures is the number of features from which AutoMetric
+// minCorrelationFeatures is the number of features from which AutoMetric
 // compares dense samples by correlation: profiles such as the pixels of
 // the smallest images, not points in a space of a few dimensions.
-const MinCorrelationFeatures = 16
+const minCorrelationFeatures = 16
 
 // ForDense returns the metric Dense uses for samples of the given number
 // of features: m, or for AutoMetric the metric it stands for.
@@ -110,7 +110,7 @@ func (m Metric) ForDense(features int) Metric {
 	if m != AutoMetric {
 		return m
 	}
-	if features >= MinCorrelationFeatures {
+	if features >= minCorrelationFeatures {
 		return CorrelationMetric
 	}
 	return EuclideanMetric
@@ -166,8 +166,8 @@ type Options struct {
 	// Weight is the edge weighting; the zero value is Binary.
 	Weight Weight
 	// Metric is how dense samples are compared (see Metric); the zero
-	// value, AutoMetric, is CorrelationMetric for dense samples of
-	// MinCorrelationFeatures or more. Sparse samples are compared
+	// value, AutoMetric, is CorrelationMetric for dense samples of 16
+	// features or more. Sparse samples are compared
 	// by cosine similarity: Sparse accepts AutoMetric and CosineMetric
 	// only.
 	Metric Metric

@@ -23,9 +23,9 @@ func TestConsumeData(t *testing.T) {
 	g := randomGraph(t, base.Labels, 0.9, 2)
 	for _, o := range []Options{
 		{Method: solver.GNMF, K: 3, Seed: 2, Lambdas: []float64{1, 10, 100}, Solver: solver.Control{MaxIter: 30}},
-		{Method: solver.GNMF, K: 3, Seed: 2, SampleGraph: g, Lambdas: []float64{1, 10}, CandidateStart: SameStart, Start: KMeansStart, Solver: solver.Control{MaxIter: 20}},
+		{Method: solver.GNMF, K: 3, Seed: 2, SampleGraph: g, Lambdas: []float64{1, 10}, CandidateStart: SameStart, Start: solver.KMeansStart, Solver: solver.Control{MaxIter: 20}},
 		{Method: solver.LCCF, K: 3, Seed: 3, Lambdas: []float64{1, 10}, Solver: solver.Control{MaxIter: 20}},
-		{Method: solver.NMFKL, K: 3, Seed: 3, Start: NNDSVDStart, Solver: solver.Control{MaxIter: 20}},
+		{Method: solver.NMFKL, K: 3, Seed: 3, Start: solver.NNDSVDStart, Solver: solver.Control{MaxIter: 20}},
 		{Method: solver.NMFNCW, K: 3, Seed: 3, Solver: solver.Control{MaxIter: 20}},
 	} {
 		kept := &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}

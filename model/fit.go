@@ -184,10 +184,10 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	}
 	// The k-means start reads the data set's matrix, which the solver's
 	// copy may take over (ConsumeData).
-	var start solver.Start
+	start := opts.Start
 	var startLabels []int
 	switch opts.Start {
-	case KMeansStart:
+	case solver.KMeansStart:
 		report(Progress{Stage: StartStage, Candidate: 1, Candidates: len(lambdas)})
 		km := cluster.KMeansOptions{K: opts.K, Seed: opts.Seed ^ kmeansStartStream, Threads: opts.Threads}
 		var r *cluster.KMeansResult
@@ -200,10 +200,6 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return nil, fmt.Errorf("%s: k-means start: %w", ds.Source, err)
 		}
 		start, startLabels = solver.LabelsStart, r.Labels
-	case NormalizedStart:
-		start = solver.NormalizedStart
-	case NNDSVDStart:
-		start = solver.NNDSVDStart
 	}
 	// Auto scores its candidates' clusterings in the data (Cohesion),
 	// from the solver's copy, which holds the data set's matrix in

@@ -400,7 +400,7 @@ func TestFitThreadInvariant(t *testing.T) {
 	ds := planted(t, 4, 150, 80, 3, 0.4)
 	var ref *Result
 	for _, th := range []int{1, 2, 7} {
-		res, err := Fit(context.Background(), ds, Options{Method: solver.GNMF, K: 3, Seed: 9, Threads: th, Start: KMeansStart, Lambdas: []float64{3, 30}})
+		res, err := Fit(context.Background(), ds, Options{Method: solver.GNMF, K: 3, Seed: 9, Threads: th, Start: solver.KMeansStart, Lambdas: []float64{3, 30}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,14 +451,15 @@ func TestFitBadOptions(t *testing.T) {
 		{Options{K: 0}, "k = 0"},
 		{Options{K: 21}, "k = 21 is more than the data allows"},
 		{Options{K: 2, Method: solver.Method(99)}, "unknown method"},
-		{Options{K: 2, Start: Start(9)}, "unknown start"},
+		{Options{K: 2, Start: solver.Start(9)}, "unknown start"},
+		{Options{K: 2, Start: solver.LabelsStart}, "use solver.KMeansStart"},
 		{Options{K: 2, Assign: Assign(-1)}, "unknown assignment"},
 		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(-1)}, "lambda = -1"},
 		{Options{K: 2, Method: solver.GNMF, Lambda: solver.Fixed(math.Inf(1))}, "lambda = +Inf"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{1, 0}}, "candidate lambda 0"},
 		{Options{K: 2, Method: solver.GNMF, Lambdas: []float64{}}, "empty list"},
 		{Options{K: 2, Method: solver.GNMF, ScreenIter: -1}, "screening budget -1"},
-		{Options{K: 2, Method: solver.LPNMF, Start: NormalizedStart, Formulation: solver.Papers}, "normalized start"},
+		{Options{K: 2, Method: solver.LPNMF, Start: solver.NormalizedStart, Formulation: solver.Papers}, "normalized start"},
 		{Options{K: 2, Threads: -1}, "thread"},
 		// Heat weights that all underflow: GNMF ran as NMF, reporting a
 		// graph term.

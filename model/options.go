@@ -9,46 +9,6 @@ import (
 	"github.com/manifactor/manifactor/solver"
 )
 
-// Start is how Fit starts the factorization. The zero value is
-// RandomStart.
-type Start int
-
-const (
-	// RandomStart draws the factors uniformly from [0, 1), seeded by
-	// Options.Seed (under the scale-invariant formulation rescaled so
-	// that the basis has unit columns, which leaves the objective).
-	RandomStart Start = iota
-	// KMeansStart starts from the clusters of k-means on the samples
-	// (solver.LabelsStart): the reference code's start for the KL
-	// methods.
-	KMeansStart
-	// NormalizedStart is RandomStart with the basis rescaled to unit
-	// columns and V to match (solver.NormalizedStart): the reference
-	// code's start for GNMF and LCCF, which gives the papers' lambda its
-	// effect under the Papers formulation.
-	NormalizedStart
-	// NNDSVDStart is non-negative double SVD (solver.NNDSVDStart).
-	NNDSVDStart
-)
-
-var startNames = [...]string{RandomStart: "random", KMeansStart: "kmeans", NormalizedStart: "normalized", NNDSVDStart: "nndsvd"}
-
-// String returns the name UnmarshalText accepts.
-func (s Start) String() string {
-	if s < 0 || int(s) >= len(startNames) {
-		return fmt.Sprintf("Start(%d)", int(s))
-	}
-	return startNames[s]
-}
-
-// parseStart parses "random", "kmeans", "normalized" or "nndsvd".
-func parseStart(s string) (Start, error) {
-	if i := slices.Index(startNames[:], s); i >= 0 {
-		return Start(i), nil
-	}
-	return 0, fmt.Errorf("model: unknown start %q (want random, kmeans, normalized or nndsvd)", s)
-}
-
 // Assign is how Fit gives every sample its cluster. The zero value is
 // KMeansAssign.
 type Assign int
@@ -262,8 +222,10 @@ type Options struct {
 	// of a nearest-neighbour graph (e.g. hyperlinks).
 	SampleGraph *graph.Graph
 	// Start is how the factorization starts; the zero value is
-	// RandomStart.
-	Start Start
+	// solver.RandomStart. solver.KMeansStart starts from the clusters of
+	// k-means on the samples (seeded by Seed); LabelsStart, which needs
+	// labels, is not taken here.
+	Start solver.Start
 	// Assign is how samples get their cluster; the zero value is
 	// KMeansAssign.
 	Assign Assign
@@ -356,7 +318,11 @@ func (o Options) Check() error {
 	if o.K < 1 {
 		return fmt.Errorf("model: k = %d: need at least 1 factor", o.K)
 	}
-	if o.Start < 0 || int(o.Start) >= len(startNames) {
+	switch o.Start {
+	case solver.RandomStart, solver.NormalizedStart, solver.NNDSVDStart, solver.KMeansStart:
+	case solver.LabelsStart:
+		return fmt.Errorf("model: the labels start needs labels, which Fit takes from k-means: use solver.KMeansStart")
+	default:
 		return fmt.Errorf("model: unknown start %d", int(o.Start))
 	}
 	if o.Assign < 0 || int(o.Assign) >= len(assignNames) {
@@ -365,7 +331,7 @@ func (o Options) Check() error {
 	if o.Threads < 0 {
 		return fmt.Errorf("model: negative thread count %d", o.Threads)
 	}
-	if o.Start == NormalizedStart && o.Method.KL() && o.Formulation == solver.Papers {
+	if o.Start == solver.NormalizedStart && o.Method.KL() && o.Formulation == solver.Papers {
 		return fmt.Errorf("model: the normalized start is for the Frobenius methods, not %s", o.Method)
 	}
 	if v := o.Lambda.Value(); !(v >= 0) || math.IsInf(v, 0) {
@@ -432,18 +398,6 @@ func (o Options) autoSample(n int) (int, error) {
 	}
 }
 
-// MarshalText returns the start's name.
-func (s Start) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText parses a start's name.
-func (s *Start) UnmarshalText(b []byte) error {
-	v, err := parseStart(string(b))
-	if err == nil {
-		*s = v
-	}
-	return err
-}
-
 // MarshalText returns the assignment's name.
 func (a Assign) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
@@ -482,12 +436,12 @@ func PapersOptions(method solver.Method, sparse bool) Options {
 	}
 	switch method.Base() {
 	case solver.GNMF:
-		o.Start, o.Assign = NormalizedStart, KMeansAssign
+		o.Start, o.Assign = solver.NormalizedStart, KMeansAssign
 	case solver.LCCF:
 		// Paper 002 eq. 8 weighs LCCF's graph by cosine similarity.
-		o.Start, o.Assign, o.Graph.Weight = NormalizedStart, KMeansAssign, graph.Cosine
+		o.Start, o.Assign, o.Graph.Weight = solver.NormalizedStart, KMeansAssign, graph.Cosine
 	case solver.NMFKL, solver.LPNMF:
-		o.Start = KMeansStart
+		o.Start = solver.KMeansStart
 	}
 	return o
 }

@@ -142,11 +142,6 @@ func TestPrepareClasses(t *testing.T) {
 }
 
 func TestChoiceNames(t *testing.T) {
-	for _, s := range []Start{RandomStart, KMeansStart, NormalizedStart, NNDSVDStart} {
-		if got, err := parseStart(s.String()); err != nil || got != s {
-			t.Errorf("start %v: %v %v", s, got, err)
-		}
-	}
 	for _, a := range []Assign{KMeansAssign, ArgMaxAssign} {
 		if got, err := parseAssign(a.String()); err != nil || got != a {
 			t.Errorf("assign %v: %v %v", a, got, err)
@@ -163,7 +158,6 @@ func TestChoiceNames(t *testing.T) {
 		}
 	}
 	for _, bad := range []func() error{
-		func() error { _, err := parseStart("raw"); return err },
 		func() error { _, err := parseAssign("vote"); return err },
 		func() error { _, err := parseWeighting("bm25"); return err },
 		func() error { _, err := parseNormalization("l1"); return err },

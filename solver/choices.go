@@ -183,9 +183,14 @@ const (
 	// value. Concept factorization takes W's column c as 1/|c| on cluster
 	// c's samples (so X W is the centroid), plus the same small value.
 	LabelsStart
+	// KMeansStart is LabelsStart from the clusters of k-means on the
+	// samples, the reference code's start for the KL methods: package
+	// model runs the k-means (model.Fit), and Fit refuses it, as it
+	// refuses lambda Auto.
+	KMeansStart
 )
 
-var startNames = [...]string{RandomStart: "random", NormalizedStart: "normalized", NNDSVDStart: "nndsvd", LabelsStart: "labels"}
+var startNames = [...]string{RandomStart: "random", NormalizedStart: "normalized", NNDSVDStart: "nndsvd", LabelsStart: "labels", KMeansStart: "kmeans"}
 
 // String returns the name UnmarshalText accepts.
 func (s Start) String() string {
@@ -195,14 +200,26 @@ func (s Start) String() string {
 	return startNames[s]
 }
 
-// parseStart parses "random", "normalized", "nndsvd" or "labels".
+// parseStart parses "random", "normalized", "nndsvd", "labels" or "kmeans".
 func parseStart(s string) (Start, error) {
 	for v, name := range startNames {
 		if s == name {
 			return Start(v), nil
 		}
 	}
-	return 0, fmt.Errorf("solver: unknown start %q (want random, normalized, nndsvd or labels)", s)
+	return 0, fmt.Errorf("solver: unknown start %q (want random, normalized, nndsvd, labels or kmeans)", s)
+}
+
+// MarshalText returns the start's name.
+func (s Start) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a start's name.
+func (s *Start) UnmarshalText(b []byte) error {
+	v, err := parseStart(string(b))
+	if err == nil {
+		*s = v
+	}
+	return err
 }
 
 // MarshalText returns the formulation's name.

@@ -528,6 +528,8 @@ func (o Options) check(d *Data) error {
 		if len(o.InitLabels) != d.n {
 			return fmt.Errorf("solver: InitLabels has %d labels for %d samples", len(o.InitLabels), d.n)
 		}
+	case KMeansStart:
+		return fmt.Errorf("solver: the k-means start is package model's (model.Fit runs the k-means; here LabelsStart takes its labels)")
 	default:
 		return fmt.Errorf("solver: unknown start %d (want random, normalized, nndsvd or labels)", int(o.Start))
 	}

@@ -35,12 +35,12 @@ func TestMethodSettings(t *testing.T) {
 		{nil, "gnmf", model.Options{Method: solver.GNMF}, def},
 		{nil, "nmf-kl", model.Options{Method: solver.NMFKL}, def},
 		{[]string{"--lambda", "auto"}, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Auto}, def},
-		{[]string{"--papers"}, "gnmf", model.Options{Method: solver.GNMF, Formulation: solver.Papers, Start: model.NormalizedStart}, 100},
-		{[]string{"--papers"}, "lccf-ncw", model.Options{Method: solver.LCCFNCW, Formulation: solver.Papers, Start: model.NormalizedStart, Graph: graph.Options{Weight: graph.Cosine}}, 100},
-		{[]string{"--papers"}, "lpnmf", model.Options{Method: solver.LPNMF, Formulation: solver.Papers, Start: model.KMeansStart, Assign: model.ArgMaxAssign}, 100},
+		{[]string{"--papers"}, "gnmf", model.Options{Method: solver.GNMF, Formulation: solver.Papers, Start: solver.NormalizedStart}, 100},
+		{[]string{"--papers"}, "lccf-ncw", model.Options{Method: solver.LCCFNCW, Formulation: solver.Papers, Start: solver.NormalizedStart, Graph: graph.Options{Weight: graph.Cosine}}, 100},
+		{[]string{"--papers"}, "lpnmf", model.Options{Method: solver.LPNMF, Formulation: solver.Papers, Start: solver.KMeansStart, Assign: model.ArgMaxAssign}, 100},
 		{[]string{"--papers"}, "nmf-ncw", model.Options{Method: solver.NMFNCW, Formulation: solver.Papers, Assign: model.ArgMaxAssign}, 100},
 		{[]string{"--papers", "--start", "random", "--lambda", "3", "--iters", "50"}, "gnmf", model.Options{Method: solver.GNMF, Formulation: solver.Papers, Lambda: solver.Fixed(3)}, 50},
-		{[]string{"--assign", "argmax", "--start", "kmeans", "--lambda", "0"}, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Fixed(0), Start: model.KMeansStart, Assign: model.ArgMaxAssign}, def},
+		{[]string{"--assign", "argmax", "--start", "kmeans", "--lambda", "0"}, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Fixed(0), Start: solver.KMeansStart, Assign: model.ArgMaxAssign}, def},
 	} {
 		fs := newFlagSet("experiment", "", io.Discard)
 		var f protocolFlags

@@ -593,6 +593,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "nmf", "--memory", ""}, []string{"-memory", "empty value"}},
 		{[]string{"--method", "nmf", "--classes", " "}, []string{"-classes", "empty value"}},
 		{[]string{"--method", "nmf", "--tol", "-1"}, []string{`"-1" for flag -tol`}},
+		{[]string{"--method", "nmf", "--start", "labels"}, []string{"--start labels", "kmeans"}},
 		{[]string{"--method", "nmf", "--pg-tol", "NaN"}, []string{`"NaN" for flag -pg-tol`}},
 		{[]string{"--method", "nmf", "--pg-tol", "-1e-4"}, []string{`"-1e-4" for flag -pg-tol`}},
 		{[]string{"--method", "nmf", "--pg-tol", "1"}, []string{`"1" for flag -pg-tol`, "[0, 1)"}},

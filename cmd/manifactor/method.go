@@ -31,7 +31,7 @@ type methodFlags struct {
 	candStart    model.CandidateStart
 	formulation  solver.Formulation
 	papers       bool
-	start        model.Start
+	start        solver.Start
 	assign       model.Assign
 	iters        int
 	minIters     int
@@ -127,7 +127,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.IntVar(&f.screenIters, "screen-iters", 0, "with N > 0, each of --lambda auto's candidates runs at most N iterations for the choice and the kept one, if cut short, is refitted with --iters: auto's time bounded at about 8 N iterations plus one fit, its choice made on the shortened fits (0: every candidate runs to its stopping rule)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
-	fs.TextVar(&f.start, "start", model.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
+	fs.TextVar(&f.start, "start", solver.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
 	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates) or cd (coordinate descent)")
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
@@ -237,6 +237,9 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	}
 	if !f.papers || given("start") {
 		o.Start = f.start
+	}
+	if f.start == solver.LabelsStart {
+		return o, fmt.Errorf("--start labels: the command line has no labels to start from (kmeans starts from k-means' clusters)")
 	}
 	if !f.papers || given("assign") {
 		o.Assign = f.assign
