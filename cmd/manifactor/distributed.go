@@ -87,8 +87,9 @@ type distSummary struct {
 	Files         []string `json:"files,omitempty"`
 }
 
-// runDistributedFit is fit --distributed, run by every rank of the job.
-func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt *runtimeFlags, mf *methodFlags, d *distFlags, out string, asJSON bool, stdout, stderr io.Writer) error {
+// checkDistFlags refuses the flags and methods fit --distributed does not
+// take, by their names on the command line.
+func checkDistFlags(fs *flag.FlagSet, mf *methodFlags) error {
 	for _, name := range distUnsupported {
 		if set(fs, name) {
 			return fmt.Errorf("--%s: not available with --distributed yet (it runs nmf, gnmf and nmf-kl from the random start and stops by --tol's relative decrease)", name)
@@ -112,6 +113,14 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	// nmf-kl have only the multiplicative updates distributed so far.
 	if mf.algorithm == solver.CD && mf.method != solver.NMF {
 		return fmt.Errorf("--solver cd: --distributed runs coordinate descent for nmf only so far (%s: --solver mu)", mf.method)
+	}
+	return nil
+}
+
+// runDistributedFit is fit --distributed, run by every rank of the job.
+func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt *runtimeFlags, mf *methodFlags, d *distFlags, out string, asJSON bool, stdout, stderr io.Writer) error {
+	if err := checkDistFlags(fs, mf); err != nil {
+		return err
 	}
 	if out == "" {
 		return errors.New("--out is required")
@@ -161,7 +170,7 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err != nil {
 		return fail(err)
 	}
-	g, k := res.Grid, mf.k
+	k := mf.k
 	// Every rank writes its rows of U and V as a part of the parts
 	// directories U and V; rank 0 adds their manifests once all are
 	// written.
@@ -186,6 +195,14 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if rank != 0 {
 		return nil
 	}
+	return writeDistSummary(od, out, res, mf, size, asJSON, stdout, fail)
+}
+
+// writeDistSummary writes, on rank 0 once every rank has written its rows,
+// the parts directories' manifests, the vocabulary and the summary, puts
+// the output in place and prints the summary.
+func writeDistSummary(od *outdir.Dir, out string, res *dist.JobResult, mf *methodFlags, size int, asJSON bool, stdout io.Writer, fail func(error) error) error {
+	g, k := res.Grid, mf.k
 	fit, n, m := res.Fit, g.N, g.M
 	iters := len(fit.Objective) - 1
 	sum := &distSummary{

@@ -129,9 +129,22 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		printSummary(stdout, sum)
 		return nil
 	}
-	// The model (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx,
-	// labels.txt, ...: model.Save), which transform reads, then the
-	// vocabulary, the factors for MATLAB and the summary.
+	if err := writeFitOutputs(od, *out, p, res, fitOpts, sum); err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, sum)
+	}
+	printSummary(stdout, sum)
+	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}
+
+// writeFitOutputs writes fit's files into od and puts them in place of
+// out: the model (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx,
+// labels.txt, ...: model.Save), which transform reads, then the
+// vocabulary, the factors for MATLAB and the summary, which lists them.
+func writeFitOutputs(od *outdir.Dir, out string, p *model.Prepared, res *model.Result, fitOpts model.Options, sum *fitSummary) error {
 	mod, err := model.FromFit(p, res, fitOpts)
 	if err != nil {
 		return err
@@ -149,9 +162,27 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		// The names of U's rows, so its columns read as words.
 		outputs = append(outputs, vocabularyOutput(voc))
 	}
-	// Everything again in one file for MATLAB users (labels 1-based there,
-	// 0 for an unassigned sample).
-	outputs = append(outputs, output{"factors.mat", func(w io.Writer) error {
+	outputs = append(outputs, factorsMAT(res.Result, p.Data.Vocabulary))
+	for _, o := range outputs {
+		sum.Files = append(sum.Files, filepath.Join(out, o.name))
+	}
+	sum.Files = append(sum.Files, filepath.Join(out, "summary.json"))
+	outputs = append(outputs, output{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }})
+	for _, o := range outputs {
+		if err := od.WriteFile(o.name, o.write); err != nil {
+			return err
+		}
+	}
+	if err := od.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	return nil
+}
+
+// factorsMAT is factors.mat: everything again in one file for MATLAB
+// users (labels 1-based there, 0 for an unassigned sample).
+func factorsMAT(res *solver.Result, voc []string) output {
+	return output{"factors.mat", func(w io.Writer) error {
 		n := len(res.Labels)
 		lab := mat.NewDense(n, 1, nil)
 		for i, l := range res.Labels {
@@ -164,30 +195,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		if res.W != nil {
 			vars = append(vars, dataset.MATWriteVar{Name: "W", Dense: res.W})
 		}
-		if p.Data.Vocabulary != nil {
-			vars = append(vars, dataset.MATWriteVar{Name: "vocabulary", Strings: p.Data.Vocabulary})
+		if voc != nil {
+			vars = append(vars, dataset.MATWriteVar{Name: "vocabulary", Strings: voc})
 		}
 		return dataset.WriteMAT(w, vars...)
-	}})
-	for _, o := range outputs {
-		sum.Files = append(sum.Files, filepath.Join(*out, o.name))
-	}
-	sum.Files = append(sum.Files, filepath.Join(*out, "summary.json"))
-	outputs = append(outputs, output{"summary.json", func(w io.Writer) error { return writeJSON(w, sum) }})
-	for _, o := range outputs {
-		if err := od.WriteFile(o.name, o.write); err != nil {
-			return err
-		}
-	}
-	if err := od.Commit(); err != nil {
-		return fmt.Errorf("--out %s: %w", *out, err)
-	}
-	if *asJSON {
-		return writeJSON(stdout, sum)
-	}
-	printSummary(stdout, sum)
-	fmt.Fprintf(stdout, "wrote %s\n", *out)
-	return nil
+	}}
 }
 
 func printSummary(w io.Writer, s *fitSummary) {

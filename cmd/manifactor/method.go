@@ -254,70 +254,15 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, solver.CDMethods())
 	}
 	o.Solver.PlainCD = !f.extrapolate
-	switch {
-	case f.iters < 1:
-		return o, fmt.Errorf("--iters %d: must be at least 1", f.iters)
-	case f.minIters < 0 || f.minIters > f.iters:
-		return o, fmt.Errorf("--min-iters %d: must be between 0 and --iters %d", f.minIters, f.iters)
-	case f.evaluate < 1:
-		return o, fmt.Errorf("--evaluate %d: must be at least 1", f.evaluate)
-	case f.restarts < 1:
-		return o, fmt.Errorf("--restarts %d: must be at least 1", f.restarts)
-	case f.restartIters < 0 || f.restartIters > f.iters:
-		return o, fmt.Errorf("--restart-iters %d: must be between 0 and --iters %d", f.restartIters, f.iters)
-	case f.degree < 1:
-		return o, fmt.Errorf("--degree %d: must be at least 1", f.degree)
-	case f.cgIters < 1:
-		return o, fmt.Errorf("--cg-iters %d: must be at least 1", f.cgIters)
-	case f.screenIters < 0:
-		return o, fmt.Errorf("--screen-iters %d: must be at least 1, or 0 for no screening", f.screenIters)
-	case f.autoSample < -1:
-		return o, fmt.Errorf("--auto-sample %d: a sample size, 0 for the default or -1 for the whole data", f.autoSample)
-	case f.autoSample > 0 && f.k > 0 && f.autoSample < 10*f.k:
-		return o, fmt.Errorf("--auto-sample %d with --k %d: the sample needs at least 10 samples a cluster (%d)", f.autoSample, f.k, 10*f.k)
-	}
-	for _, c := range []struct {
-		name   string
-		v      float64
-		zeroOK bool
-	}{{"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
-		if err := finite(c.name, c.v, c.zeroOK); err != nil {
-			return o, err
-		}
-	}
-	if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
-		return o, fmt.Errorf("--coef0 %v: must be a finite number", f.coef0)
-	}
-	if f.kernelMemGB > 1<<20 || int64(f.kernelMemGB*(1<<30)) < 1 {
-		return o, fmt.Errorf("--kernel-memory %v: want between a byte and a million GiB", f.kernelMemGB)
-	}
-	// --lambdas and --auto-sample are lambda auto's: given where lambda
-	// is fixed (a number, or the papers' value under their formulation)
-	// they would be ignored.
-	fixed := ""
-	switch {
-	case !f.lambda.IsAuto() && !f.lambda.IsDefault():
-		fixed = fmt.Sprintf("--lambda is %v", f.lambda)
-	case f.lambda.IsDefault() && o.Formulation == solver.Papers:
-		fixed = "the papers' formulation fixes lambda at the papers' value (--lambda auto chooses)"
-	}
-	if f.lambdas != "" && fixed != "" {
-		return o, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but %s", f.lambdas, fixed)
-	}
-	if f.autoSample != 0 && fixed != "" {
-		return o, fmt.Errorf("--auto-sample %d: where --lambda auto chooses, but %s", f.autoSample, fixed)
+	if err := f.checkRanges(); err != nil {
+		return o, err
 	}
 	o.ScreenIter = f.screenIters
 	o.AutoSample = f.autoSample
 	o.CandidateStart = f.candStart
-	if f.lambdas != "" {
-		for _, s := range strings.Split(f.lambdas, ",") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || !(v > 0) || math.IsInf(v, 0) {
-				return o, fmt.Errorf("--lambdas: %q is not a finite number > 0", s)
-			}
-			o.Lambdas = append(o.Lambdas, v)
-		}
+	var err error
+	if o.Lambdas, err = f.candidates(o.Formulation); err != nil {
+		return o, err
 	}
 	if !f.papers || given("iters") {
 		o.Solver.MaxIter = f.iters
@@ -347,6 +292,81 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		o.Graph.Metric = metric
 	}
 	return o, nil
+}
+
+// checkRanges refuses the numeric flags out of their ranges, by name.
+func (f *methodFlags) checkRanges() error {
+	switch {
+	case f.iters < 1:
+		return fmt.Errorf("--iters %d: must be at least 1", f.iters)
+	case f.minIters < 0 || f.minIters > f.iters:
+		return fmt.Errorf("--min-iters %d: must be between 0 and --iters %d", f.minIters, f.iters)
+	case f.evaluate < 1:
+		return fmt.Errorf("--evaluate %d: must be at least 1", f.evaluate)
+	case f.restarts < 1:
+		return fmt.Errorf("--restarts %d: must be at least 1", f.restarts)
+	case f.restartIters < 0 || f.restartIters > f.iters:
+		return fmt.Errorf("--restart-iters %d: must be between 0 and --iters %d", f.restartIters, f.iters)
+	case f.degree < 1:
+		return fmt.Errorf("--degree %d: must be at least 1", f.degree)
+	case f.cgIters < 1:
+		return fmt.Errorf("--cg-iters %d: must be at least 1", f.cgIters)
+	case f.screenIters < 0:
+		return fmt.Errorf("--screen-iters %d: must be at least 1, or 0 for no screening", f.screenIters)
+	case f.autoSample < -1:
+		return fmt.Errorf("--auto-sample %d: a sample size, 0 for the default or -1 for the whole data", f.autoSample)
+	case f.autoSample > 0 && f.k > 0 && f.autoSample < 10*f.k:
+		return fmt.Errorf("--auto-sample %d with --k %d: the sample needs at least 10 samples a cluster (%d)", f.autoSample, f.k, 10*f.k)
+	}
+	for _, c := range []struct {
+		name   string
+		v      float64
+		zeroOK bool
+	}{{"sigma", f.sigma, true}, {"kernel-memory", f.kernelMemGB, false}, {"cg-tol", f.cgTol, false}} {
+		if err := finite(c.name, c.v, c.zeroOK); err != nil {
+			return err
+		}
+	}
+	if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
+		return fmt.Errorf("--coef0 %v: must be a finite number", f.coef0)
+	}
+	if f.kernelMemGB > 1<<20 || int64(f.kernelMemGB*(1<<30)) < 1 {
+		return fmt.Errorf("--kernel-memory %v: want between a byte and a million GiB", f.kernelMemGB)
+	}
+	return nil
+}
+
+// candidates returns --lambdas, lambda auto's candidate weights (nil for
+// the default ones), refusing it, and --auto-sample, where lambda is
+// fixed under formulation.
+func (f *methodFlags) candidates(formulation solver.Formulation) ([]float64, error) {
+	// --lambdas and --auto-sample are lambda auto's: given where lambda
+	// is fixed (a number, or the papers' value under their formulation)
+	// they would be ignored.
+	fixed := ""
+	switch {
+	case !f.lambda.IsAuto() && !f.lambda.IsDefault():
+		fixed = fmt.Sprintf("--lambda is %v", f.lambda)
+	case f.lambda.IsDefault() && formulation == solver.Papers:
+		fixed = "the papers' formulation fixes lambda at the papers' value (--lambda auto chooses)"
+	}
+	if f.lambdas != "" && fixed != "" {
+		return nil, fmt.Errorf("--lambdas %s: the candidates of --lambda auto, but %s", f.lambdas, fixed)
+	}
+	if f.autoSample != 0 && fixed != "" {
+		return nil, fmt.Errorf("--auto-sample %d: where --lambda auto chooses, but %s", f.autoSample, fixed)
+	}
+	var lambdas []float64
+	if f.lambdas != "" {
+		for _, s := range strings.Split(f.lambdas, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil || !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("--lambdas: %q is not a finite number > 0", s)
+			}
+			lambdas = append(lambdas, v)
+		}
+	}
+	return lambdas, nil
 }
 
 // sampleGraph reads the --graph file for the prepared data; nil without
