@@ -73,10 +73,13 @@ endif
 	$(GO) test -count=1 -race -short -tags '$(TAGS)' $(RACE_PKGS)
 
 # The variants of test in full: the long checks on the real corpora on
-# OpenBLAS, the generic kernels and without assembly.
+# OpenBLAS, under MPI, with the generic kernels and without assembly.
 test-full:
 ifneq ($(HAVE_OPENBLAS),)
 	$(GO) test -count=1 -tags openblas ./...
+endif
+ifneq ($(HAVE_MPI),)
+	$(GO) test -count=1 -tags '$(TAGS)' -run Distributed ./cmd/manifactor/
 endif
 	MANIFACTOR_KERNELS=generic $(GO) test -count=1 ./...
 	$(GO) test -count=1 -tags noasm ./...

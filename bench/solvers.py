@@ -26,7 +26,7 @@ import subprocess
 def run(args, solver, iters, seed):
     cmd = [args.bin, "bench", "--data", args.data, "--method", args.method, "--k", str(args.k),
            "--iters", str(iters), "--solver", solver, "--seed", str(seed), "--evaluate", "1",
-           "--trace", "--json", "--tol", "0", "--pg-tol", "0"]
+           "--trace", "--json", "--tol", "off", "--pg-tol", "off"]
     if args.weighting:
         cmd += ["--weighting", args.weighting, "--normalize", "l2"]
     if args.lam:

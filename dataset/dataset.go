@@ -77,7 +77,7 @@ type LoadOptions struct {
 	// (its Text field is ignored: Text below applies).
 	Reuters ReutersOptions
 	// Text is the text pipeline of Reuters and plain-text directories:
-	// tokens, stop words, stemming, pruning, tf-idf and unit length.
+	// tokens, stop words, stemming and pruning, to term counts.
 	Text TextOptions
 	// MemoryLimit bounds the memory the data set read from a file may
 	// take (its values as float64, and their indices), checked before
@@ -96,7 +96,8 @@ type LoadOptions struct {
 // .txt / .txt.gz file is a text corpus (see IsTextSource): Reuters-21578
 // SGML (LoadReuters), a directory of documents, one per file (LoadTextDir),
 // or one document per line (LoadTextLines; "label<TAB>text" when
-// opt.CSV.LabelColumn is "1"), turned into tf-idf vectors by opt.Text. Other files are chosen by extension, each also gzip-compressed
+// opt.CSV.LabelColumn is "1"), turned into term counts by opt.Text (which
+// model.Prepare weighs). Other files are chosen by extension, each also gzip-compressed
 // with a further ".gz": .mat (MATLAB level 5, see ReadMAT), .mtx (Matrix
 // Market, see ReadMatrixMarket), .svm, .svmlight or .libsvm (see
 // ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). A
@@ -740,12 +741,13 @@ func (d *Dataset) DocumentFrequency() []int {
 // is the number of samples and df_j the number of samples in which feature
 // j is non-zero (Xu, Liu and Gong, SIGIR 2003, section 3.1). A feature that
 // occurs in every sample gets weight zero; its stored entries stay, as
-// zeros. The counts must be non-negative.
+// zeros. The counts must be non-negative. It sets Weighted.
 func (d *Dataset) TFIDF() error {
 	if err := d.CheckNonNegative(); err != nil {
 		return fmt.Errorf("tf-idf needs term counts: %w", err)
 	}
 	d.WeighTerms(d.IDF(), false)
+	d.Weighted = true
 	return nil
 }
 
@@ -755,12 +757,13 @@ func (d *Dataset) TFIDF() error {
 // the first author of papers 000-003, whose text says only "tf-idf"; a word
 // repeated ten times weighs about three times one said once, not ten.
 // Every non-zero count must be at least 1 (1 + ln tf turns negative below
-// 1/e); the error names the first that is not.
+// 1/e); the error names the first that is not. It sets Weighted.
 func (d *Dataset) LogTFIDF() error {
 	if err := d.CheckLogCounts(); err != nil {
 		return err
 	}
 	d.WeighTerms(d.IDF(), true)
+	d.Weighted = true
 	return nil
 }
 
@@ -859,8 +862,10 @@ func (d *Dataset) WeighTerms(idf []float64, sublinear bool) {
 }
 
 // NormalizeL2 scales each sample to unit Euclidean length in place and
-// returns how many samples are all zero (they are left as they are).
+// returns how many samples are all zero (they are left as they are). It
+// sets Weighted.
 func (d *Dataset) NormalizeL2() (zero int) {
+	d.Weighted = true
 	if a := d.Sparse; a != nil {
 		empty := make([]bool, a.Rows)
 		parallel.For(a.Rows, 0, prepareRows, func(lo, hi int) {

@@ -8,7 +8,7 @@
 // quotations (LoadTextDir, Strip), or one document per line
 // (LoadTextLines), through a text
 // pipeline (Tokenize, English stop words, Snowball stemming, document
-// frequency pruning, tf-idf, unit length: Vectorize); and the usual
+// frequency pruning, to term counts: Vectorize); and the usual
 // preparation of counts (TFIDF, or LogTFIDF with the authors' 1 + ln tf;
 // NormalizeL2, DropZeroFeatures). The
 // vocabulary, class names and sample IDs travel with a Dataset.

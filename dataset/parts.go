@@ -184,6 +184,9 @@ func ReadParts(dir string) (*Parts, error) {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&man); err != nil {
+		if strings.Contains(err.Error(), `unknown field "weighting"`) {
+			return nil, fmt.Errorf("%s: written by an earlier manifactor, which named a weighting where the text pipeline is recorded now: split the corpus again", path)
+		}
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	bad := func(format string, args ...any) error {

@@ -155,6 +155,7 @@ func TestPartsBad(t *testing.T) {
 		}},
 		{"escape", "not a file name", func(m map[string]any) { part(m, 0)["file"] = "../x.mtx" }},
 		{"unknown field", "unknown field", func(m map[string]any) { m["extra"] = 1.0 }},
+		{"an earlier version's weighting", "split the corpus again", func(m map[string]any) { m["weighting"] = "tfidf" }},
 		{"labels escape", "not a file name", func(m map[string]any) { m["labels"] = "/etc/passwd" }},
 		{"features", "part-00000.mtx", func(m map[string]any) { m["features"] = 7.0 }},
 	}

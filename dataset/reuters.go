@@ -902,7 +902,11 @@ func LoadReuters(ctx context.Context, paths []string, opt ReutersOptions) (*Data
 			docs[i].Label = a.Topics[0]
 		}
 	}
-	d, err := vectorize(ctx, source, docs, opt.Text, stats)
+	// The articles' bodies have no headers, footers or quotes to strip:
+	// the pipeline recorded (Dataset.Text) is the one applied.
+	text := opt.Text
+	text.Strip = 0
+	d, err := vectorize(ctx, source, docs, text, stats)
 	return d, stats, err
 }
 

@@ -51,30 +51,31 @@ func StopWords() []string {
 	return words
 }
 
-// TextOptions says how Vectorize turns texts into term vectors. The zero
-// value is the papers' practice: stop words removed, words stemmed,
-// x = tf log(n/df), documents scaled to unit length.
+// TextOptions says how Vectorize turns texts into term counts. The zero
+// value is the papers' practice: stop words removed, words stemmed
+// (model.Prepare then weighs the counts by x = tf log(n/df) and scales
+// the documents to unit length).
 type TextOptions struct {
 	// KeepNumbers keeps tokens that contain a digit (dropped by default).
-	KeepNumbers bool
+	KeepNumbers bool `json:"keep_numbers,omitempty"`
 	// NoStopWords keeps the stop words (see StopWords), dropped by default.
-	NoStopWords bool
+	NoStopWords bool `json:"no_stop_words,omitempty"`
 	// NoStem turns off Porter2 (Snowball English) stemming.
-	NoStem bool
+	NoStem bool `json:"no_stem,omitempty"`
 	// MinDF drops the terms that occur in fewer documents; 0 means 1
 	// (keep every term).
-	MinDF int
+	MinDF int `json:"min_df,omitempty"`
 	// MaxDF drops the terms that occur in more than this fraction of the
 	// documents, in (0, 1]; 0 means no limit.
-	MaxDF float64
+	MaxDF float64 `json:"max_df,omitempty"`
 	// DropEmpty removes the documents left without any term; otherwise
 	// they stay as all-zero rows. Either way they are counted and listed
 	// in CorpusStats.
-	DropEmpty bool
+	DropEmpty bool `json:"drop_empty,omitempty"`
 	// Strip removes the headers, signatures or quoted lines of e-mail
 	// and news messages before tokenizing (see Strip), in the
 	// directory and line corpora (LoadTextDir, LoadTextLines).
-	Strip Strip
+	Strip Strip `json:"strip,omitempty"`
 }
 
 // Tokenization returns the options that act on each document alone

@@ -159,6 +159,15 @@ func TestVectorizeCounts(t *testing.T) {
 		if d.Text == nil || *d.Text != opt || d.Weighted {
 			t.Errorf("%+v: Text %v, Weighted %v", opt, d.Text, d.Weighted)
 		}
+		// Weighing or scaling them by hand says so, for a preparation
+		// that must not weigh them again.
+		w := d.SelectSamples([]int{0, 1, 2, 3})
+		if err := w.TFIDF(); err != nil || !w.Weighted {
+			t.Errorf("%+v: TFIDF: %v, Weighted %v", opt, err, w.Weighted)
+		}
+		if w := d.SelectSamples([]int{0, 1}); w.NormalizeL2() >= 0 && !w.Weighted {
+			t.Errorf("%+v: NormalizeL2 left Weighted false", opt)
+		}
 		for i, row := range counts {
 			for j, tf := range row {
 				if got := d.Sparse.At(i, j); got != tf {

@@ -35,10 +35,11 @@ type Job struct {
 	// ranks build the graph among themselves, graph.Sparse's exact
 	// search) or SampleGraph (a graph of all the samples, on every
 	// rank); Solver's MaxIter, Tol (its relative-decrease rule: the
-	// projected-gradient rule is not applied), Algorithm (coordinate
-	// descent for NMF where the data have enough blocks of rows for the
-	// grid, else the multiplicative updates) and PlainCD. Other settings
-	// are not available distributed and are an error.
+	// projected-gradient rule is not applied, and PGTol may only be 0 or
+	// negative), Algorithm (coordinate descent for NMF where the data
+	// have enough blocks of rows for the grid, else the multiplicative
+	// updates) and PlainCD. Other settings are not available distributed
+	// and are an error.
 	Options model.Options
 	// GridRows is the number of rows of the grid of ranks; 0 lets
 	// NewGrid choose.
@@ -96,6 +97,33 @@ func (job *Job) check() error {
 	}
 	if o.Solver.Algorithm == solver.CD && o.Method != solver.NMF {
 		return fmt.Errorf("dist: coordinate descent runs for nmf only distributed (%v: multiplicative updates)", o.Method)
+	}
+	// What a distributed fit does not apply is refused, never ignored.
+	c := o.Solver
+	c.MaxIter, c.Tol, c.PlainCD, c.Algorithm = 0, 0, false, 0
+	// The default or none of the projected-gradient rule, every
+	// iteration evaluated and one start are what a distributed fit does.
+	if c.PGTol < 0 {
+		c.PGTol = 0
+	}
+	if c.Evaluate == 1 {
+		c.Evaluate = 0
+	}
+	if c.Restarts == 1 {
+		c.Restarts = 0
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"Start", o.Start != solver.RandomStart}, {"Assign", o.Assign != model.KMeansAssign},
+		{"Lambdas", o.Lambdas != nil}, {"ScreenIter", o.ScreenIter != 0}, {"AutoSample", o.AutoSample != 0},
+		{"CandidateStart", o.CandidateStart != model.DefaultCandidateStart},
+		{"Solver (but MaxIter, Tol, PlainCD and Algorithm)", c != (solver.Control{})},
+	} {
+		if f.set {
+			return fmt.Errorf("dist: Options.%s is not applied by a distributed fit (it runs from the random start, assigns nothing, and stops by Tol's relative decrease)", f.name)
+		}
 	}
 	if job.Path == "" {
 		return fmt.Errorf("dist: a job needs the corpus's path")
@@ -261,7 +289,10 @@ func (s *source) prepare(ctx context.Context, job Job, cs GridComms, g Grid, ran
 		if s.mtx != nil {
 			ds, err = ReadMTXShard(ctx, cs.World, g, s.mtx)
 		} else {
+			// Every rank learns that one could not read its part,
+			// before the preparation's collectives would wait for it.
 			ds, err = dataset.LoadRows(ctx, job.Path, s0, s1, job.Load)
+			err = agree(cs.World, err)
 		}
 		if err != nil {
 			return nil, err

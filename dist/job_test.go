@@ -3,11 +3,13 @@ package dist_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
@@ -76,9 +78,49 @@ func TestRunLocalMatchesOneProcess(t *testing.T) {
 		{model.Options{Method: solver.LCCF, K: 2}, "lccf is not available distributed"},
 		{model.Options{Method: solver.GNMF, K: 2}, "gnmf needs a fixed weight"},
 		{model.Options{Method: solver.NMFKL, K: 2, Solver: solver.Control{Algorithm: solver.CD}}, "coordinate descent runs for nmf only"},
+		{model.Options{Method: solver.NMF, K: 2, Start: solver.NNDSVDStart}, "Options.Start is not applied"},
+		{model.Options{Method: solver.NMF, K: 2, Solver: solver.Control{Restarts: 3}}, "Options.Solver"},
 	} {
 		if _, err := dist.RunLocal(ctx, dist.Job{Path: path, Options: c.o}, 2); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.o, err, c.want)
 		}
+	}
+}
+
+// TestRunLocalMissingPart: a rank that cannot read its part of a parts
+// directory fails the job on every rank instead of leaving the others
+// waiting in the preparation's collectives.
+func TestRunLocalMissingPart(t *testing.T) {
+	dir := t.TempDir()
+	a := randomSamples(6, 40, 30, 0.2)
+	for q := range a.Val {
+		a.Val[q] = math.Ceil(a.Val[q])
+	}
+	_, err := dataset.WriteParts(&dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2}, func(name string, write func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return write(f)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, dataset.PartName(1))); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := dist.RunLocal(context.Background(), dist.Job{Path: dir, GridRows: 1, Options: model.Options{Method: solver.NMF, K: 2}}, 2)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a missing part: no error")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a missing part: the ranks still wait after 30 s")
 	}
 }

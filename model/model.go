@@ -255,6 +255,9 @@ func (m *Model) TransformText(ctx context.Context, texts []string, opts Transfor
 	if m == nil || m.Text == nil {
 		return nil, fmt.Errorf("model: TransformText: the model was fitted on a matrix, not on text: its features are not words")
 	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	if len(texts) == 0 {
 		return nil, fmt.Errorf("model: TransformText: no texts")
 	}

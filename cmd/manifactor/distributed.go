@@ -19,6 +19,7 @@ import (
 	"github.com/manifactor/manifactor/dist"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/outdir"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -303,7 +304,11 @@ func runJob(ctx context.Context, df *dataFlags, rt *runtimeFlags, mf *methodFlag
 	if err != nil {
 		return nil, err
 	}
-	job := dist.Job{Path: df.path, Load: lo, Prepare: prep, Options: opts, GridRows: rows}
+	// What a distributed fit applies (checkDistFlags refused the rest).
+	fit := model.Options{Method: opts.Method, K: opts.K, Seed: opts.Seed, Threads: opts.Threads,
+		Lambda: opts.Lambda, Formulation: opts.Formulation, Graph: opts.Graph,
+		Solver: solver.Control{MaxIter: opts.Solver.MaxIter, Tol: opts.Solver.Tol, PlainCD: opts.Solver.PlainCD, Algorithm: opts.Solver.Algorithm}}
+	job := dist.Job{Path: df.path, Load: lo, Prepare: prep, Options: fit, GridRows: rows}
 	if mf.graph.file != "" {
 		job.ReadGraph = func(n int) (*graph.Graph, error) { return mf.graph.readGraph(n, io.Discard) }
 	}

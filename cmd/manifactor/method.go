@@ -157,8 +157,6 @@ func set(fs *flag.FlagSet, name string) bool {
 	return given
 }
 
-// finite checks a float flag: finite and, unless zeroOK, positive, or
-// not negative.
 // threshold is a stopping threshold's flag: a number in [0, 1), 0 (or
 // leaving it out) for the default as in the library, or "off", the
 // library's negative value.
@@ -184,6 +182,8 @@ func (t *threshold) Set(s string) error {
 	return nil
 }
 
+// finite checks a float flag: finite and, unless zeroOK, positive, or
+// not negative.
 func finite(name string, v float64, zeroOK bool) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):

@@ -30,11 +30,16 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/experiment"
+	"github.com/manifactor/manifactor/internal/backend"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
 
 func main() {
+	if err := backend.FromEnv(); err != nil {
+		fmt.Fprintln(os.Stderr, "autocands:", err)
+		os.Exit(1)
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "autocands:", err)
