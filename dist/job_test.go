@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -97,12 +98,7 @@ func TestRunLocalMissingPart(t *testing.T) {
 		a.Val[q] = math.Ceil(a.Val[q])
 	}
 	_, err := dataset.WriteParts(&dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2}, func(name string, write func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return write(f)
+		return outdir.WriteFile(filepath.Join(dir, name), write)
 	})
 	if err != nil {
 		t.Fatal(err)
