@@ -146,15 +146,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	graphTime := time.Since(graphStart)
 	setupTime := time.Since(setup)
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startProfile(*cpuProfile)
 		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	var points []tracePoint
 	began := time.Now()
@@ -202,26 +198,45 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *asJSON {
 		return writeJSON(stdout, out)
 	}
-	fmt.Fprintf(stdout, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations", out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iters)
+	out.print(stdout)
+	return nil
+}
+
+// startProfile starts a CPU profile into path and returns its stop.
+func startProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// print writes the benchmark's line, and its graph passes and linear
+// solves where it has them.
+func (out *benchOutput) print(w io.Writer) {
+	fmt.Fprintf(w, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations", out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iters)
 	if out.GFlops > 0 {
-		fmt.Fprintf(stdout, ", %.2f GFLOP/s", out.GFlops)
+		fmt.Fprintf(w, ", %.2f GFLOP/s", out.GFlops)
 	}
-	fmt.Fprintf(stdout, " [blas %s, kernels %s, %d threads]; setup %.2f s (load %.2f, prepare %.2f", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds, out.LoadSeconds, out.PrepareSeconds)
+	fmt.Fprintf(w, " [blas %s, kernels %s, %d threads]; setup %.2f s (load %.2f, prepare %.2f", out.BLAS, out.Kernels, out.Threads, out.SetupSeconds, out.LoadSeconds, out.PrepareSeconds)
 	if out.GraphSeconds > 0 {
-		fmt.Fprintf(stdout, ", graph %.2f", out.GraphSeconds)
+		fmt.Fprintf(w, ", graph %.2f", out.GraphSeconds)
 	}
-	fmt.Fprintf(stdout, "); fit %.2f s (data copies %.2f)", out.FitSeconds, out.DataSeconds)
+	fmt.Fprintf(w, "); fit %.2f s (data copies %.2f)", out.FitSeconds, out.DataSeconds)
 	if out.PeakRSSBytes > 0 {
-		fmt.Fprintf(stdout, "; peak memory %.0f MB (estimate %.0f MB)", float64(out.PeakRSSBytes)/1e6, float64(out.EstimateBytes)/1e6)
+		fmt.Fprintf(w, "; peak memory %.0f MB (estimate %.0f MB)", float64(out.PeakRSSBytes)/1e6, float64(out.EstimateBytes)/1e6)
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(w)
 	if out.GraphPasses > 0 {
-		fmt.Fprintf(stdout, "passes over the graph: %d, %.2f an iteration\n", out.GraphPasses, float64(out.GraphPasses)/float64(out.Iters))
+		fmt.Fprintf(w, "passes over the graph: %d, %.2f an iteration\n", out.GraphPasses, float64(out.GraphPasses)/float64(out.Iters))
 	}
 	if out.CG != nil {
-		fmt.Fprintf(stdout, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)
+		fmt.Fprintf(w, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)
 	}
-	return nil
 }
 
 // nmfFlops counts the floating-point operations of one NMF iteration: the
