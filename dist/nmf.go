@@ -98,8 +98,9 @@ type NMFResult struct {
 	// Objective is ||X - U V^T||_F^2 at the start and after every
 	// iteration, the same on every rank.
 	Objective []float64
-	// Converged reports that Tol stopped the iterations before Iters.
-	Converged bool
+	// Status says what stopped the iterations: solver.Converged when
+	// Tol's rule did, solver.IterationLimit after MaxIter.
+	Status solver.Status
 	// Words is the values this rank moved to or from other ranks per
 	// iteration, counted at the collectives, and Formula what the formula
 	// says it should be: Grid.WordsPerIter, plus with a graph term the
@@ -495,7 +496,7 @@ func (res *NMFResult) record(obj float64, it int, tol float64) (stop bool, err e
 	prev := res.Objective[len(res.Objective)-1]
 	res.Objective = append(res.Objective, obj)
 	if tol > 0 && prev > 0 && (prev-obj)/prev < tol {
-		res.Converged = true
+		res.Status = solver.Converged
 		return true, nil
 	}
 	return false, nil
@@ -592,7 +593,8 @@ func startFactors(g Grid, i, j, k int, seed uint64, order []int) (res *NMFResult
 	} else {
 		ua, va = nmfstep.RandomRows(g.M, g.N, k, seed, 0, u0, u1, v0, v1)
 	}
-	res = &NMFResult{U: blas64.General{Rows: u1 - u0, Cols: k, Stride: k, Data: ua}, V: blas64.General{Rows: v1 - v0, Cols: k, Stride: k, Data: va}, ULo: u0, VLo: v0}
+	res = &NMFResult{U: blas64.General{Rows: u1 - u0, Cols: k, Stride: k, Data: ua}, V: blas64.General{Rows: v1 - v0, Cols: k, Stride: k, Data: va}, ULo: u0, VLo: v0,
+		Status: solver.IterationLimit}
 	uCounts, vCounts = make([]int, g.Cols), make([]int, g.Rows)
 	for t := range uCounts {
 		lo, hi := g.URows(i, t)

@@ -221,8 +221,8 @@ func TestFitNMFStopsAsSolver(t *testing.T) {
 	}
 	g, _ := dist.NewGrid(4, m, n, 0)
 	res, _, _ := fitGrid(t, g, samples, dist.NMFOptions{K: k, Seed: 8, Control: solver.Control{MaxIter: 500, Tol: 1e-4}}, true)
-	if !res.Converged || len(res.Objective) != len(ref.Objective) {
-		t.Fatalf("stopped after %d iterations (converged %v), one process after %d", len(res.Objective)-1, res.Converged, len(ref.Objective)-1)
+	if res.Status != solver.Converged || len(res.Objective) != len(ref.Objective) {
+		t.Fatalf("stopped after %d iterations (%v), one process after %d", len(res.Objective)-1, res.Status, len(ref.Objective)-1)
 	}
 	if it := len(res.Objective) - 1; it < 5 || it >= 500 {
 		t.Errorf("stopped after %d iterations: the rule did not decide anything", it)

@@ -5,9 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -80,26 +77,6 @@ func FromWeights(a *sparse.CSR, n int, source string) (*Graph, ReadNotes, error)
 		return nil, notes, fmt.Errorf("%s: %w", source, err)
 	}
 	return g, notes, nil
-}
-
-// DenseWeights returns the non-zeros of a dense weight matrix as a CSR,
-// for FromWeights.
-func DenseWeights(d *mat.Dense) *sparse.CSR {
-	return denseToCSR(d.RawMatrix())
-}
-
-// denseToCSR returns the non-zeros of d as a CSR.
-func denseToCSR(d blas64.General) *sparse.CSR {
-	a := &sparse.CSR{Rows: d.Rows, Cols: d.Cols, Indptr: make([]int, d.Rows+1)}
-	for i := 0; i < d.Rows; i++ {
-		for j, x := range d.Data[i*d.Stride : i*d.Stride+d.Cols] {
-			if x != 0 {
-				a.Ind, a.Val = append(a.Ind, j), append(a.Val, x)
-			}
-		}
-		a.Indptr[i+1] = len(a.Ind)
-	}
-	return a
 }
 
 // symmetrizeMax returns max(a, a^T) without the diagonal and without

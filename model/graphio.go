@@ -3,6 +3,7 @@ package model
 import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // ReadGraph reads a user-supplied graph on n samples, such as a hyperlink
@@ -19,7 +20,7 @@ func ReadGraph(path string, n int) (*graph.Graph, graph.ReadNotes, error) {
 		return nil, graph.ReadNotes{}, err
 	}
 	if dense != nil {
-		a = graph.DenseWeights(dense)
+		a = sparse.FromMatrix(dense)
 	}
 	return graph.FromWeights(a, n, path)
 }

@@ -208,7 +208,7 @@ func writeDistSummary(od *outdir.Dir, out string, res *dist.JobResult, mf *metho
 	iters := len(fit.Objective) - 1
 	sum := &distSummary{
 		Method: mf.method.String(), Solver: map[bool]string{true: "cd", false: "mu"}[res.CD], K: k, Samples: n, Features: m, NNZ: res.NNZ, Ranks: size,
-		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: fit.Converged,
+		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: fit.Status == solver.Converged,
 		Objective: fit.Objective[iters], Trace: fit.Objective, Seconds: res.FitTime.Seconds(),
 		WordsPerIter: res.Formula, WordsMeasured: res.Words,
 		ReadSeconds: res.ReadTime.Seconds(), GraphSeconds: res.GraphTime.Seconds(),
@@ -244,10 +244,7 @@ func writeDistSummary(od *outdir.Dir, out string, res *dist.JobResult, mf *metho
 		return writeJSON(stdout, sum)
 	}
 	fmt.Fprintf(stdout, "%s (%s), k = %d: %d samples x %d features (%d non-zeros) on %d ranks, grid %s\n", sum.Method, sum.Solver, k, n, m, sum.NNZ, size, sum.Grid)
-	status := "iteration limit"
-	if fit.Converged {
-		status = "converged"
-	}
+	status := fit.Status.String()
 	fmt.Fprintf(stdout, "%d iterations (%s), objective %.6g, %.3f s (%.2f ms per iteration, %d words per rank per iteration)\n",
 		iters, status, sum.Objective, sum.Seconds, sum.PerIter, sum.WordsPerIter)
 	fmt.Fprintf(stdout, "wrote %s\n", out)
