@@ -434,7 +434,7 @@ func extrapolated(ctx context.Context, res *NMFResult, opts NMFOptions, kk int, 
 	return nil
 }
 
-// moveAll runs ExtrapolatedCD's move over all n entries of a factor
+// moveAll runs nmfstep.Extrapolated's move over all n entries of a factor
 // block, in parallel ranges; nil does nothing.
 func moveAll(move func(lo, hi int), n, threads int) {
 	if move != nil {

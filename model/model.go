@@ -200,6 +200,11 @@ func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 	if err := m.check(); err != nil {
 		return nil, err
 	}
+	return m.transform(ctx, ds, opts)
+}
+
+// transform is Transform for a model check has passed.
+func (m *Model) transform(ctx context.Context, ds *dataset.Dataset, opts TransformOptions) (*Transformed, error) {
 	if opts.MaxIter < 0 || opts.Threads < 0 {
 		return nil, fmt.Errorf("model: Transform: MaxIter %d and Threads %d must not be negative", opts.MaxIter, opts.Threads)
 	}
@@ -276,7 +281,7 @@ func (m *Model) TransformText(ctx context.Context, texts []string, opts Transfor
 	if err != nil {
 		return nil, err
 	}
-	return m.Transform(ctx, ds, opts)
+	return m.transform(ctx, ds, opts)
 }
 
 // checkText refuses new samples whose features cannot be the model's: a

@@ -351,7 +351,7 @@ func (d *dataFlags) check() error {
 // (a text corpus is read as term counts, which the preparation weighs by
 // tf-idf, as the library's zero options do) and the reader's memory
 // bound from --memory.
-func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.PrepareOptions, error) {
+func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.PrepareOptions) {
 	opts, prep := d.opts, d.prep
 	if !dataset.IsTextSource(d.path) {
 		// A matrix's floor is Prepare's; the text pipeline applies its
@@ -368,7 +368,7 @@ func (d *dataFlags) loadOptions(rt *runtimeFlags) (dataset.LoadOptions, model.Pr
 	default:
 		opts.MemoryLimit = rt.limit
 	}
-	return opts, prep, nil
+	return opts, prep
 }
 
 // read reads the data set named by --data as it is, before its
@@ -378,10 +378,7 @@ func (d *dataFlags) read(ctx context.Context, rt *runtimeFlags) (*dataset.Datase
 	if err := d.check(); err != nil {
 		return nil, model.PrepareOptions{}, err
 	}
-	opts, prep, err := d.loadOptions(rt)
-	if err != nil {
-		return nil, prep, err
-	}
+	opts, prep := d.loadOptions(rt)
 	printed := false
 	if !rt.quiet && d.stderr != nil && isTerminal(d.stderr) {
 		var last time.Time

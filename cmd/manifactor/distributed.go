@@ -293,10 +293,7 @@ func runJob(ctx context.Context, df *dataFlags, rt *runtimeFlags, mf *methodFlag
 	if err := df.check(); err != nil {
 		return nil, err
 	}
-	lo, prep, err := df.loadOptions(rt)
-	if err != nil {
-		return nil, err
-	}
+	lo, prep := df.loadOptions(rt)
 	opts, err := mf.options(rt.threads, sparseData)
 	if err != nil {
 		return nil, err
