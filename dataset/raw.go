@@ -92,8 +92,11 @@ var (
 	quoteIntro = regexp.MustCompile(`(?i)(^in article|writes:\s*$|wrote:\s*$|writes in\b|says:\s*$|said:\s*$|^quoted from)`)
 )
 
-// StripText removes the parts of a message that s names (see Strip).
-func StripText(text string, s Strip) string {
+// Apply removes the parts of a message that s names from text.
+func (s Strip) Apply(text string) string {
+	if s == 0 {
+		return text
+	}
 	if s&StripHeaders != 0 && headerLine.MatchString(text) {
 		text = strings.ReplaceAll(text, "\r\n", "\n")
 		if i := strings.Index(text, "\n\n"); i >= 0 {
@@ -194,9 +197,9 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 					}
 					return nil, stats, valueErr(path, line, 1, text, "%q: want a label, a tab and the text", truncate([]byte(text)))
 				}
-				label, text = strings.TrimSpace(l), opt.Strip.apply(rest)
+				label, text = strings.TrimSpace(l), opt.Strip.Apply(rest)
 			} else {
-				text = opt.Strip.apply(text)
+				text = opt.Strip.Apply(text)
 			}
 			if strings.TrimSpace(text) != "" || labelled {
 				docs = append(docs, Document{ID: fmt.Sprint(line), Label: label, Text: text})
@@ -222,14 +225,6 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d lines are not UTF-8, read as Latin-1", path, latin1, len(docs)))
 	}
 	return d, stats, err
-}
-
-// apply is StripText with s, for the loaders.
-func (s Strip) apply(text string) string {
-	if s == 0 {
-		return text
-	}
-	return StripText(text, s)
 }
 
 // gzipStream decompresses a gzip file member by member (files made by

@@ -81,7 +81,7 @@ func TestStripText(t *testing.T) {
 		{0, msg, msg},
 	}
 	for _, c := range cases {
-		if got := StripText(c.text, c.s); got != c.want {
+		if got := c.s.Apply(c.text); got != c.want {
 			t.Errorf("%v of %q: %q, want %q", c.s, c.text, got, c.want)
 		}
 	}
@@ -149,7 +149,7 @@ func FuzzStripText(f *testing.F) {
 	f.Add("", uint8(1))
 	f.Add("--\n--\n", uint8(2))
 	f.Fuzz(func(t *testing.T, text string, s uint8) {
-		out := StripText(text, Strip(s&7))
+		out := Strip(s & 7).Apply(text)
 		if len(out) > len(strings.ReplaceAll(text, "\r\n", "\n"))+1 {
 			t.Fatalf("%q grew to %q", text, out)
 		}

@@ -608,7 +608,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 		if lat {
 			latin1++
 		}
-		docs = append(docs, Document{ID: rel, Label: label, Text: opt.Strip.apply(text)})
+		docs = append(docs, Document{ID: rel, Label: label, Text: opt.Strip.Apply(text)})
 		return nil
 	})
 	stats.Articles = len(docs)

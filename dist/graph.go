@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/blockknn"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -52,13 +53,13 @@ func (r *GraphRows) check(g Grid, rank int) ([]float64, error) {
 
 // BuildGraph builds, on every rank, its rows of the graph that
 // graph.Sparse would build on all N samples with opt (the exact search;
-// see graph.NewCandidates for the options a search by blocks takes): the
+// see blockknn.New for the options a search by blocks takes): the
 // rows of the V rows it owns. shard holds the rank's sample block
 // (Grid.SampleBlock of its grid column, every feature, prepared). Each
 // rank offers its own rows to themselves, then passes the rows it holds,
 // with their candidate lists, to the next rank of a ring over all ranks
 // and receives the previous rank's, P / 2 times, offering each pair of
-// its rows and the visitors' to both (graph.Candidates.OfferPairs): every
+// its rows and the visitors' to both (blockknn.Candidates.OfferPairs): every
 // pair of samples is met once, as in the one-process search; the lists
 // then return to their rows' owners, and each rank sends every choice of
 // its samples to the owner of the sample chosen, for the symmetrization.
@@ -76,7 +77,7 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 		panic(fmt.Sprintf("dist: BuildGraph: a shard of %d samples for block %d-%d", shard.Rows, s0+1, s1))
 	}
 	own := shard.RowSlice(v0-s0, v1-s0)
-	c, err := graph.NewCandidates(v0, v1-v0, g.N, opt)
+	c, err := blockknn.New(v0, v1-v0, g.N, opt)
 	if err := agree(world, err); err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 		rowCounts[r] = int(sizes[3*r+1])
 	}
 	byRank := make([]float64, g.N)
-	if err := world.Allgatherv(graph.SquaredNorms(own), byRank, rowCounts); err != nil {
+	if err := world.Allgatherv(blockknn.SquaredNorms(own), byRank, rowCounts); err != nil {
 		return nil, err
 	}
 	sq := make([]float64, g.N)
@@ -115,7 +116,7 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 	}
 	next, prev := (rank+1)%size, (rank-1+size)%size
 	block, b0 := own, v0
-	trav, _ := graph.NewCandidates(v0, v1-v0, g.N, opt) // own rows' lists, travelling
+	trav, _ := blockknn.New(v0, v1-v0, g.N, opt) // own rows' lists, travelling
 	steps := size / 2
 	for step := 1; step <= steps; step++ {
 		from := ((rank-step)%size + size) % size
@@ -160,9 +161,9 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 		c.Merge(c.Decode(in, v0, v1-v0))
 	}
 	// Each choice to the owner of the sample chosen.
-	var local []graph.Edge
+	var local []blockknn.Edge
 	out := make([][]float64, size)
-	c.Chosen(func(e graph.Edge) {
+	c.Chosen(func(e blockknn.Edge) {
 		if o := g.vOwner(e.To); o == rank {
 			local = append(local, e)
 		} else {
@@ -174,7 +175,7 @@ func BuildGraph(ctx context.Context, world Comm, g Grid, shard *sparse.CSR, opt 
 		return nil, err
 	}
 	for q := 0; q+2 < len(in); q += 3 {
-		local = append(local, graph.Edge{From: int(in[q]), To: int(in[q+1]), Dot: in[q+2]})
+		local = append(local, blockknn.Edge{From: int(in[q]), To: int(in[q+1]), Dot: in[q+2]})
 	}
 	w, err := c.Rows(local, sq)
 	if err := agree(world, err); err != nil {

@@ -115,7 +115,7 @@ type NMFResult struct {
 
 // FitNMF runs Frobenius NMF (with GNMF's graph term when opts.Lambda is
 // positive) on the grid g, by solver.Fit's half-steps: the multiplicative
-// updates (solver.MUUpdate, V first) or, with opts.CD, coordinate descent
+// updates (nmfstep.MUUpdate, solver's pass, V first) or, with opts.CD, coordinate descent
 // (nmfstep.CD); every rank calls it with its communicators and its block of
 // the data, Grid.Block's X_ij^T (samples as rows, local indices). Per
 // iteration each half gathers the other factor's block along the grid
@@ -277,7 +277,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if cdU != nil && s != nil {
 			dot = cdU.Update(res.U, qOwn, s, opts.Threads)
 		} else {
-			dot = solver.MUUpdate(res.U, qOwn, s, nil, nil, opts.Threads)
+			dot = nmfstep.MUUpdate(res.U, qOwn, s, nil, nil, opts.Threads)
 		}
 		utu, err = gram(world, res.U, &dot)
 		return utu, dot, err
@@ -320,7 +320,7 @@ func FitNMF(ctx context.Context, cs GridComms, g Grid, block *sparse.CSR, opts N
 		if cdV != nil {
 			cdV.Update(res.V, pOwn, utu, opts.Threads)
 		} else {
-			solver.MUUpdate(res.V, pOwn, utu, wv.Data, deg, opts.Threads)
+			nmfstep.MUUpdate(res.V, pOwn, utu, wv.Data, deg, opts.Threads)
 		}
 		if !withGram {
 			return nil

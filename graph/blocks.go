@@ -6,40 +6,43 @@ import (
 	"math"
 	"slices"
 
+	"github.com/manifactor/manifactor/internal/blockknn"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
 
-// Candidates is Sparse's exact neighbour search cut by blocks: the p best
-// candidates of a block of query samples, offered the samples of other
-// blocks (OfferPairs, which offers each pair to both of its samples),
-// then turned into the queries' rows of the graph (Rows) once the
-// choices of the other samples towards them are known. Processes that each hold some of the samples (package dist's
-// ring) build the graph Sparse would build, row for row: the inner
-// products are summed in the same order, and the candidate lists keep
-// the best p under the same total order whatever order the blocks come
-// in.
-type Candidates struct {
+// Package dist's ranks run Sparse's exact search cut by blocks.
+func init() {
+	blockknn.New = func(q0, nq, n int, opt any) (blockknn.Candidates, error) {
+		return newBlocks(q0, nq, n, opt.(Options))
+	}
+	blockknn.SquaredNorms = func(a *sparse.CSR) []float64 { return sparseSquaredNorms(a, 0) }
+}
+
+// blocks is Sparse's exact neighbour search cut by blocks
+// (blockknn.Candidates): the p best candidates of a block of query
+// samples, offered the samples of other blocks (offerPairs, which offers
+// each pair to both of its samples), then turned into the queries' rows
+// of the graph (Rows) once the choices of the other samples towards them
+// are known. Processes that each hold some of the samples (package
+// dist's ring) build the graph Sparse would build, row for row: the
+// inner products are summed in the same order, and the candidate lists
+// keep the best p under the same total order whatever order the blocks
+// come in.
+type blocks struct {
 	q0, n int // the first query's index, and the number of samples
 	p     int
 	opt   Options
 	l     *lists
 }
 
-// Edge is a directed neighbour choice: sample From chose To, with their
-// inner product Dot.
-type Edge struct {
-	From, To int
-	Dot      float64
-}
-
-// NewCandidates returns the empty candidate lists of the nq queries q0,
+// newBlocks returns the empty candidate lists of the nq queries q0,
 // ..., q0+nq-1 among n samples, for a graph built as opt says. Only the
 // exact search is cut by blocks (opt.Search AutoSearch runs it), and
 // pruning by shared neighbours, which needs every sample's choices, is
 // not available; Heat needs opt.HeatT, as its default comes from a sample
 // of the whole data.
-func NewCandidates(q0, nq, n int, opt Options) (*Candidates, error) {
+func newBlocks(q0, nq, n int, opt Options) (*blocks, error) {
 	p, err := opt.neighbors(n)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func NewCandidates(q0, nq, n int, opt Options) (*Candidates, error) {
 	case q0 < 0 || nq < 0 || q0+nq > n:
 		return nil, fmt.Errorf("graph: queries %d..%d of %d samples", q0, q0+nq-1, n)
 	}
-	return &Candidates{q0: q0, n: n, p: p, opt: opt, l: newLists(nq, p)}, nil
+	return &blocks{q0: q0, n: n, p: p, opt: opt, l: newLists(nq, p)}, nil
 }
 
 // scatterAll adds the products of row q of query with every indexed row
@@ -80,11 +83,11 @@ func (ix *postings) scatterAll(acc []float64, query *sparse.CSR, q int) {
 
 // Chosen calls fn with every choice of the queries: their p best
 // candidates, once every base sample has been offered.
-func (c *Candidates) Chosen(fn func(e Edge)) {
+func (c *blocks) Chosen(fn func(e blockknn.Edge)) {
 	l := c.l
 	for i := range l.cnt {
 		for r := i * l.p; r < i*l.p+l.cnt[i]; r++ {
-			fn(Edge{From: c.q0 + i, To: l.idx[r], Dot: l.dot[r]})
+			fn(blockknn.Edge{From: c.q0 + i, To: l.idx[r], Dot: l.dot[r]})
 		}
 	}
 }
@@ -94,7 +97,7 @@ func (c *Candidates) Chosen(fn func(e Edge)) {
 // incoming, the choices of the other samples that point at a query (in
 // any order; others are ignored). sq holds every sample's squared length.
 // The rows sum to the queries' degrees (Graph.Degree) in the same order.
-func (c *Candidates) Rows(incoming []Edge, sq []float64) (*sparse.CSR, error) {
+func (c *blocks) Rows(incoming []blockknn.Edge, sq []float64) (*sparse.CSR, error) {
 	if len(sq) != c.n {
 		panic(fmt.Sprintf("graph: Rows: %d squared lengths for %d samples", len(sq), c.n))
 	}
@@ -143,11 +146,7 @@ func (c *Candidates) Rows(incoming []Edge, sq []float64) (*sparse.CSR, error) {
 	return out, nil
 }
 
-// SquaredNorms returns the squared length of each row of a, as Sparse
-// computes them.
-func SquaredNorms(a *sparse.CSR) []float64 { return sparseSquaredNorms(a, 0) }
-
-// OfferPairs offers every pair of a query and a base sample once, to
+// OfferPairs (offerPairs) offers every pair of a query and a base sample once, to
 // both: base samples as candidates of the queries (c's lists, rows qlo to
 // qhi-1 of query) and the queries as candidates of the base samples (b's
 // lists, rows blo to bhi-1 of base, b's queries being base's rows), each
@@ -159,7 +158,11 @@ func SquaredNorms(a *sparse.CSR) []float64 { return sparseSquaredNorms(a, 0) }
 // squared lengths. The base samples' candidates from different
 // goroutines are kept apart and merged in a fixed order, so the lists do
 // not depend on threads.
-func (c *Candidates) OfferPairs(ctx context.Context, query *sparse.CSR, querySq []float64, qlo, qhi int, b *Candidates, base *sparse.CSR, baseSq []float64, blo, bhi int, threads int) error {
+func (c *blocks) OfferPairs(ctx context.Context, query *sparse.CSR, querySq []float64, qlo, qhi int, b blockknn.Candidates, base *sparse.CSR, baseSq []float64, blo, bhi int, threads int) error {
+	return c.offerPairs(ctx, query, querySq, qlo, qhi, b.(*blocks), base, baseSq, blo, bhi, threads)
+}
+
+func (c *blocks) offerPairs(ctx context.Context, query *sparse.CSR, querySq []float64, qlo, qhi int, b *blocks, base *sparse.CSR, baseSq []float64, blo, bhi int, threads int) error {
 	if query.Rows != len(c.l.cnt) || base.Rows != len(b.l.cnt) || query.Cols != base.Cols || len(querySq) != query.Rows || len(baseSq) != base.Rows || b.p != c.p ||
 		qlo < 0 || qhi < qlo || qhi > query.Rows || blo < 0 || bhi < blo || bhi > base.Rows {
 		panic(fmt.Sprintf("graph: OfferPairs: rows %d..%d of %d x %d queries for %d lists, %d..%d of %d x %d base for %d lists", qlo, qhi, query.Rows, query.Cols, len(c.l.cnt), blo, bhi, base.Rows, base.Cols, len(b.l.cnt)))
@@ -225,7 +228,8 @@ func (c *Candidates) OfferPairs(ctx context.Context, query *sparse.CSR, querySq 
 
 // Merge offers o's candidates of the same queries to c's lists: the lists
 // of one block of queries gathered elsewhere (Encode, Decode).
-func (c *Candidates) Merge(o *Candidates) {
+func (c *blocks) Merge(oc blockknn.Candidates) {
+	o := oc.(*blocks)
 	if o.q0 != c.q0 || len(o.l.cnt) != len(c.l.cnt) || o.p != c.p {
 		panic(fmt.Sprintf("graph: Merge: lists of %d queries from %d into %d from %d", len(o.l.cnt), o.q0, len(c.l.cnt), c.q0))
 	}
@@ -238,7 +242,7 @@ func (c *Candidates) Merge(o *Candidates) {
 // inner products), for a collective; Decode reads them back into empty
 // lists of the same queries. Indices are below 2^53, so the round trip is
 // exact.
-func (c *Candidates) Encode() []float64 {
+func (c *blocks) Encode() []float64 {
 	l := c.l
 	out := make([]float64, 0, len(l.cnt)*(1+3*l.p))
 	for _, n := range l.cnt {
@@ -252,12 +256,12 @@ func (c *Candidates) Encode() []float64 {
 }
 
 // EncodedLen is the length of Encode's result for nq queries.
-func (c *Candidates) EncodedLen(nq int) int { return nq * (1 + 3*c.p) }
+func (c *blocks) EncodedLen(nq int) int { return nq * (1 + 3*c.p) }
 
 // Decode returns the lists Encode wrote for the nq queries q0, ..., with
 // the options of c.
-func (c *Candidates) Decode(v []float64, q0, nq int) *Candidates {
-	d := &Candidates{q0: q0, n: c.n, p: c.p, opt: c.opt, l: newLists(nq, c.p)}
+func (c *blocks) Decode(v []float64, q0, nq int) blockknn.Candidates {
+	d := &blocks{q0: q0, n: c.n, p: c.p, opt: c.opt, l: newLists(nq, c.p)}
 	l, p := d.l, c.p
 	for i := range l.cnt {
 		l.cnt[i] = int(v[i])

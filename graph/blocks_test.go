@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/blockknn"
 )
 
-// TestCandidatesMatchSparse: the samples cut into blocks, each block's
+// TestCandidatesMatchSparse: through blockknn's hooks, the samples cut into blocks, each block's
 // pairs met once (OfferPairs within it), each pair of blocks met once in
 // a shuffled order, split in pieces as the last step of an even ring
 // splits it, the base block's lists carried away and merged back
@@ -19,7 +21,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	a := toCSR(randomRows(rng, 61, 14, 0.3, false))
 	a.Val[3] = 0 // a stored zero
-	sq := SquaredNorms(a)
+	sq := blockknn.SquaredNorms(a)
 	for _, opt := range []Options{
 		{},
 		{Neighbors: 3, Weight: Cosine},
@@ -33,12 +35,12 @@ func TestCandidatesMatchSparse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, blocks := range []int{1, 2, 5, 61} {
-			bounds := func(b int) (int, int) { return b * 61 / blocks, (b + 1) * 61 / blocks }
-			cands := make([]*Candidates, blocks)
+		for _, nb := range []int{1, 2, 5, 61} {
+			bounds := func(b int) (int, int) { return b * 61 / nb, (b + 1) * 61 / nb }
+			cands := make([]blockknn.Candidates, nb)
 			for b := range cands {
 				lo, hi := bounds(b)
-				if cands[b], err = NewCandidates(lo, hi-lo, 61, opt); err != nil {
+				if cands[b], err = blockknn.New(lo, hi-lo, 61, opt); err != nil {
 					t.Fatal(err)
 				}
 				own := a.RowSlice(lo, hi)
@@ -48,8 +50,8 @@ func TestCandidatesMatchSparse(t *testing.T) {
 			}
 			type pair struct{ b, v int }
 			var pairs []pair
-			for b := 0; b < blocks; b++ {
-				for v := b + 1; v < blocks; v++ {
+			for b := 0; b < nb; b++ {
+				for v := b + 1; v < nb; v++ {
 					pairs = append(pairs, pair{b, v})
 				}
 			}
@@ -61,7 +63,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 				// pieces (the first rows of b against all of v, the rest
 				// against v's second half, then its first), encoded,
 				// decoded and merged into v's.
-				trav, _ := NewCandidates(vlo, vhi-vlo, 61, opt)
+				trav, _ := blockknn.New(vlo, vhi-vlo, 61, opt)
 				qb, vb := a.RowSlice(lo, hi), a.RowSlice(vlo, vhi)
 				h, hv := (hi-lo)/2, (vhi-vlo)/2
 				for _, r := range [][4]int{{0, h, 0, vhi - vlo}, {h, hi - lo, hv, vhi - vlo}, {h, hi - lo, 0, hv}} {
@@ -75,9 +77,9 @@ func TestCandidatesMatchSparse(t *testing.T) {
 				}
 				cands[pr.v].Merge(cands[pr.v].Decode(enc, vlo, vhi-vlo))
 			}
-			var edges []Edge
+			var edges []blockknn.Edge
 			for _, c := range cands {
-				c.Chosen(func(e Edge) { edges = append(edges, e) })
+				c.Chosen(func(e blockknn.Edge) { edges = append(edges, e) })
 			}
 			rng.Shuffle(len(edges), func(i, j int) { edges[i], edges[j] = edges[j], edges[i] })
 			for b, c := range cands {
@@ -87,7 +89,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !rows.Equal(want.W.RowSlice(lo, hi)) {
-					t.Fatalf("%+v, %d blocks: rows %d-%d differ from Sparse's", opt, blocks, lo, hi)
+					t.Fatalf("%+v, %d blocks: rows %d-%d differ from Sparse's", opt, nb, lo, hi)
 				}
 				for i, d := range rows.RowSums() {
 					if d != want.Degree[lo+i] {
@@ -106,7 +108,7 @@ func TestCandidatesMatchSparse(t *testing.T) {
 		{Options{Weight: Heat}, "width"},
 		{Options{Neighbors: 61}, "needs at least 62 samples"},
 	} {
-		if _, err := NewCandidates(0, 10, 61, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := newBlocks(0, 10, 61, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.opt, err, c.want)
 		}
 	}

@@ -289,8 +289,8 @@ func TestSparseRefusesDenseMetrics(t *testing.T) {
 		check("SparseLinks", err)
 		_, err = SparseRecall(ctx, a, g, opt, 5)
 		check("SparseRecall", err)
-		_, err = NewCandidates(0, 5, 20, opt)
-		check("NewCandidates", err)
+		_, err = newBlocks(0, 5, 20, opt)
+		check("newBlocks", err)
 	}
 	if _, err := Dense(ctx, toDense(x), Options{Neighbors: 3, Metric: Metric(7)}); err == nil || !strings.Contains(err.Error(), "unknown metric") {
 		t.Errorf("a bad metric: %v", err)

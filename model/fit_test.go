@@ -149,7 +149,7 @@ func TestFitLambdaZeroAndDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := solver.DefaultLambda(pair[1], solver.Papers, true); papers.Candidates != nil || papers.Lambda != want {
+		if want := pair[1].DefaultLambda(solver.Papers, true); papers.Candidates != nil || papers.Lambda != want {
 			t.Errorf("%v under Papers: lambda %v, want %v", pair[1], papers.Lambda, want)
 		}
 	}

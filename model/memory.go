@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 
+	"github.com/manifactor/manifactor/internal/sysmem"
+
 	"github.com/manifactor/manifactor/internal/nmfstep"
 
 	"github.com/manifactor/manifactor/cluster"
@@ -42,26 +44,11 @@ func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
 
 // String lists the parts (FormatBytes), Panels where there are any.
 func (m Memory) String() string {
-	s := fmt.Sprintf("%s: data %s, graph %s, factors %s", FormatBytes(m.Total()), FormatBytes(m.Data), FormatBytes(m.Graph), FormatBytes(m.Factors))
+	s := fmt.Sprintf("%s: data %s, graph %s, factors %s", sysmem.FormatBytes(m.Total()), sysmem.FormatBytes(m.Data), sysmem.FormatBytes(m.Graph), sysmem.FormatBytes(m.Factors))
 	if m.Panels > 0 {
-		s += fmt.Sprintf(" (and %s for faster products where it fits)", FormatBytes(m.Panels))
+		s += fmt.Sprintf(" (and %s for faster products where it fits)", sysmem.FormatBytes(m.Panels))
 	}
 	return s
-}
-
-// FormatBytes writes b in GB, MB or kB with two decimals, whichever
-// leaves at least one unit, or in bytes: a limit of 1 kB once read "0.00
-// GB".
-func FormatBytes(b int64) string {
-	for _, u := range []struct {
-		size float64
-		name string
-	}{{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}} {
-		if float64(b) >= u.size {
-			return fmt.Sprintf("%.2f %s", float64(b)/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", b)
 }
 
 // EstimateMemory returns the estimate of Memory for fitting ds with opts

@@ -269,7 +269,7 @@ func (m *Model) TransformText(ctx context.Context, texts []string, opts Transfor
 	t := m.Text.Tokenization()
 	docs := make([]dataset.Document, len(texts))
 	for i, s := range texts {
-		docs[i].Text = dataset.StripText(s, t.Strip)
+		docs[i].Text = t.Strip.Apply(s)
 	}
 	ds, _, err := dataset.Vectorize(ctx, "new text", docs, t)
 	if errors.Is(err, dataset.ErrNoTerms) && len(m.Preparation.Features) > 0 {

@@ -366,7 +366,7 @@ func (o Options) lambdas(sparse bool) []float64 {
 	}
 	l := o.Lambda
 	if l.IsDefault() && o.Formulation == solver.Papers {
-		return []float64{solver.DefaultLambda(o.Method, solver.Papers, sparse)}
+		return []float64{o.Method.DefaultLambda(solver.Papers, sparse)}
 	}
 	if l.IsDefault() || l.IsAuto() {
 		c := o.Lambdas

@@ -14,12 +14,11 @@ import (
 // Algorithm selects how Fit minimizes a method's objective. The zero
 // value, AutoAlgorithm, is the one that reaches a given objective soonest
 // for the method where that choice also clusters as well: CD for NMF,
-// GNMF and NMF-KL and their NC-weighted forms (3x to 13x sooner than MU
-// to MU's 200-iteration objective on seven corpora, GNMF's 5x sooner to
-// its 300-iteration objective on TDT2, and as good a clustering under
-// the default protocol: bench/RESULTS.md), MU for the rest. LPNMF's CD
-// is sooner too but clustered worse on TDT2 and Reuters, and CF and LCCF
-// have none (see HasCD).
+// GNMF and NMF-KL and their NC-weighted forms (sooner than MU to MU's
+// objective, clustering as well under the default protocol; the figures
+// are in bench/RESULTS.md), MU for the rest. LPNMF's CD is sooner too but
+// clustered worse on TDT2 and Reuters, and CF and LCCF have none (see
+// Method.HasCD).
 type Algorithm int
 
 const (
@@ -73,7 +72,7 @@ func (a *Algorithm) UnmarshalText(b []byte) error {
 // coordinate step on one entry of W changes K W in a whole column (O(n)
 // per entry, O(n^2 k) per sweep against the O(nnz k) of a multiplicative
 // step).
-func HasCD(m Method) bool {
+func (m Method) HasCD() bool {
 	return !m.Concept()
 }
 
@@ -90,12 +89,12 @@ func (a Algorithm) Resolve(m Method) Algorithm {
 	return MU
 }
 
-// CDMethods names the methods that have CD, comma-separated, for error
+// cdMethods names the methods that have CD, comma-separated, for error
 // messages.
-func CDMethods() string {
+func cdMethods() string {
 	var names []string
 	for _, m := range Methods() {
-		if HasCD(m) {
+		if m.HasCD() {
 			names = append(names, m.String())
 		}
 	}

@@ -697,7 +697,7 @@ func TestAutoAlgorithm(t *testing.T) {
 		if MU.Resolve(m) != MU || CD.Resolve(m) != CD {
 			t.Errorf("%s: an explicit choice was changed", m)
 		}
-		if want == CD && !HasCD(m) {
+		if want == CD && !m.HasCD() {
 			t.Errorf("%s: auto picks cd, which it does not have", m)
 		}
 	}

@@ -60,7 +60,7 @@ func TestCDStepMatchesPass(t *testing.T) {
 	}
 }
 
-// TestMUUpdateMatchesPlain: MUUpdate is the multiplicative step written
+// TestMUUpdateMatchesPlain: muUpdate is the multiplicative step written
 // out row by row (with the graph's added numerator and degree, and
 // without), at 1 and 3 threads alike, and leaves f alone without s.
 func TestMUUpdateMatchesPlain(t *testing.T) {
@@ -102,7 +102,7 @@ func TestMUUpdateMatchesPlain(t *testing.T) {
 		var first []float64
 		for _, threads := range []int{1, 3} {
 			got := slices.Clone(f0)
-			dot := MUUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: got}, num, s, a, d, threads)
+			dot := muUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: got}, num, s, a, d, threads)
 			for i := range got {
 				if math.Abs(got[i]-want[i]) > 1e-13*math.Abs(want[i]) {
 					t.Fatalf("graph %v: entry %d is %v, plain %v", graph, i, got[i], want[i])
@@ -118,7 +118,7 @@ func TestMUUpdateMatchesPlain(t *testing.T) {
 		}
 	}
 	f := slices.Clone(f0)
-	MUUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: f}, num, nil, nil, nil, 2)
+	muUpdate(blas64.General{Rows: rows, Cols: k, Stride: k, Data: f}, num, nil, nil, nil, 2)
 	if !slices.Equal(f, f0) {
 		t.Fatal("without s, f changed")
 	}

@@ -132,14 +132,14 @@ func (l *Lambda) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DefaultLambda returns the weight a zero Lambda stands for. Under
+// DefaultLambda returns the weight a zero Lambda stands for with m. Under
 // ScaleInvariant it is 10 for every graph method: measured on the seven
 // corpora of docs/REPRODUCTION.md, it helps wherever the graph's
 // neighbours mostly share a class and costs a few points where they do
 // not (package model's Auto tells the two apart). Under Papers it is the
 // papers' choice: 10 for GNMF on sparse data (paper 000), 100 for GNMF
 // on dense data (paper 001) and for LCCF and LPNMF (papers 002, 003).
-func DefaultLambda(m Method, f Formulation, sparse bool) float64 {
+func (m Method) DefaultLambda(f Formulation, sparse bool) float64 {
 	if !m.TakesGraph() {
 		return 0
 	}

@@ -23,7 +23,7 @@ func TestNewSparseDataInPlace(t *testing.T) {
 	g := randomGraph(4, 60, 4)
 	for _, method := range Methods() {
 		solvers := []Algorithm{MU}
-		if HasCD(method) {
+		if method.HasCD() {
 			solvers = append(solvers, CD)
 		}
 		for _, s := range solvers {

@@ -386,7 +386,7 @@ func prepare(ctx context.Context, d *Data, o Options, spec Method) (*problem, er
 			}
 		}
 		p.reg, p.lambda = r, lambda
-		if o.Algorithm == CD && HasCD(spec) {
+		if o.Algorithm == CD && spec.HasCD() {
 			p.colors = colorGraph(r.w)
 		}
 	}

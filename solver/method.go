@@ -44,9 +44,9 @@ func Methods() []Method {
 	return out
 }
 
-// MethodNames returns the names ParseMethod accepts, in the order of
+// methodNames returns the names ParseMethod accepts, in the order of
 // Methods.
-func MethodNames() []string {
+func methodNames() []string {
 	out := make([]string, numMethods)
 	for i := range out {
 		out[i] = Method(i).String()
@@ -61,7 +61,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("solver: unknown method %q (known: %s)", s, strings.Join(MethodNames(), ", "))
+	return 0, fmt.Errorf("solver: unknown method %q (known: %s)", s, strings.Join(methodNames(), ", "))
 }
 
 // Valid reports whether m is one of the methods.

@@ -458,7 +458,7 @@ func (o Options) lambda(d *Data) float64 {
 		return 0
 	}
 	if o.Lambda.IsDefault() {
-		return DefaultLambda(o.Method, o.Formulation, d.IsSparse())
+		return o.Method.DefaultLambda(o.Formulation, d.IsSparse())
 	}
 	return o.Lambda.Value()
 }
@@ -497,8 +497,8 @@ func (o Options) check(d *Data) error {
 	switch {
 	case o.Algorithm < AutoAlgorithm || o.Algorithm > CD:
 		return fmt.Errorf("solver: unknown solver %d", int(o.Algorithm))
-	case o.Algorithm == CD && !HasCD(spec):
-		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, CDMethods())
+	case o.Algorithm == CD && !spec.HasCD():
+		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, cdMethods())
 	}
 	if o.Formulation != ScaleInvariant && o.Formulation != Papers {
 		return fmt.Errorf("solver: unknown formulation %d", int(o.Formulation))

@@ -123,7 +123,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--lambda auto: bench times one factorization; give a number")
 	}
 	if opts.Lambda.IsAuto() || opts.Lambda.IsDefault() {
-		opts.Lambda = solver.Fixed(solver.DefaultLambda(opts.Method, opts.Formulation, sparse))
+		opts.Lambda = solver.Fixed(opts.Method.DefaultLambda(opts.Formulation, sparse))
 	}
 	opts.Assign = model.ArgMaxAssign // no k-means on V: only the loop is timed
 	// The data is needed no more once the fit is done: the solver's copy

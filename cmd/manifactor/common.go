@@ -161,12 +161,12 @@ func (r *runtimeFlags) checkMemory(source string, est model.Memory) error {
 	if r.memory == "" {
 		if fi, err := os.Stat(source); err == nil && fi.Mode().IsRegular() {
 			if b := max(jobFloor, jobRatio*fi.Size()); limit == 0 || b < limit {
-				limit, what = b, fmt.Sprintf("default for a file of %d bytes: %d times its size, at least %s", fi.Size(), jobRatio, model.FormatBytes(jobFloor))
+				limit, what = b, fmt.Sprintf("default for a file of %d bytes: %d times its size, at least %s", fi.Size(), jobRatio, sysmem.FormatBytes(jobFloor))
 			}
 		}
 	}
 	if limit > 0 && est.Total() > limit {
-		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %s (%s); give more with --memory, or reduce k or the data", source, est, model.FormatBytes(limit), what)
+		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %s (%s); give more with --memory, or reduce k or the data", source, est, sysmem.FormatBytes(limit), what)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func (f *protocolFlags) check() ([]int, error) {
 	for _, m := range []solver.Method{solver.NMF, solver.GNMF, solver.LPNMF} {
 		mf := f.mf
 		mf.method, mf.k = m, 2
-		if mf.algorithm == solver.CD && !solver.HasCD(m) {
+		if mf.algorithm == solver.CD && !m.HasCD() {
 			// Whether each requested method has cd is checked by name
 			// (begin); here only the other flags are.
 			mf.algorithm = solver.MU
@@ -84,8 +84,8 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
 			}
-			if f.mf.algorithm == solver.CD && !solver.HasCD(m) {
-				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, solver.CDMethods())
+			if f.mf.algorithm == solver.CD && !m.HasCD() {
+				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, cdMethodNames())
 			}
 		}
 	}
@@ -105,7 +105,7 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 
 // knownNames lists every method the protocol can run.
 func knownNames() []string {
-	return append(solver.MethodNames(), experiment.BaselineNames()...)
+	return append(methodNames(nil), experiment.BaselineNames()...)
 }
 
 // method builds one method with the flags' settings; tweak, when set,

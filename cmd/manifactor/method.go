@@ -109,7 +109,7 @@ func (g *graphFlags) checkMetric(sparse bool) error {
 }
 
 func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
-	fs.TextVar(&f.method, "method", solver.NMF, "method: "+strings.Join(solver.MethodNames(), ", "))
+	fs.TextVar(&f.method, "method", solver.NMF, "method: "+strings.Join(methodNames(nil), ", "))
 	fs.IntVar(&f.k, "k", 0, "number of factors (clusters), 1 <= k <= min(samples, features)")
 	f.registerSettings(fs, defaultIters, true)
 }
@@ -250,8 +250,8 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	if !f.papers || given("solver") {
 		o.Solver.Algorithm = f.algorithm
 	}
-	if o.Solver.Algorithm == solver.CD && !solver.HasCD(f.method) {
-		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, solver.CDMethods())
+	if o.Solver.Algorithm == solver.CD && !f.method.HasCD() {
+		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, cdMethodNames())
 	}
 	o.Solver.PlainCD = !f.extrapolate
 	if err := f.checkRanges(); err != nil {
@@ -585,13 +585,25 @@ func (f *methodFlags) checkUsed() error {
 	return nil
 }
 
-// graphMethodNames lists the methods that fit a graph, comma-separated.
-func graphMethodNames() string {
+// methodNames lists the methods for which keep holds (every method when
+// keep is nil).
+func methodNames(keep func(solver.Method) bool) []string {
 	var names []string
 	for _, m := range solver.Methods() {
-		if m.TakesGraph() {
+		if keep == nil || keep(m) {
 			names = append(names, m.String())
 		}
 	}
-	return strings.Join(names, ", ")
+	return names
+}
+
+// graphMethodNames lists the methods that fit a graph, comma-separated.
+func graphMethodNames() string {
+	return strings.Join(methodNames(solver.Method.TakesGraph), ", ")
+}
+
+// cdMethodNames lists the methods that have coordinate descent,
+// comma-separated.
+func cdMethodNames() string {
+	return strings.Join(methodNames(solver.Method.HasCD), ", ")
 }
