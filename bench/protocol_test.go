@@ -14,9 +14,9 @@ import (
 // BenchmarkProtocolTDT2 splits the cost of one run of the papers' protocol
 // on TDT2 at k = 10 (about 3,100 documents), the largest cell of the
 // k = 2..10 table: drawing and selecting the subset, building its 5-NN
-// graph, and the methods of the table as the experiment command
-// runs them (one thread each, since runs go in parallel). The subset's
-// share should be small against the factorizations'.
+// graph, and the methods of the papers' TDT2 table as the experiment
+// command runs them (one thread each, since runs go in parallel). The
+// subset's share should be small against the factorizations'.
 func BenchmarkProtocolTDT2(b *testing.B) {
 	ds := loadTDT2(b)
 	p := experiment.Protocol{Classes: []int{10}, Runs: 1, Seed: 1,

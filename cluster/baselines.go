@@ -36,7 +36,7 @@ type BaselineOptions struct {
 // hundreds of dimensions; with only K of them the smaller topics of a
 // subset have no axis of their own. On TDT2's k = 2..10 protocol (10 draws
 // per k) K dimensions scored 79.4 % accuracy / 72.9 % NMI, 50 scored
-// 81.4 / 79.0, 100 scored 83.2 / 79.8 at four times the cost.
+// 81.4 / 79.0, 100 scored 83.2 / 79.8 at several times the cost.
 const DefaultLSIDims = 50
 
 // LSIKMeans is "LSI+K-means" (the baseline of paper 000, GNMF): k-means

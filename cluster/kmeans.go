@@ -29,9 +29,9 @@ const seedGrain = 1024
 
 // assignGrain is the rows per chunk of the assignment step: 256, or fewer
 // where that would leave under 8 chunks a goroutine. With 256 TDT2's
-// 9,394 rows made 37 chunks, two or three for each of 16 goroutines, and
-// k-means gained 1.27x from 8 to 16 threads on a 16-core machine
-// (bench/RESULTS.md).
+// 9,394 rows make 37 chunks, two or three for each of 16 goroutines, and
+// k-means gained little from 8 to 16 threads (measured:
+// docs/PERFORMANCE.md).
 func assignGrain(n, threads int) int {
 	return max(16, min(256, n/(8*parallel.Threads(threads))))
 }
@@ -270,12 +270,11 @@ func sqDist4(x0, c0, x1, c1, x2, c2, x3, c3 []float64) (s0, s1, s2, s3 float64) 
 // distances, the cross products of a row with the replicates' new
 // centers coming from one asm.AxpyGather. One replicate at a time
 // read every row once a step per replicate through a call of
-// asm.Dot of d terms, and drew serially (k-means of 500,000 rows of
-// 20 took 6.3 s that way and 5.6 s this way on 2 threads,
-// bench/RESULTS.md). The screen (screenBound holds for any order of
-// summation) skips only rows whose exact distance cannot lower their d2,
-// and every d2 that changes is the same sqDist as in seed, so the draws
-// and centers are seed's bit for bit.
+// asm.Dot of d terms, and drew serially, which made large seedings
+// slower (measured: docs/PERFORMANCE.md). The screen (screenBound holds
+// for any order of summation) skips only rows whose exact distance
+// cannot lower their d2, and every d2 that changes is the same sqDist as
+// in seed, so the draws and centers are seed's bit for bit.
 func (p *points) seeds(ctx context.Context, k int, rngs []*rand.Rand) ([][]float64, error) {
 	n, d, reps := p.n, p.d, len(rngs)
 	cs := make([][]float64, reps)

@@ -295,8 +295,8 @@ func (p *sparsePoints) repair(c []float64, labels []int, dist []float64, counts 
 // are those of the dense rows. setMeans runs cluster by cluster, so its
 // time is at least the largest cluster's; where that cluster has more
 // than a goroutine's share of the rows, columnMeans, which gives the same
-// bits column by column, runs instead (it cost 8-10 % more time on 1 and
-// 2 threads, measured on TDT2's k-means start, so it is not the default).
+// bits column by column, runs instead (it was slower on 1 and 2 threads
+// on TDT2's k-means start, so it is not the default: docs/PERFORMANCE.md).
 func (p *sparsePoints) means(c []float64, labels []int, w *lloydWork) {
 	if slices.Max(w.counts)*p.threads > p.n {
 		p.columnMeans(c, labels, w)

@@ -836,8 +836,8 @@ func (d *Dataset) WeighTerms(idf []float64, sublinear bool) {
 				return 0
 			}
 			// Most counts are small whole numbers: their values come from
-			// a table of the same expression (a logarithm was a quarter
-			// of Prepare's time on 70 million entries).
+			// a table of the same expression (a logarithm an entry was a
+			// large part of Prepare's time on large corpora).
 			if n := int(tf); float64(n) == tf && n > 0 && n < len(sublinearTF) {
 				return sublinearTF[n]
 			}

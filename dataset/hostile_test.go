@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestHostileReaders (issue 15, readers): numbers are spelled the same
-// way in every reader (no "1_000", no hexadecimal); labels the same way
-// ("2" or "2.0", not "2.5"); a byte-order mark is skipped by every text
-// reader; a truncated .csv.gz names its line; data after a gzip stream
-// is not called a truncation, and concatenated gzip members read whole.
+// TestHostileReaders: numbers are spelled the same way in every reader
+// (no "1_000", no hexadecimal); labels the same way ("2" or "2.0", not
+// "2.5"); a byte-order mark is skipped by every text reader; a truncated
+// .csv.gz names its line; data after a gzip stream is not called a
+// truncation, and concatenated gzip members read whole.
 func TestHostileReaders(t *testing.T) {
 	dir := t.TempDir()
 	load := func(p string, opt LoadOptions) error {
@@ -82,7 +82,7 @@ func TestMTXDuplicatesOverflow(t *testing.T) {
 	}
 }
 
-// TestSmallFilesBoundMemory (issue 15): small files that claim or expand
+// TestSmallFilesBoundMemory: small files that claim or expand
 // to far more data than they hold are refused before the reader
 // allocates it, naming the claim and the bound: a compressed .mat of a
 // 32768 x 32768 uint8 matrix, a sparse .mat of 2^24 x 1, a Matrix Market

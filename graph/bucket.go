@@ -19,9 +19,9 @@ const bucketRows = 4096
 // threads).
 //
 // The inverted lists of the neighbour searches and NN-descent's reverse
-// lists were built by such a serial pass: with the start's index, about 4
-// of NN-descent's 17.6 s on 500,000 documents and 16 threads
-// (bench/RESULTS.md).
+// lists are built this way because a serial pass, with the start's index,
+// took a large part of NN-descent's time on large corpora at many
+// threads (measured: docs/PERFORMANCE.md).
 func bucketFill(n, buckets int, span func(i int) (lo, hi int), bucket func(r int) int, put func(slot, i, r int), threads int) []int {
 	parts := min(parallel.Threads(threads), max(1, n/bucketRows))
 	// each calls fn(b, i, r) for the placed entries of part t, in order.

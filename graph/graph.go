@@ -84,9 +84,9 @@ func (g *Graph) check() ([]float64, error) {
 	// scale-invariant lambda divides by) and lambda D must all be finite:
 	// weights near the largest float64 pass one by one but not summed.
 	// The rows are checked in parallel (every fit checks its graph, and
-	// the symmetry test's lookups took one goroutine 40 ms a fit at
-	// 200,000 samples); the error is the one a pass in row order meets
-	// first.
+	// on one goroutine the symmetry test's lookups were a noticeable cost
+	// of each fit on large graphs); the error is the one a pass in row
+	// order meets first.
 	n := w.Rows
 	deg := make([]float64, n)
 	const grain = 4096

@@ -21,15 +21,15 @@ type Search int
 const (
 	// AutoSearch is the search expected to be faster for the data. For
 	// sparse data the exact search's work is the number of pairs of
-	// samples sharing a feature, sum_f df_f^2 / 2, about 0.6 ns each on
-	// the machine of bench/RESULTS.md, and NN-descent's is about 0.45 us
-	// per stored entry; auto runs NN-descent when the first exceeds
-	// autoPairsPerEntry times the number of entries (on generated corpora
-	// the two took the same time at 10,000 documents, 520 pairs per entry,
-	// and NN-descent 1.3 times less at 20,000, 1,040; TDT2 has 207). For
-	// dense data auto is the exact search, whose products are BLAS
-	// matrix products; the largest dense data measured (1,700 images)
-	// takes under half a second either way.
+	// samples sharing a feature, sum_f df_f^2 / 2, and NN-descent's is
+	// proportional to the stored entries, each far dearer than a pair;
+	// auto runs NN-descent when the first exceeds autoPairsPerEntry times
+	// the number of entries, a ratio between the one at which the two took
+	// the same time on generated corpora and one at which NN-descent was
+	// the faster (TDT2 has 207 pairs per entry; measured:
+	// docs/PERFORMANCE.md). For dense data auto is the exact search, whose
+	// products are BLAS matrix products; on the largest dense data
+	// measured either search is quick.
 	AutoSearch Search = iota
 	// ExactSearch compares every pair of samples (for sparse data, every
 	// pair that shares a feature): quadratic in n.
@@ -104,10 +104,10 @@ func (s Search) ForDense() Search {
 // NN-descent's settings: lists of descentK(p) = 3p candidates while
 // searching (longer lists than the p kept find the true neighbours far
 // more often, as Dong et al. report: on TDT2's 5-NN graph, recall 0.966
-// with 10, 0.987 with 15, 0.994 with 20, at 1.5x and 2x the time of 15),
-// at most descentRounds rounds, a stop once a round changes fewer than
-// descentDelta n K list entries, and at most descentSample K of a list's
-// fresh entries joined per round.
+// with 10, 0.987 with 15, 0.994 with 20, but at markedly more time than
+// 15), at most descentRounds rounds, a stop once a round changes fewer
+// than descentDelta n K list entries, and at most descentSample K of a
+// list's fresh entries joined per round.
 const (
 	descentRounds = 12
 	descentDelta  = 0.001
@@ -150,10 +150,10 @@ type scorer interface {
 // candidate costs one pass over its own stored entries; the accumulator's
 // entries for the common features, which nearly every candidate touches,
 // then share a few cache lines, and a candidate's row is half the bytes.
-// On a generated corpus of 20,000 documents (100,000 terms) this
-// made the search 1.5 times faster than float64 values in the original
-// order. The rounding only reorders near ties while searching: the final
-// lists are rescored from the data as given.
+// This made the search markedly faster than float64 values in the
+// original order (measured: docs/PERFORMANCE.md). The rounding only
+// reorders near ties while searching: the final lists are rescored from
+// the data as given.
 type sparseCosine struct {
 	a   *sparse.CSR
 	inv []float64 // 1 / |a_i|, 0 for an all-zero sample
@@ -222,9 +222,8 @@ func (s *compactScorer) unload() {
 }
 
 // prefetch: a candidate's row is somewhere in the whole corpus, and
-// scoring one waited on memory for half of the search's time (a profile
-// of 200,000 generated documents), so the search names its candidates
-// ahead.
+// scoring one waited on memory for much of the search's time on large
+// corpora (a profile), so the search names its candidates ahead.
 func (s *compactScorer) prefetch(near, far int) {
 	m := s.m
 	if far >= 0 {
@@ -433,8 +432,8 @@ func (j *joins) collectFresh(threads int) {
 // skipped, and one appended gets the stamp mark. It gives what the plain
 // double loop over each would (TestJoinCandidates), but where i-v is old
 // it reads only B(v)'s fresh members: after the first rounds most links
-// are old, and walking all of B(v) for each v was a third of a round's
-// time at 500,000 samples.
+// are old, and walking all of B(v) for each v took a large part of a
+// round's time on large corpora.
 func (j *joins) candidates(i int, stamp []int32, mark int32, cands []int) []int {
 	add := func(u int) {
 		if stamp[u] != mark {
@@ -547,9 +546,9 @@ func nnDescent(ctx context.Context, n, p int, m metric, seed uint64, threads int
 			w.scoreAll(i, cands, offer)
 			if !all && cur.cnt[i] < k {
 				// Random candidates fill in where init's candidates left
-				// the list short: drawn for every sample, they entered
-				// about one list in 200 on 500,000 generated documents
-				// and cost a tenth of the search (bench/RESULTS.md).
+				// the list short: drawn for every sample, they rarely
+				// entered a list on large corpora and cost a noticeable
+				// part of the search (measured: docs/PERFORMANCE.md).
 				cands = cands[:0]
 				rng := rand.New(rand.NewPCG(seed, uint64(i)))
 				for t := 0; t < 2*k; t++ {
@@ -697,11 +696,10 @@ func bestFirst(s, e int, key []float64, id []int) []int {
 // 8), and more where that would name each sample fewer than k / 2 times on
 // average, at most 8 k. With a fixed length the index names a smaller
 // share of a larger corpus: on 500,000 generated documents (100,000 terms)
-// 15 a feature named each document about 3 times, the start's lists were
-// poorer than on 200,000, round 0 scored 257 candidates a sample against
-// 168 and the search ran 7 rounds against 4, at recall 0.975 against
-// 0.998; 30 a feature gave recall 0.997 in 0.83 of the time
-// (bench/RESULTS.md).
+// 15 a feature named each document about 3 times, and against 200,000
+// the start's lists were poorer and the search scored more candidates,
+// ran more rounds and reached a lower recall (0.975 against 0.998); 30 a
+// feature gave recall 0.997 in less time (measured: docs/PERFORMANCE.md).
 func perColumn(df func(f int) int, m, n, k int) int {
 	lo, hi := max(k, 8), max(k, 8, 8*k)
 	named := func(c int) int64 {
@@ -739,10 +737,10 @@ func perColumn(df func(f int) int, m, n, k int) int {
 // largest (unit-row) value, ties to the lower index. A sample's products
 // with the index's entries cost a few thousand multiply-adds, far less
 // than scoring every sample they name, and they rank the candidates by
-// what they share with i: taking the rarest features' samples first, as
-// an earlier version did, filled the start on large corpora with samples
-// that share one rare word by chance (recall 0.87 on 200,000 generated
-// documents, against 0.96 on 50,000).
+// what they share with i: taking the rarest features' samples first
+// instead fills the start on large corpora with samples that share one
+// rare word by chance (recall 0.87 on 200,000 generated documents,
+// against 0.96 on 50,000).
 func sparseInit(s *sparseCosine, k, threads int) func() func(i int, offer func(j int)) {
 	n, m := s.a.Dims()
 	// Columns of the compact copy as lists of (sample, value), then pruned.
@@ -844,9 +842,9 @@ const initAhead = 4
 // other sample, in an open-addressing table sized to the sample's entries
 // times the index's length (at most n sums: a typical document of the
 // 500,000-document corpus gets 16,384 slots, 128 KB, within the second
-// level of cache). The dense accumulator of n sums it replaced missed the
-// caches on nearly every addition on large corpora: 37 ns an addition at
-// 500,000 generated documents, a quarter of the search's time.
+// level of cache). A dense accumulator of n sums misses the caches on
+// nearly every addition on large corpora, where it took a large part of
+// the search's time (measured: docs/PERFORMANCE.md).
 type sumTable struct {
 	key  []int32 // the sample of a slot, -1 when empty
 	sum  []float32

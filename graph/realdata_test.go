@@ -78,7 +78,7 @@ func TestTDT2Graph(t *testing.T) {
 		t.Errorf("%d edges for %d documents", e, n)
 	}
 	t.Logf("TDT2 5-NN cosine graph: %d documents, %d edges, %.1f%% within a topic, %v", n, g.Edges(), 100*frac, elapsed)
-	// Measured 92.9 % (2026-11-21); the bar leaves room for changes in
+	// Measured 92.9 %; the bar leaves room for changes in
 	// the preparation. TDT2's topics are tight, which is why the graph
 	// helps GNMF most there (GNMF report, section 4).
 	if frac < 0.9 {
@@ -101,7 +101,7 @@ func TestImageGraphs(t *testing.T) {
 	for _, c := range []struct {
 		file   string
 		metric Metric
-		min    float64 // the purity measured (2026-11-25), less a margin
+		min    float64 // the purity measured, less a margin
 	}{
 		// 93.65, 92.95 and 93.62 %, the same with either BLAS.
 		{"coil20/COIL20.mat", EuclideanMetric, 0.92},

@@ -5,7 +5,7 @@
 // Each primitive has a plain Go reference (its meaning, given with its
 // documentation) and, on amd64 CPUs with AVX2 and FMA, an assembly
 // version. The widest path the CPU supports is in use from the start;
-// Use("generic") forces the reference (the command line's --kernels and
+// Use("generic") forces the reference (the command line's --simd and
 // MANIFACTOR_KERNELS call it; the package reads no environment), and
 // building with -tags noasm leaves the assembly out. Paths may round
 // differently (fused multiply-adds, reassociated sums); a given path is

@@ -178,8 +178,8 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		// The search's working set (about 16 bytes a stored entry) is
 		// garbage now and the solver's two copies of the data come next:
 		// collecting here lets them reuse it. Without it the collector's
-		// slack put the peak of GNMF on 500,000 generated documents at
-		// 6.26 GB (bench/RESULTS.md).
+		// slack raised the peak of GNMF on large corpora (measured:
+		// docs/PERFORMANCE.md).
 		runtime.GC()
 	}
 	// The k-means start reads the data set's matrix, which the solver's
@@ -218,11 +218,10 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			// gigabyte at 70 million entries), and what the loader left
 			// behind (a .mat file's column-major arrays) is garbage by
 			// now. Collecting first lets the transpose reuse that
-			// memory: fresh pages cost a fault each, 2.7 ms a megabyte
-			// on the virtual machine of bench/RESULTS.md, where the
-			// first copy of 500,000 generated documents took 4.5 s into
-			// fresh memory and 1.0-1.7 s after a collection. After a
-			// graph, the collection above has done this.
+			// memory: fresh pages cost a fault each, and the first copy
+			// of a large corpus took markedly longer into fresh memory
+			// than after a collection (measured: docs/PERFORMANCE.md).
+			// After a graph, the collection above has done this.
 			runtime.GC()
 		}
 		if opts.ConsumeData {
@@ -296,9 +295,9 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		if c > 0 && large {
 			// The previous candidate's working set (the solver's buffers,
 			// k-means' replicates) is garbage now; without a collection
-			// here the short fits along the path stacked it up: 6.9 GB
-			// peak on 500,000 generated documents against 5.6 with one
-			// long fit after another (bench/RESULTS.md).
+			// here the short fits along the path stacked it up, to a
+			// higher peak than one long fit after another (measured:
+			// docs/PERFORMANCE.md).
 			runtime.GC()
 		}
 		f, err := fit(o, c, lambda)
@@ -756,9 +755,8 @@ func dataCohesion(ds *dataset.Dataset, d *solver.Data, norms []float64, labels [
 	cluster, k := clusterIndex(labels)
 	return sparseCohesion(n, m, k, func(sums []float64) {
 		// Feature j's sums, sums[c*m+j], are its own: the features run
-		// in parallel (one goroutine took 0.3 s a candidate at 200,000
-		// generated documents, most of what Auto did not spread over
-		// the threads).
+		// in parallel (on one goroutine, on large corpora, they were
+		// most of what Auto did not spread over the threads).
 		d.EachFeature(threads, func(j int, samples []int, values []float64) {
 			for q, i := range samples {
 				if norms[i] != 0 {

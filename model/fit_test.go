@@ -511,10 +511,10 @@ func subsetOf(t *testing.T, ds *dataset.Dataset, classes []int) *dataset.Dataset
 // TestAutoRealData checks Auto against known facts of two corpora: on
 // TDT2, whose 5-nearest-neighbour graph is 94 % pure, it trusts the graph
 // and beats the plain method by far on a draw where NMF splits a large
-// topic (seed 3: NMF 0.75; seed 1 was such a draw before NMF's cd
-// extrapolated, and now gives NMF 0.994, leaving the graph nothing to
-// add); on ohscal, whose graph is 56 % pure and hurts at every weight,
-// it does not trust it and stays within a point of the plain method.
+// topic (seed 3: NMF 0.75; seed 1 gives NMF 0.994, leaving the graph
+// nothing to add); on ohscal, whose graph is 56 % pure and hurts at every
+// weight, it does not trust it and stays within a point of the plain
+// method.
 func TestAutoRealData(t *testing.T) {
 	if testing.Short() {
 		t.Skip("several factorizations of real corpora")

@@ -20,7 +20,7 @@ import (
 // buffers of their shapes, the k-means assignment's included. The figures
 // are the sizes of the arrays the code allocates, checked against the peak
 // resident memory on generated corpora of 200,000 and 500,000 documents
-// (bench/RESULTS.md); they leave out the Go runtime's slack, which the
+// (docs/PERFORMANCE.md); they leave out the Go runtime's slack, which the
 // memory limit that the command line sets from --memory keeps small.
 //
 // Panels is apart: X V's panels of the data (nmfstep.XVPanelBytes), a

@@ -404,7 +404,7 @@ func FuzzReadFeatures(f *testing.F) {
 // articles clusters the other 30 % within 3 points of its training
 // accuracy, and transforming the training articles again gives back at
 // least 99 % of the fit's clusters, for NMF and for GNMF, whose new
-// samples are linked to the training graph (bench/RESULTS.md has the
+// samples are linked to the training graph (docs/PERFORMANCE.md has the
 // Lewis split and more seeds).
 func TestTransformRealData(t *testing.T) {
 	if testing.Short() {

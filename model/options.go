@@ -57,10 +57,10 @@ const (
 	// large weight then begins near a clustering the graph already shaped
 	// instead of from random factors, which it needs many iterations to
 	// smooth: under the protocol on the seven corpora of ../shared/data,
-	// GNMF's auto took 4 min 38 s instead of 13 minutes and scored 0.6
-	// points higher on average (docs/REPRODUCTION.md, "Lambda auto along
-	// the weights"). A candidate above the smallest weight is then not
-	// the fit its weight gives when fixed.
+	// GNMF's auto took far less time and scored 0.6 points higher on
+	// average (docs/REPRODUCTION.md, "Lambda auto along the weights"). A
+	// candidate above the smallest weight is then not the fit its weight
+	// gives when fixed.
 	PathStart
 	// SameStart starts every candidate from the run's start, so that each
 	// is the fit its weight gives when fixed (experiment's candidate

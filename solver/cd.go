@@ -16,8 +16,8 @@ import (
 // for the method where that choice also clusters as well: CD for NMF,
 // GNMF and NMF-KL and their NC-weighted forms (sooner than MU to MU's
 // objective, clustering as well under the default protocol; the figures
-// are in bench/RESULTS.md), MU for the rest. LPNMF's CD is sooner too but
-// clustered worse on TDT2 and Reuters, and CF and LCCF have none (see
+// are in docs/PERFORMANCE.md), MU for the rest. LPNMF's CD is sooner too
+// but clustered worse on TDT2 and Reuters, and CF and LCCF have none (see
 // Method.HasCD).
 type Algorithm int
 
@@ -170,9 +170,9 @@ func colorGraph(w *sparse.CSR) *coloring {
 // increases). The first pass sweeps each row as the U half does (cdV);
 // the later ones only carry the neighbours' changes along the graph and
 // sweep each row once (cdPass), the cost graphPasses counts: repeating
-// cdV's sweeps in every pass made lambda auto's runs 2-19 % slower end to
-// end on COIL20, TDT2 and ohscal for no fewer iterations
-// (bench/RESULTS.md).
+// cdV's sweeps in every pass made lambda auto's runs slower end to end on
+// COIL20, TDT2 and ohscal for no fewer iterations (measured:
+// docs/PERFORMANCE.md).
 // The measure is taken in the first pass.
 func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure bool) {
 	k, v, reg := it.f.k, it.f.v, it.p.reg
@@ -264,7 +264,7 @@ func (it *nmfIter) cdGraphHalf(num rowProduct, s []float64, threads int, measure
 // agree along the graph, one pass per data product left the objective far
 // from the half's minimum and lambda auto's largest weights ran to the
 // iteration cap (PIE, k 10, lambda 1000: 500 iterations, 71 with the
-// passes; bench/RESULTS.md). Passes stop early once one gains less than
+// passes; docs/PERFORMANCE.md). Passes stop early once one gains less than
 // tol2 of the first, as a row's sweeps do.
 func graphPasses(nnz, gnnz, n, k int) int {
 	nk2 := float64(n) * float64(k) * float64(k)

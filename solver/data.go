@@ -31,8 +31,8 @@ type Data struct {
 	// order[r] is the caller's feature index of internal feature r (nil:
 	// the identity). Sparse features are renumbered by falling document
 	// frequency, so the rows of U that most samples touch sit together in
-	// memory; the X^T U gather then misses cache and TLB less (about 13 %
-	// faster an iteration on TDT2). Results are mapped back.
+	// memory; the X^T U gather then misses cache and TLB less (measured
+	// on TDT2: docs/PERFORMANCE.md). Results are mapped back.
 	order []int
 	// neg is the first negative entry, nil when X is non-negative: nmf and
 	// gnmf refuse such data, concept factorization accepts it.
@@ -129,9 +129,8 @@ func NewSparseData(samples *sparse.CSR) (*Data, error) {
 // left with none (nil Indptr, Ind and Val), so that a later use of it
 // fails rather than reading renumbered entries. It saves one copy of the
 // data and its first touch of fresh memory: 16 bytes a stored entry, 1.1
-// GB and 0.7-2 s at 70 million entries on the machine of
-// bench/RESULTS.md. The results are NewSparseData's, bit for bit. On an
-// error samples is unchanged.
+// GB at 70 million entries (measured: docs/PERFORMANCE.md). The results
+// are NewSparseData's, bit for bit. On an error samples is unchanged.
 func NewSparseDataInPlace(samples *sparse.CSR) (*Data, error) {
 	d, err := checkSparse(samples)
 	if err != nil {

@@ -14,12 +14,13 @@ import (
 // n rows) and k, typically 10 to 100, columns: F S with S k x k, and the
 // Gram matrix F^T F. It runs on the kernels package rather than BLAS:
 // gonum's BLAS does both shapes as one short axpy call per element row
-// (15-20 ms an iteration on TDT2 at k = 30), and OpenBLAS's own threads spin
-// against the goroutines of the sparse products on a small machine. Each
-// half-iteration is one pass over fixed chunks of rows that does the data
-// product's row, F S's row, the multiplicative step, the objective's dot and
-// the chunk's partial Gram matrix while the rows are in cache. Chunks are
-// fixed, so every sum runs in the same order whatever the thread count.
+// (slow on TDT2 at k = 30: docs/PERFORMANCE.md), and OpenBLAS's own
+// threads spin against the goroutines of the sparse products on a small
+// machine. Each half-iteration is one pass over fixed chunks of rows that
+// does the data product's row, F S's row, the multiplicative step, the
+// objective's dot and the chunk's partial Gram matrix while the rows are
+// in cache. Chunks are fixed, so every sum runs in the same order
+// whatever the thread count.
 
 // rowChunk is the number of rows one pass handles as a unit and whose
 // partial Gram matrix is summed as one term.
@@ -88,13 +89,13 @@ const chunkTarget = 64
 // fixed count were not enough where rows differ in length: features are
 // numbered by falling document frequency, so the first 1,024 of TDT2's
 // terms hold 46 % of its entries, and the goroutine with that chunk of the
-// X V pass finished long after the others (TDT2's NMF iteration took 7.1
-// ms at 8 threads and 7.0-8.8 ms at 16 on a 16-core Xeon, 4.4x one
-// thread's). Rows of about equal cost keep chunks of rowChunk rows: more,
-// smaller chunks cost each pass a partial Gram matrix apiece (4 % of a
-// one-thread iteration on TDT2 with chunks of 1/128 of the cost). The
-// bounds depend on the data and k only, not on the thread count, so every
-// chunk sum is the same for any number of goroutines.
+// X V pass finished long after the others (TDT2's NMF iteration gained
+// nothing from 8 to 16 threads: docs/PERFORMANCE.md). Rows of about equal
+// cost keep chunks of rowChunk rows: more, smaller chunks cost each pass a
+// partial Gram matrix apiece (a noticeable part of a one-thread iteration
+// on TDT2 with chunks of 1/128 of the cost). The bounds depend on the
+// data and k only, not on the thread count, so every chunk sum is the
+// same for any number of goroutines.
 func chunkBounds(rows, k int, indptr []int) []int {
 	if indptr == nil || rows == 0 {
 		chunks := (rows + rowChunk - 1) / rowChunk
@@ -303,10 +304,10 @@ func fixedSum(n, threads int, term func(lo, hi int) float64) float64 {
 // what row(i, acc) adds into acc (k values): over fixed chunks of rowChunk
 // rows in parallel, each chunk's sums on cache lines of its own, the
 // chunks' sums added in chunk order, so the result does not depend on
-// threads. Taken row by row on one goroutine, as the KL methods' column
-// sums were, they read a whole factor (15 million values at 500,000
-// samples and k = 30) on one core two or three times an iteration,
-// whatever the thread count.
+// threads. Taken row by row on one goroutine, the KL methods' column sums
+// would read a whole factor (15 million values at 500,000 samples and
+// k = 30) on one core two or three times an iteration, whatever the
+// thread count.
 func columnSumsBy(out []float64, n, threads int, row func(i int, acc []float64)) {
 	k := len(out)
 	chunks, ps := (n+rowChunk-1)/rowChunk, parallel.Apart(k)

@@ -507,10 +507,10 @@ func (p *problem) columnNorms(f *factors) []float64 {
 func (p *problem) normalizeStart(f *factors) {
 	k := f.k
 	norms := p.columnNorms(f)
-	// Row by row in parallel, each entry divided or multiplied as before:
-	// column by column, every column a strided pass over all the rows,
-	// took one goroutine through k passes over each factor (120 MB for V
-	// at 500,000 samples and k = 30).
+	// Row by row in parallel, each entry divided or multiplied as a pass
+	// column by column would do it: that pass, every column strided over
+	// all the rows, takes one goroutine through k passes over each factor
+	// (120 MB for V at 500,000 samples and k = 30).
 	scale := func(g blas64.General, div bool) {
 		parallel.For(g.Rows, p.opts.Threads, 256, func(lo, hi int) {
 			for i := lo; i < hi; i++ {

@@ -19,8 +19,8 @@ import (
 // kktSums holds one half's sums: block b's per-column squared projected
 // gradient at part[b*stride:b*stride+k] and squared data part after it.
 // Blocks lie a cache line apart at least, so that the goroutines adding
-// into neighbouring blocks never write the same line (sharing one cost
-// 14 % of an NMF iteration on TDT2).
+// into neighbouring blocks never write the same line (sharing one was a
+// noticeable part of an NMF iteration on TDT2: docs/PERFORMANCE.md).
 type kktSums struct {
 	k, blocks, stride int
 	part              []float64

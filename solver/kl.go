@@ -103,8 +103,8 @@ func newKLIter(p *problem, f *factors) *klIter {
 		}
 	}
 	// In fixed chunks of samples, summed in order (fixedSum): a logarithm
-	// a stored entry, 70 million of them at 500,000 documents, was one
-	// goroutine's work at every start.
+	// a stored entry, 70 million of them at 500,000 documents, would be
+	// one goroutine's work at every start.
 	it.xlogx = fixedSum(it.xt.Rows, p.opts.Threads, func(lo, hi int) float64 {
 		var s float64
 		for j := lo; j < hi; j++ {

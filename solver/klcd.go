@@ -18,10 +18,10 @@ import (
 // gathering the other factor's rows costs. Samples (documents) have long
 // rows over which that gather is amortized; most features (terms) have a
 // handful of entries, where each step's fixed cost dominates. Measured
-// as time to mu's 200-iteration objective, seeds 1-3 (bench/RESULTS.md):
-// TDT2 tf-idf 4.5x mu's time with 1/1 sweeps, 4.6x with 2/1, 5.2x with
-// 3/1; la1 tf-idf 5.6x, 5.6x, 5.6x; two sweeps on both halves took 20 %
-// longer on TDT2 and 35 % on la1's counts than one.
+// as time to mu's 200-iteration objective on TDT2 and la1
+// (docs/PERFORMANCE.md), two sweeps for V's rows and one for U's took
+// about as long as one for each and less than three for V's rows, and
+// two sweeps on both halves took longer than one.
 const (
 	klSweepsV = 2
 	klSweepsU = 1
@@ -367,10 +367,10 @@ func (it *klIter) floorGraphRows() {
 //
 // The start is not rescaled to the data first (alpha U V^T with the
 // alpha that minimizes the objective, sum x / sum y): tried, it lowered
-// the first objectives but, with one sweep a half, reached mu's 200-iteration
-// objective 49 % later on TDT2 (tf-idf) and 10 % later on la1 (counts);
-// from a start far above the data the first sweep sets many coordinates
-// to zero, and the sparser factors converge faster.
+// the first objectives but, with one sweep a half, reached mu's
+// 200-iteration objective later on TDT2 (tf-idf) and on la1 (counts)
+// (docs/PERFORMANCE.md); from a start far above the data the first sweep
+// sets many coordinates to zero, and the sparser factors converge faster.
 //
 // Each half needs only the other factor's column sums, so each is summed
 // once, after the half that changed it (these sums run on one goroutine).

@@ -18,7 +18,7 @@ const (
 	// DefaultPGTol is the projected-gradient rule's threshold. At 1e-4
 	// the cd solvers' objective is within 4e-5 (COIL20) to 2e-8 of where
 	// 400 iterations take it on TDT2, la1, k1b and COIL20 (k = 20,
-	// bench/RESULTS.md), so the rule stops only runs that have
+	// docs/PERFORMANCE.md), so the rule stops only runs that have
 	// converged. The residual of mu stays above 0.01 and GNMF cd's
 	// above 2e-4 on those corpora, so DefaultTol stops them, and usually
 	// stops cd first too.
@@ -31,10 +31,10 @@ const (
 	// DefaultCGTol is the relative residual LPNMF's linear solves for V
 	// stop at. Each solve is one step of an iteration whose own rule
 	// (DefaultTol) stops at a relative decrease of 1e-5; solving it to
-	// 1e-10, as before, cost 46 conjugate-gradient steps a solve against
-	// 27 on TDT2 in the default formulation and left the protocol's
-	// accuracy and NMI the same on every corpus, the papers' tables too
-	// (bench/RESULTS.md).
+	// 1e-10 took many more conjugate-gradient steps a solve on TDT2 in
+	// the default formulation and left the protocol's accuracy and NMI
+	// the same on every corpus, the papers' tables too
+	// (docs/PERFORMANCE.md).
 	DefaultCGTol = 1e-6
 )
 
@@ -354,8 +354,8 @@ type Result struct {
 	// each coordinate's gradient as the half's first sweep reached it,
 	// the coordinates before it already stepped, as scikit-learn's cd
 	// measures its violation: free with the sweep, where the gradient at
-	// the starting point cost one more pass, 14 % of an NMF iteration on
-	// TDT2), the components that would push a zero entry below
+	// the starting point would cost one more pass, a noticeable part of
+	// an NMF iteration), the components that would push a zero entry below
 	// zero left out, over the squared norm of the gradient's data part
 	// (X V, X^T U, or their KL and graph forms), both taken with the
 	// factors' columns balanced to equal lengths (U D, V D^-1, which

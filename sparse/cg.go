@@ -290,7 +290,7 @@ func newBlockCG(sys *cgSystem, b, x blas64.General, tol float64, maxIter, thread
 	}
 	// Neighbouring chunks run on different goroutines at once and add
 	// into their partials on every row (at k = 10, end to end, a residual
-	// step took 4 times as long an entry as at k = 30).
+	// step took far longer an entry than at k = 30).
 	s.ps = parallel.Apart(k)
 	for t := range s.part {
 		s.part[t] = make([]float64, s.chunks*s.ps)

@@ -56,10 +56,9 @@ type Stats struct {
 }
 
 // Scan is Validate, which also returns the Stats of the values: one pass
-// over the entries where a caller that needs both would make three (a
-// solver's check of its data at 70 million entries on 2 threads: three
-// passes of 0.5 s in all, and the set-up 0.3 s shorter with Scan;
-// bench/RESULTS.md). Stats is zero when err is not nil.
+// over the entries where a caller that needs both would make three (on a
+// large corpus Scan made the solver's set-up noticeably shorter:
+// docs/PERFORMANCE.md). Stats is zero when err is not nil.
 func (a *CSR) Scan() (Stats, error) {
 	if a.Rows < 0 || a.Cols < 0 {
 		return Stats{}, fmt.Errorf("sparse: negative dimensions %d x %d", a.Rows, a.Cols)
@@ -430,9 +429,9 @@ func (a *CSR) transposeTo(t *CSR, newRow []int, order func(count []int) []int) {
 // transposeBand is how many columns of a the fill of TPermuted writes at
 // a time. Each column of a is a row of t being written at its own place;
 // with one pass over 500,000 of them the places being written missed the
-// caches on nearly every entry: a transpose of 500,000 x 100,000 with 70
-// million entries took 2.4 s in one pass and 1.1 s in bands of 32,768
-// (8,192-65,536: 1.1-1.5 s), into memory the process had used before.
+// caches on nearly every entry, and a large transpose took far longer in
+// one pass than in bands of 32,768, the best of widths 8,192-65,536
+// (measured: docs/PERFORMANCE.md).
 const transposeBand = 32768
 
 // fillT writes rows r0..r1-1 of a into t: pos[j] is where these rows'

@@ -377,8 +377,8 @@ func TestCDGather2(t *testing.T) {
 // the reference's (the terms taken in absolute value), so that a path
 // with a cheaper reciprocal than a division must be as accurate (an
 // AVX-512 estimate with one Newton step fails it; with two it passed,
-// but ran slower than the AVX2 division on the machine of
-// bench/RESULTS.md and was dropped).
+// but ran slower than the AVX2 division and was dropped:
+// docs/PERFORMANCE.md).
 func TestKLStepRange(t *testing.T) {
 	forEachPath(t, func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(17, 18))

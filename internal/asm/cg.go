@@ -3,10 +3,10 @@ package asm
 // The three passes of a block conjugate-gradient step (package sparse's
 // SolveBlockCG), over a chunk of rows of n x m row-major blocks with one
 // system per column. Each is one pass that reads and writes every entry
-// once; in plain Go they ran at one entry a cycle or slower and were
-// about a third of an LPNMF iteration (TDT2, k = 30). Every path performs
-// the reference's IEEE operations, unfused and in its order, and adds the
-// per-column sums row by row, so the paths agree bit for bit.
+// once; in plain Go they were a large part of an LPNMF iteration
+// (measured: docs/PERFORMANCE.md). Every path performs the reference's
+// IEEE operations, unfused and in its order, and adds the per-column sums
+// row by row, so the paths agree bit for bit.
 
 // CGApply finishes a chunk of A P after the off-diagonal products: for
 // each row i of out and in (m entries a row, len(out)/m rows) and column

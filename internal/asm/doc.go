@@ -27,9 +27,9 @@
 // loaded and stored once per row rather than once per entry; the last
 // accumulator uses masked loads and stores for the k%4 tail. Wider dst are
 // split into nearly equal blocks of at most 48 columns; a dst of one block
-// goes straight to the assembly, since a graph's rows of 8 entries spent
-// a third of their time in the Go calls around it (go test -bench
-// AxpyGatherGraphRow). Below 17 columns
+// goes straight to the assembly, since on a graph's rows of 8 entries the
+// Go calls around it took a large part of the time (go test -bench
+// AxpyGatherGraphRow; docs/PERFORMANCE.md). Below 17 columns
 // the loop takes two entries at a time into two sets of accumulators, since
 // so few independent FMA chains would otherwise wait on each other. The
 // assembly range-checks every ind[p] (a compare-and-branch the load-bound
@@ -37,7 +37,7 @@
 // The loops also ask for ind and val 64 entries ahead with the
 // non-temporal hint (PREFETCHNTA), which keeps these once-read streams from
 // pushing the rows of b, read again and again, out of L2 and L3
-// (bench/RESULTS.md); AxpyScatter does the same.
+// (docs/PERFORMANCE.md); AxpyScatter does the same.
 // Software prefetch of rows a few entries ahead (it helped only when b
 // came from L3) and 16-column blocks taking two entries per iteration
 // (which reload ind and val once per block) were measured and dropped.
@@ -55,7 +55,7 @@
 // multiply-adds a row, 16 rows in eight accumulators split by even and odd
 // columns) instead of keeping a stored gradient up to date, which cost k
 // stores a row after every step and limited the sweeps to one store a
-// cycle (go test -bench CDGather; bench/RESULTS.md). Rows with
+// cycle (go test -bench CDGather; docs/PERFORMANCE.md). Rows with
 // a zero curvature are blended back to their value, so that no gradient,
 // NaN included, moves them.
 // CDGather2 takes two columns a pass, loading each value once for both
@@ -75,7 +75,8 @@
 // four columns a step with the per-column scalars loaded as vectors, the
 // reference's operations unfused and in its order, so the paths agree bit
 // for bit and the solves give the same iterates on every path (in Go
-// these loops were a large part of an LPNMF iteration: bench/RESULTS.md).
+// these loops were a large part of an LPNMF iteration:
+// docs/PERFORMANCE.md).
 //
 // AVX-512 is not implemented yet. The gather would gain most from it
 // (twice the columns per register, mask registers for the tail); it

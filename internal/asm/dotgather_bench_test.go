@@ -10,11 +10,8 @@ import (
 // problem does, and reports the time per entry. "hot" repeats the same row,
 // so its rows of b stay in L1; "sweep" cycles through 4096 different rows,
 // so rows of b come from L2 and L3. "dot" is the same work done with one
-// Dot call per entry, as SampledTo did before DotGather, for comparison.
-//
-// Headline, AMD EPYC (Zen 3, 2 vCPU shared with other builds, Go 1.26),
-// k = 30, in ns per entry: generic 24-43 hot, 60-165 sweep; avx2 3.8-5.5
-// hot, 8-14 sweep; one avx2 Dot per entry 19-25 hot, 50-140 sweep.
+// Dot call per entry, as SampledTo would do it without DotGather, for
+// comparison. Recorded figures are in docs/PERFORMANCE.md.
 func BenchmarkDotGather(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		for _, k := range []int{10, 30, 50, 100} {
@@ -49,14 +46,13 @@ func BenchmarkDotGather(b *testing.B) {
 
 // BenchmarkDotGatherT is BenchmarkDotGather's "sweep" for the transposing
 // form, per entry: "fused" is DotGatherT, "separate" DotGather followed by
-// the transposing copy in Go that the KL coordinate descent used before
-// (four rows at a time, each column's four entries to one cache line).
+// a transposing copy in Go, as the KL coordinate descent would make it
+// without DotGatherT (four rows at a time, each column's four entries to
+// one cache line).
 //
-// Headline, AMD EPYC (Zen 4, 2 vCPU, Go 1.26), -benchtime 40000x, ns per
-// entry: k = 10 fused 4.4-4.8, separate 6.5-6.7; k = 30 fused 9.7-10.2,
-// separate 17.1-17.6; k = 100 fused 67-74, separate 72-76 (the rows'
-// lines past the fourth are not prefetched, and at 800 bytes a row the
-// gather waits on memory either way).
+// Recorded figures are in docs/PERFORMANCE.md. At k = 100 the two differ
+// little: the rows' lines past the fourth are not prefetched, and at 800
+// bytes a row the gather waits on memory either way.
 func BenchmarkDotGatherT(b *testing.B) {
 	benchPaths(b, func(b *testing.B) {
 		for _, k := range []int{10, 30, 100} {
@@ -81,8 +77,8 @@ func BenchmarkDotGatherT(b *testing.B) {
 	})
 }
 
-// transposeRows sets ht[c*nq+q] = h[ind[q]*k+c]: the Go copy that
-// DotGatherT replaced, kept here as the benchmark's baseline.
+// transposeRows sets ht[c*nq+q] = h[ind[q]*k+c]: the copy in Go that
+// DotGatherT makes in its own pass, the benchmark's baseline.
 func transposeRows(ht []float64, ind []int, h []float64, k int) {
 	nq := len(ind)
 	q := 0

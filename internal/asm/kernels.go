@@ -27,7 +27,7 @@ var (
 // The widest path the CPU supports is in use from the start, so that a
 // program that never calls Use runs the fastest one; the package reads
 // no environment (the command line applies MANIFACTOR_KERNELS and
-// --kernels through Use).
+// --simd through Use).
 func init() { _ = Use("auto") }
 
 // Path returns the name of the kernel path in use: "avx2" or "generic".

@@ -11,10 +11,10 @@ import (
 // legacySSE matches an instruction without the VEX prefix ("V...") that
 // names an XMM or YMM register. Intel cores charge a state transition (or a
 // merge with the register's upper half) for every such instruction met
-// while the upper halves are dirty: one legacy MOVQ in KLStep's prologue
-// cost about 100 ns a call, more than the rest of a 128-entry step. The
-// kernels must use VEX encodings throughout; AMD cores do not show it, so
-// only a test keeps it out.
+// while the upper halves are dirty: a single legacy MOVQ in a kernel's
+// prologue can cost more a call than the rest of a 128-entry KLStep
+// (docs/PERFORMANCE.md). The kernels must use VEX encodings throughout;
+// AMD cores do not show it, so only a test keeps it out.
 var legacySSE = regexp.MustCompile(`^\s*[A-UW-Z][A-Z0-9]*\s+.*\b[XY]\d+\b`)
 
 func TestKernelsUseVEXOnly(t *testing.T) {

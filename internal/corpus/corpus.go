@@ -33,7 +33,7 @@ type Options struct {
 	// drawn from the vocabulary, the way a news corpus holds several
 	// reports of one event: without them every pair of a class's documents
 	// is alike but for noise, and no real corpus measured here looks like
-	// that (bench/RESULTS.md, approximate search). Flat turns them off.
+	// that (docs/PERFORMANCE.md, approximate search). Flat turns them off.
 	Story     float64
 	StoryDocs int
 	Flat      bool

@@ -133,10 +133,9 @@ func (e *Extrapolated) Accepted(u []float64) { copy(u, e.u) }
 func (e *Extrapolated) Counts() (kept, undone int) { return e.kept, e.undone }
 
 // copyFactor copies src to dst (of equal length) in parallel. Step's copy
-// of V on one goroutine took 29 ms of CPU an iteration at 500,000 samples
-// and k = 30 (a profile on 2 cores), which at 16 threads would be 7-14 %
-// of a cd iteration (cd's 500,000-document iteration gained 9.7x from 1
-// to 16 threads, mu's 12x).
+// of V on one goroutine is serial work that, on large data and many
+// threads, would be a noticeable part of a cd iteration (a profile;
+// docs/PERFORMANCE.md).
 func copyFactor(dst, src []float64, threads int) {
 	if len(dst) != len(src) {
 		panic("solver: copyFactor: lengths differ")
@@ -148,10 +147,10 @@ func copyFactor(dst, src []float64, threads int) {
 // move(lo, hi) sets cur[lo:hi] to max(0, cur + beta (cur - base)) and
 // base[lo:hi] to cur's values before, element by element
 // (asm.Extrapolate), so the result does not depend on how the ranges
-// are cut or on threads. The loop in Go took 7 % of an extrapolated NMF
-// iteration on TDT2 (Go's float max is a dozen instructions an entry); as
-// a pass of its own before the Gram matrix's it read and wrote both
-// factors' entries once more from memory (3 % of the iteration).
+// are cut or on threads. The loop in Go was a noticeable part of an
+// extrapolated NMF iteration (Go's float max is a dozen instructions an
+// entry); as a pass of its own before the Gram matrix's it read and wrote
+// both factors' entries once more from memory (docs/PERFORMANCE.md).
 func (e *Extrapolated) Mover(cur, base []float64) func(lo, hi int) {
 	if len(base) != len(cur) {
 		panic("solver: Extrapolated: a factor changed size")
@@ -162,9 +161,9 @@ func (e *Extrapolated) Mover(cur, base []float64) func(lo, hi int) {
 
 // ScaleColumns multiplies (mul) or divides column c of f by s[c], rows
 // in parallel. A division is a multiplication by the reciprocal (a
-// division per entry cost the scale-invariant updates a tenth of an
-// iteration on TDT2); each entry gets the same operation whatever the
-// thread count.
+// division per entry was a noticeable part of a scale-invariant
+// iteration); each entry gets the same operation whatever the thread
+// count.
 func ScaleColumns(f blas64.General, s []float64, mul bool, threads int) {
 	k := f.Cols
 	r := s

@@ -11,13 +11,11 @@ import (
 )
 
 // Column blocking of X V (sparse.ColBlocks), where the panels (below) do
-// not fit under the memory limit: it holds no copy of the data. Measured
-// on generated corpora of 100,000 terms (k = 30, 2 threads, an earlier
-// 2-core AMD EPYC VM), X V took 500 ms plain and 354 ms blocked at
-// 500,000 samples (V of 120 MB), 160-200 against 137-152 ms at 200,000
-// (48 MB), and gained nothing at 50,000 (12 MB, which the caches mostly
-// hold). Blocks of 2 MB of V and rows with 32 entries a block
-// measured best of widths 2,048-16,384 and 8-64 entries.
+// not fit under the memory limit: it holds no copy of the data. On
+// generated corpora blocking made X V faster where V was far larger than
+// the caches and gained nothing where they mostly held it. Blocks of 2 MB
+// of V and rows with 32 entries a block measured best of widths
+// 2,048-16,384 and 8-64 entries (docs/PERFORMANCE.md).
 // They are variables so that a test can force blocking on small data.
 var (
 	BlockMinFactorBytes = 32 << 20
@@ -37,16 +35,14 @@ func BlockWidth(n, k int) int {
 
 // X V by column panels of X^T (sparse.ColPanels: V's rows read in order
 // and scattered into a panel's rows of X V, which stay in cache) once V
-// outgrows the caches, where they fit under the memory limit. On 500,000
-// generated documents (V of 120 MB, k = 30, 2 threads, the Zen 4 VM of
-// bench/RESULTS.md) X V took 330-490 ms by 16 panels against 770-980 ms
-// by the column blocks of X's rows (the fallback) and 1.15-1.26 s row by
-// row; 8, 32 and 64 panels took 400-520, 420-430 and 670-720 ms (each
-// panel reads all of V's rows that it needs, so many panels read V many
-// times; few leave a panel's rows of X V too large for the caches). At
-// 100,000 documents (V of 24 MB) 16 panels took 99-168 ms against 165-273
-// row by row; at 40,000 (9.6 MB), at 100,000 with k = 10 (8 MB) and on
-// TDT2 they were no faster or slower, hence the threshold of 16 MB.
+// outgrows the caches, where they fit under the memory limit. On large
+// generated corpora X V by 16 panels was faster than by the column blocks
+// of X's rows (the fallback), and those faster than row by row; 8, 32
+// and 64 panels were slower than 16 (each panel reads all of V's rows
+// that it needs, so many panels read V many times; few leave a panel's
+// rows of X V too large for the caches). With V of 24 MB panels were
+// still faster; with V of 8 or 9.6 MB and on TDT2 they were no faster or
+// slower, hence the threshold of 16 MB (measured: docs/PERFORMANCE.md).
 // It is a variable so that a test can force panels on small data.
 var PanelMinFactorBytes = 16 << 20
 
@@ -117,12 +113,12 @@ func XVPanelBytes(n, nnz, k, threads int) int64 {
 // order, which is therefore no longer increasing: the result breaks
 // sparse.CSR's rule of sorted columns, and is meant for products, sampled
 // products and sums, which visit a row's entries in any order (Data's
-// X^T; dist's blocks). Sorting them was what a second transpose (X^T
-// from X) did, and it was most of the solver's set-up: 0.85 s at 63
-// million entries on 2 threads against under 0.1 s for the renumbering
-// (bench/RESULTS.md). It uses up to GOMAXPROCS goroutines. order must
-// be a permutation of 0..samples.Cols-1 (TByFrequency's is); it panics if
-// its length is not samples.Cols.
+// X^T; dist's blocks). Sorting them would take a second transpose (X^T
+// from X), which was most of the solver's set-up where the renumbering is
+// a small part of it (measured: docs/PERFORMANCE.md). It uses up to
+// GOMAXPROCS goroutines. order must be a permutation of
+// 0..samples.Cols-1 (TByFrequency's is); it panics if its length is not
+// samples.Cols.
 func RenumberFeatures(samples *sparse.CSR, order []int) {
 	if len(order) != samples.Cols {
 		panic("nmfstep: RenumberFeatures needs one number per feature")

@@ -58,9 +58,9 @@ const Block = 256
 // Stride is the distance between the columns of a block in Work: not
 // Block, whose 2 KiB columns put the same row of every column in the
 // same few sets of the L1 cache (a sweep reads a row's k columns
-// together; at 2 KiB the kernel ran at 0.47 ns a vector multiply-add
-// against 0.28 at this stride, on the machine of bench/RESULTS.md), and a
-// multiple of 4 so that the columns stay 32-byte aligned.
+// together; at 2 KiB the kernel ran markedly slower than at this stride:
+// docs/PERFORMANCE.md), and a multiple of 4 so that the columns stay
+// 32-byte aligned.
 const Stride = Block + 4
 
 // Work is one worker's space for Rows: u, g and p hold a block of
@@ -100,7 +100,7 @@ func (w *Work) Get(i int, f []float64) {
 
 // put4 is put for rows i..i+3 (i a multiple of 4) from the factor rows
 // f[0..3] and their products b[0..3]: each column receives four adjacent
-// values at a time, a third less time than four puts (k = 30).
+// values at a time, in less time than four puts.
 func (w *Work) put4(i int, f, b *[4][]float64) {
 	k := len(f[0])
 	f0, f1, f2, f3 := f[0], f[1][:k], f[2][:k], f[3][:k]
@@ -199,7 +199,8 @@ func (w *Work) Dot(k, r int) (dot float64) {
 // gradient where the sweep meets it, the columns before it already
 // stepped, as scikit-learn's coordinate descent measures its violation.
 // It comes with the sweep; the gradient at the rows' starting values
-// took one more pass over the block, 14 % of an NMF iteration on TDT2.
+// would take one more pass over the block, a noticeable part of an NMF
+// iteration.
 // It is zero exactly where the first sweep moves nothing, that is, at a
 // point that satisfies the KKT conditions.
 //

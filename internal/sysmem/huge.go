@@ -13,9 +13,9 @@ const MinHuge = 32 << 20
 // HugePages asks the kernel to back s's memory with transparent huge
 // pages (madvise MADV_HUGEPAGE) when s takes at least MinHuge bytes. It
 // pays when s is fresh memory about to be written: each first touch of a
-// 4 KiB page faults, and on the virtual machine of bench/RESULTS.md a
-// 1.1 GB array took 1.7-2.3 s to fill in 4 KiB pages against 0.08-1.1 s
-// in 2 MiB pages. Memory the process already touched keeps its pages.
+// 4 KiB page faults, and a large array took markedly longer to fill in
+// 4 KiB pages than in 2 MiB pages (measured: docs/PERFORMANCE.md).
+// Memory the process already touched keeps its pages.
 // The contents are unchanged; where the kernel refuses or the system has
 // no such advice, nothing happens.
 func HugePages[E any](s []E) {
@@ -28,12 +28,13 @@ func HugePages[E any](s []E) {
 }
 
 // Touch writes a zero byte every 4 KiB of s (so into every page but
-// perhaps the last, partly covered one) from up to threads goroutines, so that the kernel maps and clears s's fresh pages in
-// parallel rather than in the one goroutine that fills s later. s must be
-// memory that reads as zero and that nothing else writes yet (a fresh
-// make, before it is filled), so the contents do not change. Below
-// MinHuge it does nothing. On the virtual machine of bench/RESULTS.md a
-// fresh 1.1 GB array took 2.7 s to map on one thread and 1.6 s on two.
+// perhaps the last, partly covered one) from up to threads goroutines,
+// so that the kernel maps and clears s's fresh pages in parallel rather
+// than in the one goroutine that fills s later. s must be memory that
+// reads as zero and that nothing else writes yet (a fresh make, before it
+// is filled), so the contents do not change. Below MinHuge it does
+// nothing. A large fresh array mapped markedly faster on two threads than
+// on one (measured: docs/PERFORMANCE.md).
 func Touch[E any](s []E, threads int) {
 	var e E
 	n := int(uintptr(len(s)) * unsafe.Sizeof(e))

@@ -220,9 +220,9 @@ func gatherRow2(g *gen) {
 // The rows of b are gathered in an order the hardware cannot predict;
 // when b is much larger than the caches every entry waits for memory, and
 // asking gatherPFD entries ahead took a large part of that wait off the
-// product (bench/RESULTS.md) while costing nothing measurable when b fits
-// in cache. A prefetch never faults, so an index past b needs no check
-// here (gatherRow still checks the entries it uses).
+// product (docs/PERFORMANCE.md) while costing nothing measurable when b
+// fits in cache. A prefetch never faults, so an index past b needs no
+// check here (gatherRow still checks the entries it uses).
 func gatherAhead(g *gen, d, lines int) {
 	g.MOVQ(RBX, RAX)
 	g.ADDQ(U8(gatherPFD+d), RAX)
@@ -241,7 +241,7 @@ func gatherAhead(g *gen, d, lines int) {
 // fetched like the rows of b they would push the rows of b, which are
 // read again and again, out of the caches. With the hint the product ran
 // faster than with a plain prefetch of the same lines or none
-// (bench/RESULTS.md).
+// (docs/PERFORMANCE.md).
 func gatherStream(g *gen) {
 	g.PREFETCHNTA(idx(streamDist, R8, RBX, 8))
 	g.PREFETCHNTA(idx(streamDist, RSI, RBX, 8))
