@@ -15,7 +15,7 @@ TAGS    := $(strip $(if $(HAVE_OPENBLAS),openblas,) $(if $(HAVE_MPI),mpi,))
 # Packages that start goroutines, for the race detector.
 RACE_PKGS := ./internal/... ./dist/... ./sparse/... ./graph/... ./solver/... ./cluster/... ./model/... ./experiment/... ./cmd/...
 
-.PHONY: all build demo test test-full vet fmt-check generate-check bench fuzz clean
+.PHONY: all build demo docs test test-full vet fmt-check generate-check bench fuzz clean
 
 all: build
 
@@ -25,6 +25,11 @@ build:
 
 demo: build
 	./$(BIN) demo
+
+# The command-line reference, generated from the flags (TestCLIReference
+# fails when it is stale).
+docs:
+	$(GO) run ./cmd/manifactor help reference > docs/cli.md
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -85,7 +90,7 @@ endif
 	$(GO) test -count=1 -tags noasm ./...
 
 # Go benchmarks of the hot paths, then the side-by-side run against
-# scikit-learn recorded in bench/RESULTS.md.
+# scikit-learn recorded in docs/PERFORMANCE.md.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 2x -tags '$(TAGS)' ./internal/asm/ ./sparse/ ./solver/
 	bench/compare.sh

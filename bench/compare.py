@@ -104,7 +104,7 @@ def main():
         ref_times.append(sklearn_ms_per_iter(x, args.k, args.iters, "frobenius"))
         for blas, kern in variants:
             out = manifactor(args.bin, args.data, args.k, args.iters,
-                             ["--blas", blas, "--kernels", kern, "--solver", args.solver])
+                             ["--blas", blas, "--simd", kern, "--solver", args.solver])
             times[(blas, kern)].append(out["ms_per_iter"])
             gflops.setdefault((blas, kern), []).append(out["gflops"])
             names[(blas, kern)] = f"manifactor nmf ({out['blas']}, {out['kernels']} kernels)"

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/sysmem"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
@@ -67,21 +69,31 @@ type tracePoint struct {
 	ProjGrad *float64 `json:"projected_gradient,omitempty"`
 }
 
-func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "--data D --method M --k K --iters N [data and method options] [--json]", stderr)
-	var df dataFlags
-	var rt runtimeFlags
-	var mf methodFlags
-	df.register(fs)
-	rt.register(fs)
-	mf.register(fs, 50)
-	asJSON := fs.Bool("json", false, "print JSON")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the factorization loop to this file")
-	trace := fs.Bool("trace", false, "record the objective and the elapsed time at every evaluated iteration (with --json; see --evaluate)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if err := rt.apply(); err != nil {
+// benchFlags are bench's options: the data, runtime and method flags and
+// bench's own.
+type benchFlags struct {
+	df         dataFlags
+	rt         runtimeFlags
+	mf         methodFlags
+	asJSON     bool
+	cpuProfile string
+	trace      bool
+}
+
+// register adds bench's flags to fs.
+func (f *benchFlags) register(fs *flag.FlagSet) {
+	f.df.register(fs)
+	f.rt.register(fs)
+	f.mf.register(fs, 50)
+	fs.BoolVar(&f.asJSON, "json", false, "print JSON")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the factorization loop to this file")
+	fs.BoolVar(&f.trace, "trace", false, "record the objective and the elapsed time at every evaluated iteration (with --json; see --evaluate)")
+}
+
+// check applies the runtime flags, fixes a benchmark's settings and checks
+// what the flags alone decide, before the data is read.
+func (f *benchFlags) check(fs *flag.FlagSet) error {
+	if err := f.rt.apply(); err != nil {
 		return err
 	}
 	// A benchmark runs exactly --iters iterations of one start, with a
@@ -89,33 +101,43 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// would time several fits). Unless --evaluate is given, the
 	// objective is evaluated only at the end, as scikit-learn does with
 	// tol=0, so ms_per_iter is the updates' cost.
-	mf.tol, mf.pgTol, mf.restarts, mf.restartIters = -1, -1, 1, 0
+	f.mf.tol, f.mf.pgTol, f.mf.restarts, f.mf.restartIters = -1, -1, 1, 0
 	if !set(fs, "evaluate") {
-		mf.evaluate = mf.iters
+		f.mf.evaluate = f.mf.iters
 	}
-	if err := df.check(); err != nil {
+	if err := f.df.check(); err != nil {
 		return err
 	}
-	if _, err := mf.options(rt.threads, anyData); err != nil {
+	if _, err := f.mf.options(f.rt.threads, anyData); err != nil {
 		return err
 	}
-	if err := mf.checkUsed(); err != nil {
+	if err := f.mf.checkUsed(); err != nil {
 		return err
 	}
-	if *trace && !*asJSON {
+	if f.trace && !f.asJSON {
 		return errors.New("--trace: the trace is part of --json's output; give --json too")
 	}
-	if err := checkOutput("--cpuprofile", *cpuProfile, append(df.inputFiles(), mf.graph.file)...); err != nil {
+	return checkOutput("--cpuprofile", f.cpuProfile, append(f.df.inputFiles(), f.mf.graph.file)...)
+}
+
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", "--data D --method M --k K --iters N [options]", stdout, stderr)
+	var f benchFlags
+	f.register(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := f.check(fs); err != nil {
 		return err
 	}
 	setup := time.Now()
-	p, err := df.load(ctx, &rt)
+	p, err := f.df.load(ctx, &f.rt)
 	if err != nil {
 		return err
 	}
 	ds := p.Data
 	sparse := ds.Sparse != nil
-	opts, err := mf.options(rt.threads, kindOf(sparse))
+	opts, err := f.mf.options(f.rt.threads, kindOf(sparse))
 	if err != nil {
 		return err
 	}
@@ -130,57 +152,34 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// may take over its storage, as cluster's does.
 	opts.ConsumeData = true
 	graphStart := time.Now()
-	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
+	if opts.SampleGraph, err = f.mf.graph.sampleGraph(p, stderr); err != nil {
 		return err
 	}
-	est := model.EstimateMemory(ds, opts, rt.threadCount())
-	if err := rt.checkMemory(ds.Source, est); err != nil {
+	est := model.EstimateMemory(ds, opts, f.rt.threadCount())
+	if err := f.rt.checkMemory(ds.Source, est); err != nil {
 		return err
 	}
 	if opts.Method.TakesGraph() && opts.Lambda.Value() > 0 && opts.SampleGraph == nil {
 		// Built here so that set-up includes it, as the pipeline would.
-		if opts.SampleGraph, err = model.BuildGraph(ctx, ds, opts.Graph, opts.Seed, rt.threads); err != nil {
+		if opts.SampleGraph, err = model.BuildGraph(ctx, ds, opts.Graph, opts.Seed, f.rt.threads); err != nil {
 			return fmt.Errorf("%s: %w", ds.Source, err)
 		}
 	}
 	graphTime := time.Since(graphStart)
 	setupTime := time.Since(setup)
-	if *cpuProfile != "" {
-		stop, err := startProfile(*cpuProfile)
+	if f.cpuProfile != "" {
+		stop, err := startProfile(f.cpuProfile)
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
-	var points []tracePoint
-	began := time.Now()
-	if *trace {
-		opts.Progress = func(p model.Progress) {
-			if p.Stage == model.FitStage {
-				points = append(points, tracePoint{Iter: p.Iter, Seconds: time.Since(began).Seconds(), Objective: p.Objective})
-			}
-		}
-	}
-	n, m := ds.Dims()
-	nnz := ds.NNZ()
-	res, err := model.Fit(ctx, ds, opts)
-	if err != nil {
+	var out benchOutput
+	if err := out.fit(ctx, ds, opts, sparse, f.trace); err != nil {
 		return err
 	}
-	fitTime := time.Since(began)
-	if len(res.ProjGrad) == len(points) {
-		for i := range points {
-			points[i].ProjGrad = &res.ProjGrad[i]
-		}
-	}
-	out := benchOutput{
-		Method: res.Method.String(), K: opts.K, Iters: res.Iterations,
-		MsPerIter:    res.IterTime.Seconds() * 1000 / float64(res.Iterations),
-		SetupSeconds: setupTime.Seconds(), BLAS: blas.Name(), Kernels: kernels.Path(),
-		Threads: rt.threadCount(), Samples: n, Features: m, NNZ: nnz, Objective: res.Final(),
-		Evaluate: mf.evaluate, Trace: points,
-		LoadSeconds: df.loadTime.Seconds(), PrepareSeconds: df.prepareTime.Seconds(), DataSeconds: res.DataTime.Seconds(), FitSeconds: fitTime.Seconds(),
-	}
+	out.SetupSeconds, out.LoadSeconds, out.PrepareSeconds = setupTime.Seconds(), f.df.loadTime.Seconds(), f.df.prepareTime.Seconds()
+	out.BLAS, out.Kernels, out.Threads, out.Evaluate = blas.Name(), kernels.Path(), f.rt.threadCount(), f.mf.evaluate
 	if opts.SampleGraph != nil {
 		out.GraphSeconds = graphTime.Seconds()
 	}
@@ -188,17 +187,46 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if rss, ok := sysmem.PeakRSS(); ok {
 		out.PeakRSSBytes = rss
 	}
-	if opts.Method == solver.NMF {
-		out.GFlops = nmfFlops(n, m, nnz, sparse, opts.K) / (out.MsPerIter * 1e6)
-	}
-	out.GraphPasses = res.GraphPasses
-	if res.CG.Solves > 0 {
-		out.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
-	}
-	if *asJSON {
+	if f.asJSON {
 		return writeJSON(stdout, out)
 	}
 	out.print(stdout)
+	return nil
+}
+
+// fit runs the timed factorization and records it in out: the data's size
+// (read first: the fit may take over its storage), the fit's wall time and
+// result and, with trace, every evaluated iteration.
+func (out *benchOutput) fit(ctx context.Context, ds *dataset.Dataset, opts model.Options, sparse, trace bool) error {
+	began := time.Now()
+	if trace {
+		opts.Progress = func(p model.Progress) {
+			if p.Stage == model.FitStage {
+				out.Trace = append(out.Trace, tracePoint{Iter: p.Iter, Seconds: time.Since(began).Seconds(), Objective: p.Objective})
+			}
+		}
+	}
+	out.Samples, out.Features = ds.Dims()
+	out.NNZ = ds.NNZ()
+	res, err := model.Fit(ctx, ds, opts)
+	if err != nil {
+		return err
+	}
+	out.FitSeconds = time.Since(began).Seconds()
+	if len(res.ProjGrad) == len(out.Trace) {
+		for i := range out.Trace {
+			out.Trace[i].ProjGrad = &res.ProjGrad[i]
+		}
+	}
+	out.Method, out.K, out.Iters, out.Objective = res.Method.String(), opts.K, res.Iterations, res.Final()
+	out.MsPerIter = res.IterTime.Seconds() * 1000 / float64(res.Iterations)
+	out.DataSeconds, out.GraphPasses = res.DataTime.Seconds(), res.GraphPasses
+	if opts.Method == solver.NMF {
+		out.GFlops = nmfFlops(out.Samples, out.Features, out.NNZ, sparse, opts.K) / (out.MsPerIter * 1e6)
+	}
+	if res.CG.Solves > 0 {
+		out.CG = &cgJSON{res.CG.Solves, res.CG.Iterations, res.CG.MaxResidual, res.CG.Clamped}
+	}
 	return nil
 }
 

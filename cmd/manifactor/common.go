@@ -26,14 +26,16 @@ import (
 
 // newFlagSet returns a flag set that reports parse errors to stderr with a
 // usage text naming the sub-command.
-func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
+func newFlagSet(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// The command's notes go to fs.Output(); the flag package's own
+	// messages are replaced by parse's: one line for a mistake, the help
+	// on stdout when asked for.
 	fs.SetOutput(stderr)
+	all := fs.Bool("help-all", false, "show every option")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: manifactor %s %s\n\nOptions:\n", name, synopsis)
-		// PrintDefaults asks a zero value of each flag's type whether the
-		// default is its zero: the flag's own type, not parse's wrapper
-		// (whose zero value has no flag inside to ask).
+		// The flags' defaults are asked of their own types, not of
+		// parse's wrappers (whose zero values have no flag inside).
 		fs.VisitAll(func(f *flag.Flag) {
 			switch o := f.Value.(type) {
 			case *onceValue:
@@ -42,9 +44,31 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 				f.Value = o.Value
 			}
 		})
-		fs.PrintDefaults()
+		printHelp(stdout, fs, name, synopsis, *all)
 	}
 	return fs
+}
+
+// registerFormat registers --format (markdown, csv or json) and --json,
+// its synonym for json, as every other command spells it. The returned
+// function gives the chosen format once the flags are parsed, or an error
+// for an unknown one or --json beside another format.
+func registerFormat(fs *flag.FlagSet) func() (string, error) {
+	format := fs.String("format", "markdown", "output: markdown, csv or json")
+	asJSON := fs.Bool("json", false, "print JSON (--format json)")
+	return func() (string, error) {
+		switch {
+		case *asJSON && set(fs, "format") && *format != "json":
+			return "", fmt.Errorf("--json and --format %s: give one", *format)
+		case *asJSON:
+			return "json", nil
+		}
+		switch *format {
+		case "markdown", "csv", "json":
+			return *format, nil
+		}
+		return "", fmt.Errorf("--format %q: want markdown, csv or json", *format)
+	}
 }
 
 // onceValue refuses a second value for its flag: a flag given twice is
@@ -85,12 +109,23 @@ func parse(fs *flag.FlagSet, args []string) error {
 			f.Value = &onceValue{Value: f.Value}
 		}
 	})
-	if err := fs.Parse(args); err != nil {
-		return err
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {} // called by Parse on every error, and for -h
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if all := fs.Lookup("help-all"); err == nil && all != nil && all.Value.String() == "true" {
+		err = flag.ErrHelp
 	}
-	if fs.NArg() > 0 {
+	switch {
+	case errors.Is(err, flag.ErrHelp):
 		fs.Usage()
-		return fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+		return err
+	case err != nil:
+		return flagError(fs, err)
+	case fs.NArg() > 0:
+		return fmt.Errorf("%s: unexpected argument %q ('manifactor %s --help' lists the options)", fs.Name(), fs.Arg(0), fs.Name())
 	}
 	return nil
 }
@@ -111,7 +146,7 @@ const defaultMemoryShare = 0.8
 
 func (r *runtimeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.blas, "blas", "", "BLAS backend: openblas or gonum (default: openblas when compiled in; env MANIFACTOR_BLAS)")
-	fs.StringVar(&r.kernels, "kernels", "", "kernel path: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
+	fs.StringVar(&r.kernels, "simd", "", "SIMD path of the kernels: auto, generic or avx2 (default auto; env MANIFACTOR_KERNELS)")
 	fs.IntVar(&r.threads, "threads", 0, "goroutines for the sparse products and updates (default: all cores)")
 	fs.BoolVar(&r.quiet, "quiet", false, "no progress on stderr (the file read, the neighbour search, the iterations: shown only when stderr is a terminal; a log file gets a line at every tenth of an experiment's runs)")
 	fs.StringVar(&r.memory, "memory", "", "memory the job may use, e.g. 6G or 512M (default 80% of the machine's memory, and for a job on a data file 64 times its size, at least 1 GiB; none for no limit): a job estimated to need more is refused before it starts, and Go's collector keeps the heap under it; given, it also bounds what a data file may hold as values (by default 64 times the file's size, at least 256 MB, so a small hostile file fails before it allocates)")
@@ -214,7 +249,7 @@ func (r *runtimeFlags) apply() error {
 	}
 	if r.kernels != "" {
 		if err := kernels.Use(r.kernels); err != nil {
-			return fmt.Errorf("--kernels %s: %w", r.kernels, err)
+			return fmt.Errorf("--simd %s: %w", r.kernels, err)
 		}
 	}
 	if r.threads > 0 {

@@ -36,7 +36,7 @@ func loadDemo(ctx context.Context) (*dataset.Dataset, error) {
 }
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", "[--k K] [--seed S] [--json]", stderr)
+	fs := newFlagSet("demo", "[--k K] [--seed S] [--json]", stdout, stderr)
 	var rt runtimeFlags
 	rt.register(fs)
 	k := fs.Int("k", 0, "number of clusters (default: the number of topics)")

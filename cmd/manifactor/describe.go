@@ -28,7 +28,7 @@ type describeOutput struct {
 }
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("describe", "--data D [data options] [--json]", stderr)
+	fs := newFlagSet("describe", "--data D [options]", stdout, stderr)
 	var df dataFlags
 	var rt runtimeFlags
 	var gf graphFlags
@@ -92,26 +92,32 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *asJSON {
 		return writeJSON(stdout, out)
 	}
+	out.print(stdout)
+	return nil
+}
+
+// print writes the description as text, the empty samples' first 20 IDs
+// and, with labels, the classes' sizes.
+func (out *describeOutput) print(w io.Writer) {
 	kind := "dense"
 	if out.Sparse {
 		kind = "sparse"
 	}
-	fmt.Fprintf(stdout, "%s: %d samples x %d features, %s, %d non-zeros (density %.4g), weighting %s\n", df.path, n, m, kind, out.NNZ, out.Density, out.Weighting)
-	fmt.Fprintf(stdout, "all-zero features: %d, all-zero samples: %d", out.ZeroFeatures, out.ZeroSamples)
+	fmt.Fprintf(w, "%s: %d samples x %d features, %s, %d non-zeros (density %.4g), weighting %s\n", out.Data, out.Samples, out.Features, kind, out.NNZ, out.Density, out.Weighting)
+	fmt.Fprintf(w, "all-zero features: %d, all-zero samples: %d", out.ZeroFeatures, out.ZeroSamples)
 	if len(out.EmptyIDs) > 0 {
-		fmt.Fprintf(stdout, " (IDs %s; --drop-empty removes them from text corpora)", strings.Join(out.EmptyIDs[:min(len(out.EmptyIDs), 20)], ", "))
+		fmt.Fprintf(w, " (IDs %s; --drop-empty removes them from text corpora)", strings.Join(out.EmptyIDs[:min(len(out.EmptyIDs), 20)], ", "))
 	}
-	fmt.Fprintln(stdout)
+	fmt.Fprintln(w)
 	if out.ClassSizes == nil {
-		fmt.Fprintln(stdout, "no labels")
-		return nil
+		fmt.Fprintln(w, "no labels")
+		return
 	}
 	if out.GraphPurity != nil {
-		fmt.Fprintf(stdout, "%d-NN graph label purity: %.3f (the share of edge weight within a class)\n", out.Neighbors, *out.GraphPurity)
+		fmt.Fprintf(w, "%d-NN graph label purity: %.3f (the share of edge weight within a class)\n", out.Neighbors, *out.GraphPurity)
 	}
-	fmt.Fprintf(stdout, "%d classes (label: size)\n", out.Classes)
+	fmt.Fprintf(w, "%d classes (label: size)\n", out.Classes)
 	for _, k := range sortedKeys(out.ClassSizes) {
-		fmt.Fprintf(stdout, "  %s: %d\n", k, out.ClassSizes[k])
+		fmt.Fprintf(w, "  %s: %d\n", k, out.ClassSizes[k])
 	}
-	return nil
 }

@@ -167,11 +167,11 @@ func progressLine(w io.Writer, terminal bool, prefix string) func(done, total in
 }
 
 func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("experiment", "--data D --methods M1,M2,... --clusters 2-10 --runs 50 [--seed S] [--compare PAPER-TABLE] [--format markdown|csv|json] [--plot DIR]", stderr)
+	fs := newFlagSet("experiment", "--data D --methods M1,M2,... --clusters 2-10 --runs 50 [options]", stdout, stderr)
 	var pf protocolFlags
 	pf.register(fs)
 	methods := fs.String("methods", "", "methods to compare: any of "+strings.Join(knownNames(), ", "))
-	format := fs.String("format", "markdown", "output: markdown, csv or json")
+	chosenFormat := registerFormat(fs)
 	compare := fs.String("compare", "", "print the paper's table beside ours, run with the papers' settings unless --papers=false: a table ID such as 000-table2, or list to show them")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -194,10 +194,9 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return nil
 	}
 	// Everything a user can get wrong is checked before any work starts.
-	switch *format {
-	case "markdown", "csv", "json":
-	default:
-		return fmt.Errorf("--format %q: want markdown, csv or json", *format)
+	format, err := chosenFormat()
+	if err != nil {
+		return err
 	}
 	var ref *experiment.Reference
 	if *compare != "" {
@@ -231,32 +230,10 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
 	table, err := prot.Run(ctx, p.Data, ms)
 	if err != nil {
-		if table == nil || !table.Partial || len(table.K) == 0 {
-			return err
-		}
-		// Interrupted: the runs done are worth their time; show them,
-		// marked partial, then exit as interrupted.
-		if perr := writeTable(stdout, table, *format); perr != nil {
-			return perr
-		}
-		fmt.Fprintf(stderr, "partial table: interrupted after %d of %d runs\n", table.RunsDone, table.RunsTotal)
-		return err
+		return writePartial(stdout, stderr, table, format, err)
 	}
-	if err := writeTable(stdout, table, *format); err != nil {
+	if err := writeCompared(stdout, stderr, table, format, ref); err != nil {
 		return err
-	}
-	if ref != nil {
-		// Markdown goes beside Markdown; with CSV or JSON on stdout the
-		// comparison goes to stderr so the output stays machine-readable.
-		w := stdout
-		if *format != "markdown" {
-			w = stderr
-		} else {
-			fmt.Fprintln(w)
-		}
-		if err := table.Compare(w, *ref); err != nil {
-			return err
-		}
 	}
 	if pf.plot == "" {
 		return nil
@@ -265,6 +242,41 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	return plotObjectives(ctx, pf.plot, prot, p.Data, ks[len(ks)-1], ms)
+}
+
+// writePartial writes the table of a protocol that failed with err, if it
+// has one, and returns err.
+func writePartial(stdout, stderr io.Writer, t *experiment.Table, format string, err error) error {
+	if t == nil || !t.Partial || len(t.K) == 0 {
+		return err
+	}
+	// Interrupted: the runs done are worth their time; show them,
+	// marked partial, then exit as interrupted.
+	if perr := writeTable(stdout, t, format); perr != nil {
+		return perr
+	}
+	fmt.Fprintf(stderr, "partial table: interrupted after %d of %d runs\n", t.RunsDone, t.RunsTotal)
+	return err
+}
+
+// writeCompared writes the table in format, then, with ref, the paper's
+// table beside it.
+func writeCompared(stdout, stderr io.Writer, t *experiment.Table, format string, ref *experiment.Reference) error {
+	if err := writeTable(stdout, t, format); err != nil {
+		return err
+	}
+	if ref == nil {
+		return nil
+	}
+	// Markdown goes beside Markdown; with CSV or JSON on stdout the
+	// comparison goes to stderr so the output stays machine-readable.
+	w := stdout
+	if format != "markdown" {
+		w = stderr
+	} else {
+		fmt.Fprintln(w)
+	}
+	return t.Compare(w, *ref)
 }
 
 // plotTable draws accuracy and NMI against k, the paper's curves dashed.

@@ -42,7 +42,7 @@ func TestMethodSettings(t *testing.T) {
 		{[]string{"--papers", "--start", "random", "--lambda", "3", "--iters", "50"}, "gnmf", model.Options{Method: solver.GNMF, Formulation: solver.Papers, Lambda: solver.Fixed(3)}, 50},
 		{[]string{"--assign", "argmax", "--start", "kmeans", "--lambda", "0"}, "gnmf", model.Options{Method: solver.GNMF, Lambda: solver.Fixed(0), Start: solver.KMeansStart, Assign: model.ArgMaxAssign}, def},
 	} {
-		fs := newFlagSet("experiment", "", io.Discard)
+		fs := newFlagSet("experiment", "", io.Discard, io.Discard)
 		var f protocolFlags
 		f.register(fs)
 		if err := fs.Parse(c.args); err != nil {
@@ -76,7 +76,7 @@ func TestOnePipeline(t *testing.T) {
 	dir := t.TempDir()
 	mtx, labels := writeFixture(t, dir)
 	ctx := context.Background()
-	fs := newFlagSet("experiment", "", io.Discard)
+	fs := newFlagSet("experiment", "", io.Discard, io.Discard)
 	var pf protocolFlags
 	pf.register(fs)
 	if err := fs.Parse([]string{"--data", mtx, "--labels", labels, "--seed", "3"}); err != nil {
@@ -99,7 +99,7 @@ func TestOnePipeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		if extra != nil {
-			fs := newFlagSet("experiment", "", io.Discard)
+			fs := newFlagSet("experiment", "", io.Discard, io.Discard)
 			var pf2 protocolFlags
 			pf2.register(fs)
 			if err := fs.Parse(extra); err != nil {

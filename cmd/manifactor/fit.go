@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,112 +32,133 @@ func runTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return runFactorization(ctx, "topics", args, stdout, stderr)
 }
 
+// fitFlags are the options of fit, cluster and topics: the data, the
+// runtime and the method, and each command's own.
+type fitFlags struct {
+	df     dataFlags
+	rt     runtimeFlags
+	mf     methodFlags
+	dfl    distFlags
+	out    *string // fit's --out; nil for cluster and topics
+	top    int
+	asJSON bool
+}
+
+// register adds the flags of the command name to fs.
+func (f *fitFlags) register(fs *flag.FlagSet, name string) {
+	f.df.register(fs)
+	f.rt.register(fs)
+	f.mf.register(fs, solver.DefaultMaxIter)
+	f.top = 10
+	switch name {
+	case "fit":
+		f.dfl.register(fs)
+		f.out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB) and summary.json (created if missing)")
+	case "topics":
+		fs.IntVar(&f.top, "top", 10, "terms shown for each factor")
+	}
+	fs.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
+}
+
+// check applies the runtime flags and checks the others.
+func (f *fitFlags) check() error {
+	if err := f.rt.apply(); err != nil {
+		return err
+	}
+	// Everything the flags alone decide is checked before the data load.
+	if _, err := f.mf.options(f.rt.threads, anyData); err != nil {
+		return err
+	}
+	if err := f.mf.checkUsed(); err != nil {
+		return err
+	}
+	if err := f.df.check(); err != nil {
+		return err
+	}
+	if f.top < 1 {
+		return fmt.Errorf("--top %d: must be at least 1", f.top)
+	}
+	return nil
+}
+
 // runFactorization is fit (which writes the factors to --out), cluster
 // (which only reports, with every label in its JSON) and topics (which
 // reads each factor as words).
 func runFactorization(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
-	synopsis := "--data D --method M --k K [--classes 3,7,12] [--lambda L] [--neighbors P] [--weight W] [--kernel K] [--assign argmax|kmeans] [--seed S] [--json]"
+	synopsis := "--data D --method M --k K [options]"
 	switch name {
 	case "fit":
 		synopsis += " --out DIR"
 	case "topics":
-		synopsis += " [--top 10]"
+		synopsis += " [--top N]"
 	}
-	fs := newFlagSet(name, synopsis, stderr)
-	var df dataFlags
-	var rt runtimeFlags
-	var mf methodFlags
-	df.register(fs)
-	rt.register(fs)
-	mf.register(fs, solver.DefaultMaxIter)
-	var out *string
-	var dfl distFlags
-	top := 10
-	switch name {
-	case "fit":
-		dfl.register(fs)
-		out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB) and summary.json (created if missing)")
-	case "topics":
-		fs.IntVar(&top, "top", 10, "terms shown for each factor")
-	}
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	fs := newFlagSet(name, synopsis, stdout, stderr)
+	var f fitFlags
+	f.register(fs, name)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := rt.apply(); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	// Everything the flags alone decide is checked before the data load.
-	if _, err := mf.options(rt.threads, anyData); err != nil {
-		return err
+	if f.dfl.on {
+		return runDistributedFit(ctx, fs, &f.df, &f.rt, &f.mf, &f.dfl, *f.out, f.asJSON, stdout, stderr)
 	}
-	if err := mf.checkUsed(); err != nil {
-		return err
-	}
-	if err := df.check(); err != nil {
-		return err
-	}
-	if top < 1 {
-		return fmt.Errorf("--top %d: must be at least 1", top)
-	}
-	if dfl.on {
-		return runDistributedFit(ctx, fs, &df, &rt, &mf, &dfl, *out, *asJSON, stdout, stderr)
-	}
-	if dfl.grid != "" {
-		return fmt.Errorf("--grid %s: only with --distributed", dfl.grid)
+	if f.dfl.grid != "" {
+		return fmt.Errorf("--grid %s: only with --distributed", f.dfl.grid)
 	}
 	// The output directory is checked and its temporary twin made before
 	// the work, so that an unusable --out is found at once; it replaces
 	// --out only when every file is written (outdir).
 	var od *outdir.Dir
-	if out != nil {
-		if *out == "" {
+	if f.out != nil {
+		if *f.out == "" {
 			return errors.New("--out is required")
 		}
 		var err error
-		if od, err = outdir.Begin(*out, fitOutputs); err != nil {
+		if od, err = outdir.Begin(*f.out, fitOutputs); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 		defer od.Abort()
 	}
-	p, err := df.load(ctx, &rt)
+	p, err := f.df.load(ctx, &f.rt)
 	if err != nil {
 		return err
 	}
-	opts, err := mf.options(rt.threads, kindOf(p.Data.Sparse != nil))
+	opts, err := f.mf.options(f.rt.threads, kindOf(p.Data.Sparse != nil))
 	if err != nil {
 		return err
 	}
-	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, rt.quiet)
+	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, f.rt.quiet)
 	// cluster and topics need the data's matrix no more once the fit is
 	// done, nor does fit's model, except a concept or graph method's,
 	// which keeps the training data for transform.
 	consume := name != "fit" || !opts.Method.Concept() && !opts.Method.TakesGraph()
-	sum, res, fitOpts, err := factorize(ctx, p, &mf, rt, progress, consume, stderr)
+	sum, res, fitOpts, err := factorize(ctx, p, &f.mf, f.rt, progress, consume, stderr)
 	done()
 	if err != nil {
 		return err
 	}
-	sum.Classes = df.prep.Classes
+	sum.Classes = f.df.prep.Classes
 	switch name {
 	case "topics":
-		return printTopics(stdout, p.Data, res.Result, sum, top, *asJSON)
+		return printTopics(stdout, p.Data, res.Result, sum, f.top, f.asJSON)
 	case "cluster":
-		if *asJSON {
+		if f.asJSON {
 			sum.Labels = res.Labels
 			return writeJSON(stdout, sum)
 		}
 		printSummary(stdout, sum)
 		return nil
 	}
-	if err := writeFitOutputs(od, *out, p, res, fitOpts, sum); err != nil {
+	if err := writeFitOutputs(od, *f.out, p, res, fitOpts, sum); err != nil {
 		return err
 	}
-	if *asJSON {
+	if f.asJSON {
 		return writeJSON(stdout, sum)
 	}
 	printSummary(stdout, sum)
-	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
 }
 
@@ -333,9 +355,6 @@ func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(m
 	}
 	return progress, done
 }
-
-// writeFile creates path and writes it with fn, reporting errors with the
-// path.
 
 // fitOutputs are the files fit --out writes (the model's, see model.Save,
 // then the vocabulary, the factors for MATLAB and the summary).

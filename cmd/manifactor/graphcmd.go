@@ -34,7 +34,7 @@ type graphOutput struct {
 }
 
 func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("graph", "--data D --neighbors P --weight binary|heat|cosine --out FILE.mtx [--json]", stderr)
+	fs := newFlagSet("graph", "--data D --out FILE.mtx [options]", stdout, stderr)
 	var df dataFlags
 	var rt runtimeFlags
 	var gf graphFlags
@@ -108,17 +108,22 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		o.Recall, o.RecallQueries, o.RecallSeconds = &r, min(*queries, g.N()), time.Since(t0).Seconds()
 	}
-	if *asJSON {
-		return writeJSON(stdout, o)
+	return o.write(stdout, *asJSON)
+}
+
+// write reports the graph on w: as JSON, or as a line of text.
+func (o *graphOutput) write(w io.Writer, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, o)
 	}
-	fmt.Fprintf(stdout, "%d samples, %d edges (%d-NN by %s, %s weights, %s rule), %d samples without an edge", o.Samples, o.Edges, o.Neighbors, o.Metric, o.Weight, o.Symmetry, o.Isolated)
+	fmt.Fprintf(w, "%d samples, %d edges (%d-NN by %s, %s weights, %s rule), %d samples without an edge", o.Samples, o.Edges, o.Neighbors, o.Metric, o.Weight, o.Symmetry, o.Isolated)
 	if o.Purity != nil {
-		fmt.Fprintf(stdout, ", label purity %.3f", *o.Purity)
+		fmt.Fprintf(w, ", label purity %.3f", *o.Purity)
 	}
-	fmt.Fprintf(stdout, "; %.3f s", o.Seconds)
+	fmt.Fprintf(w, "; %.3f s", o.Seconds)
 	if o.Recall != nil {
-		fmt.Fprintf(stdout, "; recall %.4f over %d samples (%.3f s)", *o.Recall, o.RecallQueries, o.RecallSeconds)
+		fmt.Fprintf(w, "; recall %.4f over %d samples (%.3f s)", *o.Recall, o.RecallQueries, o.RecallSeconds)
 	}
-	fmt.Fprintf(stdout, "; wrote %s\n", o.Out)
+	fmt.Fprintf(w, "; wrote %s\n", o.Out)
 	return nil
 }

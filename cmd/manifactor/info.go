@@ -33,7 +33,7 @@ type infoOutput struct {
 }
 
 func runInfo(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("info", "[--json] [--blas B] [--kernels K] [--threads N]", stderr)
+	fs := newFlagSet("info", "[--json] [--blas B] [--simd S] [--threads N]", stdout, stderr)
 	var rt runtimeFlags
 	rt.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")

@@ -86,7 +86,7 @@ func firstLines(b []byte) string {
 func TestZeroIsDefault(t *testing.T) {
 	opts := func(args ...string) model.Options {
 		t.Helper()
-		fs := newFlagSet("fit", "", io.Discard)
+		fs := newFlagSet("fit", "", io.Discard, io.Discard)
 		var mf methodFlags
 		mf.register(fs, solver.DefaultMaxIter)
 		if err := fs.Parse(append([]string{"--method", "gnmf", "--k", "3"}, args...)); err != nil {

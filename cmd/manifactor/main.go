@@ -48,12 +48,18 @@ func commands() []command {
 		{"experiment", "the papers' protocol: k random classes, R runs, mean and deviation per k", runExperiment},
 		{"sweep", "the protocol's average score against lambda or p (the papers' sensitivity figures)", runSweep},
 		{"bench", "time the factorization loop on a data set", runBench},
-		{"demo", "cluster the embedded TDT2 sample and score it against its labels", runDemo},
+		{"demo", "cluster the embedded Reuters-21578 sample (800 raw articles) and score it", runDemo},
 	}
 }
 
 // run is the whole program minus process exit, so tests can drive it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 2 && args[0] == "help" && args[1] == "reference" {
+		return writeReference(stdout)
+	}
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "--help"}
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -64,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, c := range commands() {
 		if c.name == args[0] {
 			// The environment's backends, which the command's --blas and
-			// --kernels override: the library reads no environment.
+			// --simd override: the library reads no environment.
 			if err := backend.FromEnv(); err != nil {
 				return err
 			}
@@ -80,5 +86,5 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'manifactor <sub-command> -h' for its options.")
+	fmt.Fprintln(w, "\nRun 'manifactor <sub-command> --help' for its options, 'manifactor help reference'\nfor every command's (docs/cli.md).")
 }

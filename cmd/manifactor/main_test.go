@@ -55,7 +55,7 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, &out, &errOut)
-	// Sub-commands install backends globally (--blas, --kernels); put
+	// Sub-commands install backends globally (--blas, --simd); put
 	// the pass's back.
 	t.Cleanup(func() {
 		if err := backend.FromEnv(); err != nil {
@@ -147,15 +147,15 @@ func TestInfo(t *testing.T) {
 	if v, ok := m["mpi"].(string); mpi.Available != ok || ok && !strings.Contains(v, "MPI") {
 		t.Errorf(`"mpi": %v in a build where MPI available is %v`, m["mpi"], mpi.Available)
 	}
-	out, _, err = runCLI(t, "info", "--json", "--blas", "gonum", "--kernels", "generic", "--threads", "3")
+	out, _, err = runCLI(t, "info", "--json", "--blas", "gonum", "--simd", "generic", "--threads", "3")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m = decode(t, out)
 	if m["blas"] != "gonum" || m["kernels"] != "generic" || m["threads"] != 3.0 {
-		t.Errorf("info with --blas gonum --kernels generic --threads 3: %v", m)
+		t.Errorf("info with --blas gonum --simd generic --threads 3: %v", m)
 	}
-	for _, bad := range [][]string{{"--blas", "mkl"}, {"--kernels", "avx9000"}, {"--threads", "-1"}} {
+	for _, bad := range [][]string{{"--blas", "mkl"}, {"--simd", "avx9000"}, {"--threads", "-1"}} {
 		if _, _, err := runCLI(t, append([]string{"info"}, bad...)...); err == nil {
 			t.Errorf("info %v accepted", bad)
 		}
@@ -576,8 +576,8 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "gnmf", "--heat-t", "0.5"}, []string{"--heat-t 0.5", "binary"}},
 		{[]string{"--method", "gnmf", "--lambda", "10", "--lambdas", "1,2"}, []string{"--lambdas 1,2", "10"}},
 		{[]string{"--method", "lccf", "--kernel-memory", "1e-10"}, []string{"--kernel-memory 1e-10"}},
-		{[]string{"--method", "nmf", "--tol", "NaN"}, []string{`"NaN" for flag -tol`, "or off"}},
-		{[]string{"--method", "gnmf", "--tol", "2"}, []string{`"2" for flag -tol`, "[0, 1)"}},
+		{[]string{"--method", "nmf", "--tol", "NaN"}, []string{`--tol NaN`, "or off"}},
+		{[]string{"--method", "gnmf", "--tol", "2"}, []string{`--tol 2`, "[0, 1)"}},
 		// Flags the method would ignore.
 		{[]string{"--method", "nmf", "--lambda", "5"}, []string{"--lambda: nmf takes no graph", "gnmf"}},
 		{[]string{"--method", "nmf-ncw", "--neighbors", "3"}, []string{"--neighbors: nmf-ncw takes no graph"}},
@@ -592,11 +592,11 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "gnmf", "--lambdas", ""}, []string{"-lambdas", "empty value"}},
 		{[]string{"--method", "nmf", "--memory", ""}, []string{"-memory", "empty value"}},
 		{[]string{"--method", "nmf", "--classes", " "}, []string{"-classes", "empty value"}},
-		{[]string{"--method", "nmf", "--tol", "-1"}, []string{`"-1" for flag -tol`}},
+		{[]string{"--method", "nmf", "--tol", "-1"}, []string{`--tol -1`}},
 		{[]string{"--method", "nmf", "--start", "labels"}, []string{"--start labels", "kmeans"}},
-		{[]string{"--method", "nmf", "--pg-tol", "NaN"}, []string{`"NaN" for flag -pg-tol`}},
-		{[]string{"--method", "nmf", "--pg-tol", "-1e-4"}, []string{`"-1e-4" for flag -pg-tol`}},
-		{[]string{"--method", "nmf", "--pg-tol", "1"}, []string{`"1" for flag -pg-tol`, "[0, 1)"}},
+		{[]string{"--method", "nmf", "--pg-tol", "NaN"}, []string{`--pg-tol NaN`}},
+		{[]string{"--method", "nmf", "--pg-tol", "-1e-4"}, []string{`--pg-tol -1e-4`}},
+		{[]string{"--method", "nmf", "--pg-tol", "1"}, []string{`--pg-tol 1`, "[0, 1)"}},
 		{[]string{"--method", "nmf", "--min-iters", "900"}, []string{"--min-iters 900"}},
 		{[]string{"--method", "nmf", "--restart-iters", "900"}, []string{"--restart-iters 900"}},
 		{[]string{"--method", "nmf", "--evaluate", "0"}, []string{"--evaluate 0"}},
@@ -807,7 +807,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "nmf", "--start", "big"}, "-start"},
 		{[]string{"--methods", "nmf", "--compare", "999-table1"}, "000-table2"},
 		{[]string{"--methods", "nmf", "--lambda", "-2"}, "-lambda"},
-		{[]string{"--methods", "nmf", "--tol", "NaN"}, `"NaN" for flag -tol`},
+		{[]string{"--methods", "nmf", "--tol", "NaN"}, `--tol NaN`},
 		{[]string{"--methods", "gnmf", "--neighbors", "0"}, "--neighbors 0"},
 		{[]string{"--methods", "nmf", "--runs", "0"}, "--runs"},
 		{[]string{"--methods", "nmf", "--runs", "99999999999"}, "--runs 99999999999: must be 1 to 100000"},
@@ -1088,22 +1088,24 @@ func TestValuesNotSilentlyUsed(t *testing.T) {
 	}
 }
 
-// TestHelp asks every sub-command for its options: each prints them
-// (the wrapped flags' defaults included) with no error and nothing the
-// flag package recovered from.
+// TestHelp asks every sub-command for its options: -h prints the common
+// ones and --help-all every one (the wrapped flags' defaults included) on
+// stdout, with no error and nothing the flag package recovered from.
 func TestHelp(t *testing.T) {
 	for _, c := range commands() {
-		var out, errOut bytes.Buffer
-		err := run(context.Background(), []string{c.name, "-h"}, &out, &errOut)
-		if err != nil && !errors.Is(err, flag.ErrHelp) {
-			t.Errorf("%s -h: %v", c.name, err)
-		}
-		s := errOut.String()
-		if !strings.Contains(s, "usage: manifactor "+c.name) || !strings.Contains(s, "-threads") {
-			t.Errorf("%s -h printed %q", c.name, s)
-		}
-		if strings.Contains(s, "panic") {
-			t.Errorf("%s -h: %s", c.name, s)
+		for _, arg := range []string{"-h", "--help-all"} {
+			var out, errOut bytes.Buffer
+			err := run(context.Background(), []string{c.name, arg}, &out, &errOut)
+			if err != nil && !errors.Is(err, flag.ErrHelp) {
+				t.Errorf("%s %s: %v", c.name, arg, err)
+			}
+			s := out.String()
+			if !strings.Contains(s, "usage: manifactor "+c.name) || !strings.Contains(s, "--threads") || errOut.Len() > 0 {
+				t.Errorf("%s %s printed %q, %q", c.name, arg, s, errOut.String())
+			}
+			if strings.Contains(s, "panic") || strings.Contains(s, "(default default)") {
+				t.Errorf("%s %s: %s", c.name, arg, s)
+			}
 		}
 	}
 }

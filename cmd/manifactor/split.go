@@ -14,7 +14,7 @@ import (
 // parts directory, dataset.WriteParts) for the ranks of fit
 // --distributed, each of which then reads only its own samples' blocks.
 func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("split", "--data D --parts P --out DIR", stderr)
+	fs := newFlagSet("split", "--data D --parts P --out DIR [options]", stdout, stderr)
 	var df dataFlags
 	var rt runtimeFlags
 	df.registerRead(fs)

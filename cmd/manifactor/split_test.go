@@ -50,7 +50,7 @@ func TestSplit(t *testing.T) {
 		{[]string{"--parts", "99999999999", "--out", filepath.Join(dir, "pbig")}, "--parts 99999999999: want 1 to 1048576"},
 		{[]string{"--parts", "61", "--out", filepath.Join(dir, "p61")}, "--parts 61: " + mtx + " has 60 samples"},
 		{[]string{"--parts", "2"}, "--out is required"},
-		{[]string{"--parts", "2", "--out", filepath.Join(dir, "p2"), "--weighting", "none"}, "flag provided but not defined: -weighting"},
+		{[]string{"--parts", "2", "--out", filepath.Join(dir, "p2"), "--weighting", "none"}, "unknown option --weighting"},
 	} {
 		if _, _, err := runCLI(t, append([]string{"split", "--data", mtx}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)

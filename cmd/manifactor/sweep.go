@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -70,13 +71,13 @@ type sweepJSONPoint struct {
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sweep", "--data D --method M --param lambda=0.1,1,10,100,1000 | neighbors=1-10 [--clusters 2-10] [--runs R] [--baselines nmf,kmeans] [--plot DIR]", stderr)
+	fs := newFlagSet("sweep", "--data D --method M --param lambda=1,10,100|neighbors=1-10 [options]", stdout, stderr)
 	var pf protocolFlags
 	pf.register(fs)
 	method := fs.String("method", "", "the graph-regularized method whose parameter is swept: gnmf, lccf, lpnmf or their -ncw forms")
 	param := fs.String("param", "", "the parameter and its values: lambda=V1,V2,... or neighbors=LIST, e.g. neighbors=1-10")
 	baselines := fs.String("baselines", "", "methods run once and shown beside the sweep as flat lines, e.g. nmf,kmeans")
-	format := fs.String("format", "markdown", "output: markdown, csv or json")
+	chosenFormat := registerFormat(fs)
 	// A sweep runs the protocol once per value: fewer runs by default
 	// than a table.
 	fs.Lookup("runs").Value.Set("10")
@@ -87,44 +88,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := pf.rt.apply(); err != nil {
 		return err
 	}
-	switch *format {
-	case "markdown", "csv", "json":
-	default:
-		return fmt.Errorf("--format %q: want markdown, csv or json", *format)
-	}
-	if *method == "" {
-		return errors.New("--method is required")
-	}
-	m, err := solver.ParseMethod(*method)
-	if err != nil {
-		return fmt.Errorf("--method: %w", err)
-	}
-	if !m.TakesGraph() {
-		return fmt.Errorf("--method %s takes no graph, so neither lambda nor neighbors changes it; sweep gnmf, lccf, lpnmf or their -ncw forms", *method)
-	}
-	if *param == "" {
-		return errors.New("--param is required, e.g. --param lambda=0.1,1,10,100,1000")
-	}
-	sp, err := parseSweepParam(*param)
+	format, err := chosenFormat()
 	if err != nil {
 		return err
 	}
-	// The swept parameter's own flags would be overridden at every value.
-	conflicts := []string{sp.name}
-	if sp.name == "lambda" {
-		conflicts = append(conflicts, "lambdas")
-	}
-	for _, name := range conflicts {
-		if set(fs, name) {
-			return fmt.Errorf("--%s: --param %s sets %s at each of its values; leave --%s out", name, *param, sp.name, name)
-		}
-	}
-	if sp.name == "neighbors" && pf.mf.graph.minShared > 0 {
-		for _, v := range sp.values {
-			if int(v) <= pf.mf.graph.minShared {
-				return fmt.Errorf("--param neighbors: p = %g must be above --min-shared %d", v, pf.mf.graph.minShared)
-			}
-		}
+	sp, err := checkSweep(fs, *method, *param, pf.mf.graph.minShared)
+	if err != nil {
+		return err
 	}
 	var base []string
 	if *baselines != "" {
@@ -135,20 +105,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	sparse := p.Data.Sparse != nil
-	build := func(v float64) (experiment.Method, error) {
-		return pf.method(*method, sparse, func(o *model.Options) {
-			if sp.name == "lambda" {
-				o.Lambda = solver.Fixed(v)
-			} else {
-				o.Graph.Neighbors = int(v)
-			}
-		})
-	}
-	// Build every method now so a bad combination fails before the work.
-	for _, v := range sp.values {
-		if _, err := build(v); err != nil {
-			return err
-		}
+	build, err := pf.sweepBuilder(*method, sp, sparse)
+	if err != nil {
+		return err
 	}
 	bms := map[string]experiment.Method{}
 	for _, name := range base {
@@ -173,13 +132,74 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		points = append(points, pt...)
 	}
-	if err := writeSweep(stdout, *format, *method, sp.name, points, btable); err != nil {
+	if err := writeSweep(stdout, format, *method, sp.name, points, btable); err != nil {
 		return err
 	}
 	if pf.plot == "" {
 		return nil
 	}
 	return plotSweep(pf.plot, baseName(p.Data.Source), *method, sp.name, points, btable)
+}
+
+// checkSweep checks --method and --param (the flags that gave method and
+// param), and that no other flag sets what the sweep sets at each value.
+func checkSweep(fs *flag.FlagSet, method, param string, minShared int) (sweepParam, error) {
+	if method == "" {
+		return sweepParam{}, errors.New("--method is required")
+	}
+	m, err := solver.ParseMethod(method)
+	if err != nil {
+		return sweepParam{}, fmt.Errorf("--method: %w", err)
+	}
+	if !m.TakesGraph() {
+		return sweepParam{}, fmt.Errorf("--method %s takes no graph, so neither lambda nor neighbors changes it; sweep gnmf, lccf, lpnmf or their -ncw forms", method)
+	}
+	if param == "" {
+		return sweepParam{}, errors.New("--param is required, e.g. --param lambda=0.1,1,10,100,1000")
+	}
+	sp, err := parseSweepParam(param)
+	if err != nil {
+		return sp, err
+	}
+	// The swept parameter's own flags would be overridden at every value.
+	conflicts := []string{sp.name}
+	if sp.name == "lambda" {
+		conflicts = append(conflicts, "lambdas")
+	}
+	for _, name := range conflicts {
+		if set(fs, name) {
+			return sp, fmt.Errorf("--%s: --param %s sets %s at each of its values; leave --%s out", name, param, sp.name, name)
+		}
+	}
+	if sp.name == "neighbors" && minShared > 0 {
+		for _, v := range sp.values {
+			if int(v) <= minShared {
+				return sp, fmt.Errorf("--param neighbors: p = %g must be above --min-shared %d", v, minShared)
+			}
+		}
+	}
+	return sp, nil
+}
+
+// sweepBuilder returns what builds method at a value of sp, once it has
+// built it at each of them.
+func (f *protocolFlags) sweepBuilder(method string, sp sweepParam, sparse bool) (func(float64) (experiment.Method, error), error) {
+	build := func(v float64) (experiment.Method, error) {
+		return f.method(method, sparse, func(o *model.Options) {
+			if sp.name == "lambda" {
+				o.Lambda = solver.Fixed(v)
+			} else {
+				o.Graph.Neighbors = int(v)
+			}
+		})
+	}
+	// Build every method now so a bad combination fails before the work.
+	for _, v := range sp.values {
+		if _, err := build(v); err != nil {
+			return nil, err
+		}
+	}
+	return build, nil
 }
 
 func writeSweep(w io.Writer, format, method, param string, points []experiment.SweepPoint, base *experiment.Table) error {

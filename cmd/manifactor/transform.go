@@ -34,7 +34,7 @@ type transformSummary struct {
 
 // runTransform places new samples on a saved model's factors.
 func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("transform", "--model DIR --data D [--out DIR] [--max-iter 200] [--json]", stderr)
+	fs := newFlagSet("transform", "--model DIR --data D [--out DIR] [options]", stdout, stderr)
 	var rt runtimeFlags
 	rt.register(fs)
 	var df dataFlags
@@ -92,8 +92,30 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	sum, err := newTransformSummary(*dir, *path, m, t)
+	if err != nil {
+		return err
+	}
+	sum.Seconds = time.Since(begin).Seconds()
+	if od != nil {
+		if err := writeTransformOutputs(od, *out, t, sum); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		sum.Labels = t.Labels
+		return writeJSON(stdout, sum)
+	}
+	sum.print(stdout, *out)
+	return nil
+}
+
+// newTransformSummary describes t, the data at path placed on the model m
+// read from dir: the features' alignment, the samples left empty, the
+// clusters and their scores.
+func newTransformSummary(dir, path string, m *model.Model, t *model.Transformed) (*transformSummary, error) {
 	n, mf := t.Data.Dims()
-	sum := &transformSummary{Model: *dir, Data: *path, Method: m.Method.String(), K: m.K, Samples: n, Features: mf,
+	sum := &transformSummary{Model: dir, Data: path, Method: m.Method.String(), K: m.K, Samples: n, Features: mf,
 		ByName: t.Alignment.ByName, Unknown: t.Alignment.Unknown, UnknownEntries: t.Alignment.UnknownEntries,
 	}
 	for i := 0; i < n; i++ {
@@ -109,50 +131,53 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	score, err := model.Summarize(t.Labels, m.K, t.Data.Labels, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sum.ClusterSizes, sum.Accuracy, sum.NMI = score.Sizes, score.Accuracy, score.NMI
-	sum.Seconds = time.Since(begin).Seconds()
-	if od != nil {
-		sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("summary.json")}
-		if err := od.WriteFile("V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
-			return err
-		}
-		if err := od.WriteFile("labels.txt", func(w io.Writer) error {
-			for _, l := range t.Labels {
-				if _, err := fmt.Fprintln(w, l); err != nil {
-					return err
-				}
+	return sum, nil
+}
+
+// writeTransformOutputs writes V.mtx, labels.txt and summary.json, which
+// lists them, into od and puts them in place of out.
+func writeTransformOutputs(od *outdir.Dir, out string, t *model.Transformed, sum *transformSummary) error {
+	sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("summary.json")}
+	if err := od.WriteFile("V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
+		return err
+	}
+	if err := od.WriteFile("labels.txt", func(w io.Writer) error {
+		for _, l := range t.Labels {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
 			}
-			return nil
-		}); err != nil {
-			return err
 		}
-		if err := od.WriteFile("summary.json", func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
-			return err
-		}
-		if err := od.Commit(); err != nil {
-			return fmt.Errorf("--out %s: %w", *out, err)
-		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	if *asJSON {
-		sum.Labels = t.Labels
-		return writeJSON(stdout, sum)
+	if err := od.WriteFile("summary.json", func(w io.Writer) error { return writeJSON(w, sum) }); err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d samples on the %d factors of %s (%s)\n", *path, n, m.K, *dir, m.Method)
+	if err := od.Commit(); err != nil {
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	return nil
+}
+
+// print writes the summary as text; out is the --out directory, if any.
+func (sum *transformSummary) print(w io.Writer, out string) {
+	fmt.Fprintf(w, "%s: %d samples on the %d factors of %s (%s)\n", sum.Data, sum.Samples, sum.K, sum.Model, sum.Method)
 	how := "by column"
 	if sum.ByName {
 		how = "by name"
 	}
-	fmt.Fprintf(stdout, "features aligned %s; %d unknown features (%d entries) ignored; %d samples with no known feature\n", how, sum.Unknown, sum.UnknownEntries, sum.EmptySamples)
-	fmt.Fprintf(stdout, "cluster sizes %v\n", sum.ClusterSizes)
+	fmt.Fprintf(w, "features aligned %s; %d unknown features (%d entries) ignored; %d samples with no known feature\n", how, sum.Unknown, sum.UnknownEntries, sum.EmptySamples)
+	fmt.Fprintf(w, "cluster sizes %v\n", sum.ClusterSizes)
 	if sum.Accuracy != nil {
-		fmt.Fprintf(stdout, "accuracy %.2f %%, NMI %.2f %%\n", 100**sum.Accuracy, 100**sum.NMI)
+		fmt.Fprintf(w, "accuracy %.2f %%, NMI %.2f %%\n", 100**sum.Accuracy, 100**sum.NMI)
 	}
-	if *out != "" {
-		fmt.Fprintf(stdout, "wrote %s\n", *out)
+	if out != "" {
+		fmt.Fprintf(w, "wrote %s\n", out)
 	}
-	return nil
 }
 
 func rowZero(r []float64) bool {

@@ -77,7 +77,7 @@ func TestTransformSavedModel(t *testing.T) {
 		// process would read; kernel paths round differently).
 		sub := filepath.Join(dir, method+"-process")
 		cmd := exec.Command(os.Args[0], "transform", "--model", mdir, "--data", data, "--out", sub, "--quiet",
-			"--kernels", kernels.Path(), "--blas", blas.Name())
+			"--simd", kernels.Path(), "--blas", blas.Name())
 		cmd.Env = append(os.Environ(), "MANIFACTOR_TEST_MAIN=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%s: transform in a new process: %v\n%s", method, err, out)
