@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Per-iteration time of every method, this build against another revision,
 # alternating the two binaries round by round and printing medians (this
-# machine's speed drifts; see RESULTS.md).
+# machine's speed drifts; see docs/PERFORMANCE.md).
 #
 # Usage: bench/abtest.sh REV [ROUNDS] [ITERS]   e.g. bench/abtest.sh HEAD~3 5 30
 # Needs ../shared/data; builds bin/manifactor and REV's binary (with

@@ -9,7 +9,7 @@ what a sparse LU of that matrix (SuperLU through SciPy, symmetric mode,
 two orderings) stores against the matrix itself: a direct solve costs
 about that ratio of graph products per right-hand side, against the
 handful of conjugate-gradient steps a solve of the papers' formulation
-takes (bench/RESULTS.md).
+takes (docs/PERFORMANCE.md).
 
 Usage: manifactor graph --data D --neighbors 5 --weight binary --out G.mtx
        python3 bench/directsolve.py G.mtx [LAMBDA]      (LAMBDA default 10)

@@ -6,7 +6,7 @@
 # Usage: bench/periter.sh [ROUNDS] [ITERS] [K]   e.g. bench/periter.sh 3 60 30
 # Needs ../shared/data; TDT2 with its default preparation, 2 threads and 1,
 # every iteration evaluated (bench's default), --tol off --pg-tol off so every
-# run makes ITERS iterations. bench/RESULTS.md records its output.
+# run makes ITERS iterations. docs/PERFORMANCE.md records its output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}

@@ -6,7 +6,7 @@ For each file: the first iteration where the objective's relative decrease
 falls below 1e-5 (the default --tol) and the residual there, then the first
 iteration where the relative KKT residual (--pg-tol's measure) falls below
 1e-2 .. 1e-5, each with the objective's gap to the last iteration's,
-(f - f_last) / f_last. See bench/RESULTS.md for the command that makes the
+(f - f_last) / f_last. See docs/PERFORMANCE.md for the command that makes the
 files.
 """
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Thread scaling (issue 13, part 2), as measured on the 16-core machine of
-# bench/RESULTS.md: at each thread count T (GOMAXPROCS=T and --threads T),
+# docs/PERFORMANCE.md: at each thread count T (GOMAXPROCS=T and --threads T),
 # ROUNDS rounds of
 #   - an NMF iteration on TDT2, k = 30, mu and cd (bench --iters 100 / 50);
 #   - an NMF iteration on a generated corpus of DOCS documents, k = 30, mu
