@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -147,6 +148,10 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			}
 			x, err := parseValue([]byte(s), "real")
 			if err != nil {
+				if hasLetters(s) {
+					// Words in a matrix file: a column of documents.
+					return valueErr(name, line, j+1, s, "%s: %v; a CSV holds numbers (documents are read from a .txt file of one per line, label<TAB>text, or a directory of files)", colName(j), err)
+				}
 				return valueErr(name, line, j+1, s, "%s: %v", colName(j), err)
 			}
 			vals = append(vals, x)
@@ -304,4 +309,20 @@ func (l *lineCap) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// hasLetters reports whether s holds a run of three letters: words, not
+// a malformed number.
+func hasLetters(s string) bool {
+	run := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			if run++; run == 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }

@@ -34,6 +34,11 @@ type Dataset struct {
 	// factors can be read as words; nil when the source has no names.
 	// Every method that changes the features keeps it in step.
 	Vocabulary []string
+	// Words names a text corpus's stems by their most frequent form in
+	// the corpus (Words["market"] may be "markets"), for terms shown to a
+	// person; a term absent from it reads as itself. nil for a matrix or
+	// a corpus read without stemming.
+	Words map[string]string
 	// ClassNames names the labels (e.g. Reuters topics): ClassNames[l] is
 	// the name of label l; nil when the source has none.
 	ClassNames map[int]string
@@ -52,6 +57,9 @@ type Dataset struct {
 	// Notes are what a reader decided on its own and a user should hear,
 	// such as whether SVMlight indices were read as 0- or 1-based.
 	Notes []string
+	// Skipped names what TextOptions.SkipUnreadable left out: files of a
+	// directory corpus (relative paths) or lines of a line corpus.
+	Skipped []string
 }
 
 // LoadOptions says how to read a data file. The zero value reads the
@@ -955,7 +963,7 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		panic("dataset: SelectSamples needs at least one sample")
 	}
 	n, m := d.Dims()
-	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, ClassNames: d.ClassNames, Text: d.Text, Weighted: d.Weighted}
+	out := &Dataset{Source: d.Source, Vocabulary: d.Vocabulary, Words: d.Words, ClassNames: d.ClassNames, Text: d.Text, Weighted: d.Weighted}
 	for _, i := range idx {
 		if i < 0 || i >= n {
 			panic("dataset: SelectSamples index out of range")

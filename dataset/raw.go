@@ -131,12 +131,15 @@ func (s Strip) Apply(text string) string {
 // decodeText returns a file's bytes as text: UTF-8 when they are valid
 // UTF-8 (a byte-order mark dropped), Latin-1 (ISO 8859-1, each byte its
 // own code point) otherwise, the encoding of most older corpora, with
-// latin1 reporting which. A NUL byte means the file is not text: an error
-// naming the file and the byte's offset, so that a stray binary file is
-// not read as words.
+// latin1 reporting which. Control bytes are not letters, so the tokenizer
+// takes them for separators, and a run of NUL bytes at the end (padding
+// that some sources add) is dropped. A file is binary by the rule of
+// isBinary, and an error naming it, so that an image or an archive left
+// in a corpus is not read as words.
 func decodeText(b []byte, name string) (text string, latin1 bool, err error) {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return "", false, byteErr(name, int64(i), "NUL: not a text file")
+	b = bytes.TrimRight(b, "\x00")
+	if n, binary := isBinary(b); binary {
+		return "", false, &ParseError{File: name, Offset: -1, Err: fmt.Errorf("%w: %d of its %d bytes are control bytes", errBinary, n, len(b))}
 	}
 	if utf8.Valid(b) {
 		return strings.TrimPrefix(string(b), "\ufeff"), false, nil
@@ -146,6 +149,40 @@ func decodeText(b []byte, name string) (text string, latin1 bool, err error) {
 		r[i] = rune(c)
 	}
 	return string(r), true, nil
+}
+
+// noteSkipped records what SkipUnreadable left out of the corpus at
+// source (files or lines, what): in Skipped, and in a note that counts
+// them and names the first few.
+func (d *Dataset) noteSkipped(source, what string, skipped []string) {
+	if len(skipped) == 0 {
+		return
+	}
+	d.Skipped = skipped
+	names := skipped[:min(len(skipped), 5)]
+	more := ""
+	if len(skipped) > len(names) {
+		more = ", ..."
+	}
+	d.Notes = append(d.Notes, fmt.Sprintf("%s: skipped %d unreadable %s (binary or not readable): %s%s", source, len(skipped), what, strings.Join(names, ", "), more))
+}
+
+// errBinary is the cause of the error for a file that isBinary.
+var errBinary = errors.New("binary, not text (at most 1 byte in 20 may be a control byte; SkipUnreadable, --skip-unreadable, leaves such files out)")
+
+// isBinary counts the control bytes of b (those below 0x20 other than
+// tab, line feed, vertical tab, form feed and carriage return, and 0x7F)
+// and reports whether they are more than 1 in 20 of its bytes: compressed
+// and image data have about 1 in 9, text in any 8-bit encoding or UTF-8
+// next to none, and UTF-16 text (which this reader does not decode) 1 in
+// 2.
+func isBinary(b []byte) (control int, binary bool) {
+	for _, c := range b {
+		if c < 0x20 && (c < '\t' || c > '\r') || c == 0x7f {
+			control++
+		}
+	}
+	return control, control*20 > len(b)
 }
 
 // LoadTextLines reads a file of documents, one per line (a .txt file,
@@ -174,6 +211,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	var docs []Document
+	var skipped []string
 	latin1 := 0
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
@@ -181,9 +219,11 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 			b = bytes.TrimRight(b, "\r\n")
 			text, lat, derr := decodeText(b, path)
 			if derr != nil {
-				// The line, and the NUL's byte within it.
-				pe := derr.(*ParseError)
-				return nil, stats, &ParseError{File: path, Line: line, Column: int(pe.Offset) + 1, Offset: -1, Err: fmt.Errorf("byte %d of the line is NUL: not text", pe.Offset+1)}
+				if opt.SkipUnreadable {
+					skipped = append(skipped, fmt.Sprintf("line %d", line))
+					continue
+				}
+				return nil, stats, &ParseError{File: path, Line: line, Offset: -1, Err: derr.(*ParseError).Err}
 			}
 			if lat {
 				latin1++
@@ -223,6 +263,9 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 	d, err := vectorize(ctx, path, docs, opt, stats)
 	if err == nil && latin1 > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d lines are not UTF-8, read as Latin-1", path, latin1, len(docs)))
+	}
+	if err == nil {
+		d.noteSkipped(path, "lines", skipped)
 	}
 	return d, stats, err
 }

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,10 +137,67 @@ func TestTextLines(t *testing.T) {
 	if _, err := Load(context.Background(), bad, LoadOptions{CSV: CSVOptions{LabelColumn: "1"}}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
 		t.Errorf("a line without a tab: %v", err)
 	}
+	// A NUL inside a line of text separates words; a line of control
+	// bytes is binary: an error naming it, or left out on request.
 	bin := filepath.Join(dir, "bin.txt")
-	os.WriteFile(bin, []byte("fine\nnot\x00text\n"), 0o644)
-	if _, err := Load(context.Background(), bin, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bin.txt:2") || !strings.Contains(err.Error(), "NUL") {
-		t.Errorf("a NUL byte: %v", err)
+	os.WriteFile(bin, []byte("fine words\nstray\x00nul among many words\n\x01\x02\x03\x04ab\ngood words\n"), 0o644)
+	if _, err := Load(context.Background(), bin, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "bin.txt:3") || !strings.Contains(err.Error(), "binary") {
+		t.Errorf("a binary line: %v", err)
+	}
+	d, err = Load(context.Background(), bin, LoadOptions{Text: TextOptions{SkipUnreadable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := d.Dims(); n != 3 || !slices.Equal(d.Skipped, []string{"line 3"}) || !slices.Contains(d.Vocabulary, "stray") || !slices.Contains(d.Vocabulary, "nul") {
+		t.Errorf("skipping: %d documents, skipped %v, vocabulary %v", n, d.Skipped, d.Vocabulary)
+	}
+}
+
+// TestTextDirPaddingAndBinary: files that end in NUL padding or hold a
+// stray control byte are read as text; a binary file among them is
+// refused, naming it and the way out, or left out and reported with
+// SkipUnreadable.
+func TestTextDirPaddingAndBinary(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string, b []byte) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/padded", append([]byte("markets rallied on strong earnings"), make([]byte, 4096)...))
+	write("a/escape", []byte("markets fell\x1b[0m as earnings\x00disappointed"))
+	write("b/plain", []byte("the striker scored twice in the final"))
+	noise := make([]byte, 2000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	write("b/photo.jpg", noise)
+	_, err := Load(context.Background(), dir, LoadOptions{})
+	if err == nil || !strings.Contains(err.Error(), "photo.jpg") || !strings.Contains(err.Error(), "binary") || !strings.Contains(err.Error(), "skip-unreadable") {
+		t.Errorf("a binary file: %v", err)
+	}
+	d, err := Load(context.Background(), dir, LoadOptions{Text: TextOptions{SkipUnreadable: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := d.Dims()
+	if n != 3 || !slices.Equal(d.Skipped, []string{"b/photo.jpg"}) || !slices.Contains(d.Vocabulary, "disappoint") || !slices.Contains(d.Vocabulary, "earn") {
+		t.Errorf("%d documents, skipped %v, vocabulary %v", n, d.Skipped, d.Vocabulary)
+	}
+	if !strings.Contains(strings.Join(d.Notes, "\n"), "skipped 1 unreadable files (binary or not readable): b/photo.jpg") {
+		t.Errorf("notes %q", d.Notes)
+	}
+	// The files that hold the others' text, alone: no error at all.
+	os.Remove(filepath.Join(dir, "b/photo.jpg"))
+	if d, err := Load(context.Background(), dir, LoadOptions{}); err != nil {
+		t.Errorf("padded and escaped files: %v", err)
+	} else if d.Skipped != nil {
+		t.Errorf("padded and escaped files: skipped %v", d.Skipped)
 	}
 }
 

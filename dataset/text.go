@@ -76,14 +76,21 @@ type TextOptions struct {
 	// and news messages before tokenizing (see Strip), in the
 	// directory and line corpora (LoadTextDir, LoadTextLines).
 	Strip Strip `json:"strip,omitempty"`
+	// SkipUnreadable leaves out the files of a directory corpus (the
+	// lines of a line corpus) that cannot be read or are binary, rather
+	// than failing on the first; Dataset.Skipped and Notes name them. It
+	// is a choice of what to read, not of the pipeline, so a model does
+	// not keep it.
+	SkipUnreadable bool `json:"-"`
 }
 
 // Tokenization returns the options that act on each document alone
 // (tokens, stop words, stemming, stripping), without those that depend on
-// the corpus (MinDF, MaxDF, DropEmpty): the pipeline that new documents
+// the corpus (MinDF, MaxDF, DropEmpty) and of what is read
+// (SkipUnreadable): the pipeline that new documents
 // go through to meet a vocabulary learned from a corpus.
 func (o TextOptions) Tokenization() TextOptions {
-	o.MinDF, o.MaxDF, o.DropEmpty = 0, 0, false
+	o.MinDF, o.MaxDF, o.DropEmpty, o.SkipUnreadable = 0, 0, false, false
 	return o
 }
 
@@ -243,17 +250,23 @@ func Vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 
 // vecChunk turns a run of documents into rows of local term counts.
 type vecChunk struct {
-	opt     *TextOptions
-	stop    map[string]struct{}
-	words   map[string]int32 // token -> local term, -1 when dropped
-	termIDs map[string]int32 // term -> local term
-	terms   []string         // local term -> term
-	df      []int32          // documents of the chunk holding each term
-	seen    []int32          // 1 + the last document that held each term
-	pos     []int32          // position of the term among that document's entries
-	indptr  []int            // entries of document i are ent[indptr[i]:indptr[i+1]]
-	ent     []uint64         // local term << 32 | count
-	tokens  int
+	opt   *TextOptions
+	stop  map[string]struct{}
+	words map[string]int32 // token -> its index in wordTerm
+	// wordTerm is each distinct token's local term (-1 when dropped),
+	// wordList the token and wordCount its occurrences: what names each
+	// stem by its most frequent form.
+	wordTerm  []int32
+	wordList  []string
+	wordCount []int32
+	termIDs   map[string]int32 // term -> local term
+	terms     []string         // local term -> term
+	df        []int32          // documents of the chunk holding each term
+	seen      []int32          // 1 + the last document that held each term
+	pos       []int32          // position of the term among that document's entries
+	indptr    []int            // entries of document i are ent[indptr[i]:indptr[i+1]]
+	ent       []uint64         // local term << 32 | count
+	tokens    int
 }
 
 // run fills the chunk from docs.
@@ -265,13 +278,15 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 	var doc int32
 	var start int
 	emit := func(tok []byte) {
-		id, ok := c.words[string(tok)]
+		wi, ok := c.words[string(tok)]
 		if !ok {
-			id = c.addWord(string(tok))
+			wi = c.addWord(string(tok))
 		}
+		id := c.wordTerm[wi]
 		if id < 0 {
 			return
 		}
+		c.wordCount[wi]++
 		c.tokens++
 		if c.seen[id] != doc {
 			c.seen[id] = doc
@@ -295,8 +310,8 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 	return nil
 }
 
-// addWord decides once what a distinct token becomes: a local term, or -1
-// for a stop word.
+// addWord decides once what a distinct token becomes, a local term or -1
+// for a stop word, and returns the token's index in wordTerm.
 func (c *vecChunk) addWord(w string) int32 {
 	id := int32(-1)
 	if _, stop := c.stop[w]; c.opt.NoStopWords || !stop {
@@ -316,8 +331,62 @@ func (c *vecChunk) addWord(w string) int32 {
 			c.pos = append(c.pos, 0)
 		}
 	}
-	c.words[w] = id
-	return id
+	wi := int32(len(c.wordTerm))
+	c.words[w] = wi
+	c.wordTerm, c.wordList, c.wordCount = append(c.wordTerm, id), append(c.wordList, w), append(c.wordCount, 0)
+	return wi
+}
+
+// wordForms names each kept term by the token that most often became it
+// over all the chunks (the lexically first among equals), where that
+// token is not the term itself: the word a reader expects for a stem. A
+// stem has few forms, so each term's are counted in a short list.
+func wordForms(chunks []vecChunk, local [][]int32, terms []string, col []int32) map[string]string {
+	type form struct {
+		word string
+		n    int
+	}
+	forms := make([][]form, len(terms))
+	for w := range chunks {
+		c := &chunks[w]
+		for i, t := range c.wordTerm {
+			if t < 0 || c.wordCount[i] == 0 {
+				continue
+			}
+			g := local[w][t]
+			if col[g] < 0 {
+				continue
+			}
+			word, list := c.wordList[i], forms[g]
+			k := 0
+			for k < len(list) && list[k].word != word {
+				k++
+			}
+			if k == len(list) {
+				forms[g] = append(list, form{word: word})
+			}
+			forms[g][k].n += int(c.wordCount[i])
+		}
+	}
+	var out map[string]string
+	for g, list := range forms {
+		if len(list) == 0 {
+			continue
+		}
+		best := list[0]
+		for _, f := range list[1:] {
+			if f.n > best.n || f.n == best.n && f.word < best.word {
+				best = f
+			}
+		}
+		if best.word != terms[g] {
+			if out == nil {
+				out = make(map[string]string)
+			}
+			out[terms[g]] = best.word
+		}
+	}
+	return out
 }
 
 // splitByBytes cuts docs into at most k contiguous runs of similar text
@@ -463,6 +532,7 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 		Source:     name,
 		Sparse:     &sparse.CSR{Rows: len(kept), Cols: len(vocabulary), Indptr: indptr, Ind: ind, Val: val},
 		Vocabulary: vocabulary,
+		Words:      wordForms(chunks, local, terms, col),
 	}
 	labels := make([]string, len(kept))
 	hasID := false
@@ -547,8 +617,10 @@ func numberClasses(names []string) ([]int, map[int]string) {
 // as the raw corpora circulate (20 Newsgroups: one folder per group, one
 // extension-less file per message), and vectorizes them with Vectorize.
 // Each file is decoded on its own, as UTF-8 when it is valid UTF-8 and as
-// Latin-1 otherwise (the Notes count those); a file holding a NUL byte is
-// not text, and an error. opt.Strip removes message headers, signatures
+// Latin-1 otherwise (the Notes count those); control bytes separate
+// words, trailing NUL padding is dropped, and a binary file (more than 1
+// byte in 20 a control byte) is an error unless opt.SkipUnreadable leaves
+// it out. opt.Strip removes message headers, signatures
 // and quotations first. The IDs are the paths relative to dir, with
 // forward slashes, in lexical order.
 func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *CorpusStats, error) {
@@ -565,6 +637,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 		return nil, stats, fmt.Errorf("%s: not a directory", dir)
 	}
 	var docs []Document
+	var skipped []string
 	var rootFile, classFile string
 	latin1 := 0
 	err = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
@@ -597,12 +670,19 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 		} else if classFile == "" {
 			classFile = path
 		}
+		var text string
+		lat := false
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("%s: %v", path, pathErr(err))
+			err = fmt.Errorf("%s: %v", path, pathErr(err))
+		} else {
+			text, lat, err = decodeText(b, path)
 		}
-		text, lat, err := decodeText(b, path)
 		if err != nil {
+			if opt.SkipUnreadable {
+				skipped = append(skipped, rel)
+				return nil
+			}
 			return err
 		}
 		if lat {
@@ -624,6 +704,9 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 	d, err := vectorize(ctx, dir, docs, opt, stats)
 	if err == nil && latin1 > 0 {
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d of %d files are not UTF-8, read as Latin-1", dir, latin1, len(docs)))
+	}
+	if err == nil {
+		d.noteSkipped(dir, "files", skipped)
 	}
 	return d, stats, err
 }

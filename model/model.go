@@ -36,6 +36,11 @@ type Model struct {
 	// TransformText applies to new raw text; nil when the corpus was a
 	// matrix.
 	Text *dataset.TextOptions
+	// Words names the features that are stems by their most frequent
+	// form in the training corpus (Dataset.Words, restricted to the
+	// model's features), so that topics read as words; nil when there
+	// are none.
+	Words map[string]string
 	// Links says that Transform links new samples to their nearest
 	// training samples, found and weighed as Graph says (the training
 	// graph's construction): a graph method with a positive weight whose
@@ -125,6 +130,14 @@ func FromFit(p *Prepared, res *Result, opts Options) (*Model, error) {
 	if t := p.Data.Text; t != nil {
 		text := t.Tokenization()
 		m.Text = &text
+	}
+	for _, f := range p.Preparation.Features {
+		if w, ok := p.Data.Words[f]; ok {
+			if m.Words == nil {
+				m.Words = make(map[string]string)
+			}
+			m.Words[f] = w
+		}
 	}
 	// A graph method's model links new samples to the training samples
 	// through the graph it built; it and a concept model keep the data.
@@ -393,7 +406,10 @@ func (m *Model) check() error {
 
 // Term is a feature and its weight in a cluster.
 type Term struct {
-	Name   string  `json:"name"`
+	Name string `json:"name"`
+	// Word is the feature as a person reads it: its most frequent form
+	// in the corpus where the feature is a stem (Model.Words), else Name.
+	Word   string  `json:"word"`
 	Weight float64 `json:"weight"`
 }
 
@@ -403,12 +419,20 @@ type Term struct {
 // centre in feature space as the factorization sees it, named by the
 // prepared features. A cluster without samples has none.
 func (m *Model) TopTerms(n int) [][]Term {
-	return TopTerms(m.U, m.V, m.Labels, m.Preparation.Features, m.K, n)
+	terms := TopTerms(m.U, m.V, m.Labels, m.Preparation.Features, m.K, n)
+	for _, c := range terms {
+		for i := range c {
+			if w, ok := m.Words[c[i].Name]; ok {
+				c[i].Word = w
+			}
+		}
+	}
+	return terms
 }
 
 // TopTerms is Model.TopTerms for factors u (features x k) and v (samples x
 // k), the samples' clusters in [0, clusters) (-1: none) and the features'
-// names.
+// names; each Term's Word is its Name.
 func TopTerms(u, v mat.Matrix, labels []int, names []string, clusters, n int) [][]Term {
 	mf, k := u.Dims()
 	mean := make([]float64, clusters*k)
@@ -441,7 +465,7 @@ func TopTerms(u, v mat.Matrix, labels []int, names []string, clusters, n int) []
 			if score[i] <= 0 {
 				break
 			}
-			out[c] = append(out[c], Term{Name: names[i], Weight: score[i]})
+			out[c] = append(out[c], Term{Name: names[i], Word: names[i], Weight: score[i]})
 		}
 	}
 	return out

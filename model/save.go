@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +41,9 @@ import (
 //	               Transform needs them (Model.Train)
 //	reach.txt      with graph links, each training sample's reach
 //	               (Model.Reach), one per line
+//	words.tsv      for a stemmed text corpus, each feature that reads
+//	               otherwise as a word: the feature, a tab and its most
+//	               frequent form (Model.Words), sorted by feature
 //
 // Files are written under temporary names and renamed, so a model
 // directory never holds a half-written file under a final name.
@@ -50,6 +56,7 @@ const (
 	trainFile    = "train.mtx"
 	centersFile  = "centers.mtx"
 	reachFile    = "reach.txt"
+	wordsFile    = "words.tsv"
 )
 
 type manifest struct {
@@ -198,6 +205,15 @@ func (m *Model) Save(dir string) error {
 			return nil
 		})
 	}
+	if len(m.Words) > 0 {
+		add(wordsFile, func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for _, t := range slices.Sorted(maps.Keys(m.Words)) {
+				fmt.Fprintf(bw, "%s\t%s\n", t, m.Words[t])
+			}
+			return bw.Flush()
+		})
+	}
 	for _, f := range files {
 		if err := outdir.WriteFile(filepath.Join(dir, f.name), f.write); err != nil {
 			return fmt.Errorf("model: Save: %w", err)
@@ -206,7 +222,7 @@ func (m *Model) Save(dir string) error {
 	// A file of an earlier model that this one has not would be read as
 	// this model's by nothing (the manifest says what exists), but is
 	// removed so the directory says what it holds.
-	for _, name := range []string{"W.mtx", centersFile, trainFile, reachFile} {
+	for _, name := range []string{"W.mtx", centersFile, trainFile, reachFile, wordsFile} {
 		present := false
 		for _, f := range files {
 			present = present || f.name == name
@@ -250,8 +266,20 @@ func writeFeatures(w io.Writer, p *Preparation, sums []float64) error {
 // against each other and the manifest, finite values. Errors name the
 // file and, where there is one, the line.
 func Load(dir string) (*Model, error) {
+	// A data file or a wrong directory given for a model is the likely
+	// mistake: say so, not what opening manifest.json inside it said.
+	if st, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("model: %s does not exist (fit --out DIR, or Model.Save, writes a model)", dir)
+	} else if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("model: %s is a file, not a model directory (fit --out DIR, or Model.Save, writes one)", dir)
+	}
 	path := filepath.Join(dir, manifestFile)
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("model: %s has no %s: not a model directory (fit --out DIR, or Model.Save, writes one)", dir, manifestFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -383,6 +411,16 @@ func Load(dir string) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	wpath := filepath.Join(dir, wordsFile)
+	if wf, err := os.Open(wpath); err == nil {
+		m.Words, err = readWords(wf, wpath, p.Features)
+		wf.Close()
+		if err != nil {
+			return nil, err
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -519,6 +557,34 @@ func readClusterLabels(r io.Reader, path string, n, k int) ([]int, error) {
 		l, err := strconv.Atoi(t)
 		return l, err == nil && l >= -1 && l < k
 	}, fmt.Sprintf("cluster %%q: want an integer in [-1, %d)", k))
+}
+
+// readWords reads words.tsv: lines of a feature among features, a tab and
+// the word it stands for, each feature once.
+func readWords(r io.Reader, path string, features []string) (map[string]string, error) {
+	known := make(map[string]bool, len(features))
+	for _, f := range features {
+		known[f] = true
+	}
+	words := make(map[string]string)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		term, word, ok := strings.Cut(sc.Text(), "\t")
+		switch {
+		case !ok || word == "" || strings.Contains(word, "\t"):
+			return nil, &dataset.ParseError{File: path, Line: line, Offset: -1, Value: sc.Text(), Err: errors.New("want a feature, a tab and its word")}
+		case !known[term]:
+			return nil, &dataset.ParseError{File: path, Line: line, Column: 1, Offset: -1, Value: term, Err: errors.New("not one of the model's features")}
+		case words[term] != "":
+			return nil, &dataset.ParseError{File: path, Line: line, Column: 1, Offset: -1, Value: term, Err: errors.New("given twice")}
+		}
+		words[term] = word
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("model: %s: %w", path, err)
+	}
+	return words, nil
 }
 
 // readReach reads reach.txt: n lines, each a cosine similarity in [-1, 1]

@@ -49,6 +49,21 @@ func newFlagSet(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// skippedJSON reports what --skip-unreadable left out: how many files
+// (or lines), and the first ten.
+type skippedJSON struct {
+	Count int      `json:"count"`
+	First []string `json:"first"`
+}
+
+// skippedOf is the report of skipped, nil when nothing was skipped.
+func skippedOf(skipped []string) *skippedJSON {
+	if len(skipped) == 0 {
+		return nil
+	}
+	return &skippedJSON{Count: len(skipped), First: skipped[:min(len(skipped), 10)]}
+}
+
 // registerFormat registers --format (markdown, csv or json) and --json,
 // its synonym for json, as every other command spells it. The returned
 // function gives the chosen format once the flags are parsed, or an error
@@ -277,6 +292,8 @@ type dataFlags struct {
 	stderr  io.Writer // where readers' notes go; nil for none
 	// What load took: reading the file, and model.Prepare.
 	loadTime, prepareTime time.Duration
+	// skipped is what --skip-unreadable left out of the data.
+	skipped []string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -310,6 +327,7 @@ func (d *dataFlags) registerRead(fs *flag.FlagSet) {
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
 	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
+	fs.BoolVar(&d.opts.Text.SkipUnreadable, "skip-unreadable", false, "text: leave out the files (lines) that are binary (more than 1 byte in 20 a control byte) or cannot be read, reporting them, rather than stop at the first")
 	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
 	fs.BoolVar(&d.opts.Reuters.SingleLabel, "single-label", false, "Reuters: keep articles with exactly one TOPICS label")
 	fs.IntVar(&d.opts.Reuters.MinClassSize, "min-class-size", 0, "Reuters: drop topics with fewer articles")
@@ -434,6 +452,7 @@ func (d *dataFlags) read(ctx context.Context, rt *runtimeFlags) (*dataset.Datase
 		return nil, prep, err
 	}
 	d.loadTime = time.Since(t0)
+	d.skipped = ds.Skipped
 	if d.stderr != nil {
 		for _, n := range ds.Notes {
 			fmt.Fprintln(d.stderr, n)

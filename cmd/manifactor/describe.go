@@ -25,6 +25,7 @@ type describeOutput struct {
 	ClassSizes   map[string]int `json:"class_sizes"`
 	GraphPurity  *float64       `json:"graph_purity,omitempty"`
 	Neighbors    int            `json:"neighbors,omitempty"`
+	Skipped      *skippedJSON   `json:"skipped,omitempty"`
 }
 
 func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -59,7 +60,8 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	ds := p.Data
 	n, m := ds.Dims()
 	out := describeOutput{
-		Data: df.path, Weighting: p.Weighting.String(), Samples: n, Features: m, NNZ: ds.NNZ(), Sparse: ds.Sparse != nil,
+		Skipped: skippedOf(df.skipped),
+		Data:    df.path, Weighting: p.Weighting.String(), Samples: n, Features: m, NNZ: ds.NNZ(), Sparse: ds.Sparse != nil,
 		ZeroSamples: p.ZeroSamples, ClassSizes: classSizes(ds),
 	}
 	out.Density = float64(out.NNZ) / (float64(n) * float64(m))

@@ -40,7 +40,9 @@ type fitFlags struct {
 	mf     methodFlags
 	dfl    distFlags
 	out    *string // fit's --out; nil for cluster and topics
+	model  *string // topics' --model; nil for fit and cluster
 	top    int
+	stems  bool // topics: the features as stems, not words
 	asJSON bool
 }
 
@@ -53,9 +55,11 @@ func (f *fitFlags) register(fs *flag.FlagSet, name string) {
 	switch name {
 	case "fit":
 		f.dfl.register(fs)
-		f.out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB) and summary.json (created if missing)")
+		f.out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB), assignments.tsv (each sample's id, cluster and class) and summary.json (created if missing)")
 	case "topics":
 		fs.IntVar(&f.top, "top", 10, "terms shown for each factor")
+		f.model = fs.String("model", "", "show the topics of a model that fit --out saved, without fitting (no data or method options)")
+		fs.BoolVar(&f.stems, "stems", false, "show terms as their stems, not as their most frequent word in the corpus")
 	}
 	fs.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
 }
@@ -90,13 +94,16 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	case "fit":
 		synopsis += " --out DIR"
 	case "topics":
-		synopsis += " [--top N]"
+		synopsis = "(--data D --method M --k K | --model DIR) [--top N] [options]"
 	}
 	fs := newFlagSet(name, synopsis, stdout, stderr)
 	var f fitFlags
 	f.register(fs, name)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if f.model != nil && set(fs, "model") {
+		return printModelTopics(fs, *f.model, f.top, f.stems, f.asJSON, stdout)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -139,13 +146,13 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	sum.Classes = f.df.prep.Classes
+	sum.Classes, sum.Skipped = f.df.prep.Classes, skippedOf(f.df.skipped)
 	switch name {
 	case "topics":
-		return printTopics(stdout, p.Data, res.Result, sum, f.top, f.asJSON)
+		return printTopics(stdout, p.Data, res.Result, sum, f.top, f.stems, f.asJSON)
 	case "cluster":
 		if f.asJSON {
-			sum.Labels = res.Labels
+			sum.Labels, sum.Assignments = res.Labels, assignmentsOf(p.Data, res.Labels)
 			return writeJSON(stdout, sum)
 		}
 		printSummary(stdout, sum)
@@ -155,6 +162,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	if f.asJSON {
+		sum.Assignments = assignmentsOf(p.Data, res.Labels)
 		return writeJSON(stdout, sum)
 	}
 	printSummary(stdout, sum)
@@ -184,7 +192,7 @@ func writeFitOutputs(od *outdir.Dir, out string, p *model.Prepared, res *model.R
 		// The names of U's rows, so its columns read as words.
 		outputs = append(outputs, vocabularyOutput(voc))
 	}
-	outputs = append(outputs, factorsMAT(res.Result, p.Data.Vocabulary))
+	outputs = append(outputs, factorsMAT(res.Result, p.Data.Vocabulary), assignmentsOutput(assignmentsOf(p.Data, res.Labels)))
 	for _, o := range outputs {
 		sum.Files = append(sum.Files, filepath.Join(out, o.name))
 	}
@@ -359,7 +367,7 @@ func progressPrinter(stderr io.Writer, maxIter int, quiet bool) (progress func(m
 // fitOutputs are the files fit --out writes (the model's, see model.Save,
 // then the vocabulary, the factors for MATLAB and the summary).
 var fitOutputs = []string{"manifest.json", "features.tsv", "U.mtx", "V.mtx", "W.mtx", "labels.txt", "centers.mtx", "train.mtx", "reach.txt",
-	"vocabulary.txt", "factors.mat", "summary.json"}
+	"words.tsv", "vocabulary.txt", "factors.mat", "assignments.tsv", "summary.json"}
 
 // output is a file a command writes into its output directory.
 type output struct {

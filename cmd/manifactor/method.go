@@ -443,6 +443,11 @@ type fitSummary struct {
 	NMI          *float64 `json:"nmi,omitempty"`
 	Labels       []int    `json:"labels,omitempty"`
 	Files        []string `json:"files,omitempty"`
+	// Skipped is what --skip-unreadable left out of the corpus.
+	Skipped *skippedJSON `json:"skipped,omitempty"`
+	// Assignments name each sample's cluster (--json; assignments.tsv
+	// in fit's directory).
+	Assignments []assignment `json:"assignments,omitempty"`
 }
 
 // cgJSON reports lpnmf's linear solves.

@@ -208,3 +208,111 @@ func TestEveryCommandJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipUnreadable: a corpus directory whose files end in NUL padding
+// is read; a binary file among them stops the command with one line that
+// names it and the way out, and --skip-unreadable reads the rest,
+// reporting the file on stderr and in the JSON.
+func TestSkipUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	docs := map[string]string{
+		"earn/1": "profits rose on strong quarterly earnings", "earn/2": "quarterly earnings beat forecasts, profits up",
+		"earn/3": "net profits and earnings per share rose", "sport/1": "the striker scored twice in the cup final",
+		"sport/2": "the team won the final after extra time", "sport/3": "a late goal won the cup for the home team",
+	}
+	for rel, text := range docs {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		// Every file padded with NULs, as some archives leave them.
+		if err := os.WriteFile(p, append([]byte(text), make([]byte, 512)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := runCLI(t, "describe", "--data", dir, "--json"); err != nil {
+		t.Fatalf("padded files: %v", err)
+	}
+	noise := make([]byte, 4096)
+	for i := range noise {
+		noise[i] = byte(i*7919 + i*i*31)
+	}
+	os.WriteFile(filepath.Join(dir, "sport", "scan.pdf"), noise, 0o644)
+	_, errOut, err := runCLI(t, "describe", "--data", dir)
+	if err == nil || !strings.Contains(err.Error(), "scan.pdf") || !strings.Contains(err.Error(), "--skip-unreadable") || strings.Count(err.Error(), "\n") > 2 || errOut != "" {
+		t.Errorf("a binary file: %v, stderr %q", err, errOut)
+	}
+	for _, cmd := range [][]string{{"describe"}, {"cluster", "--k", "2", "--method", "nmf"}} {
+		out, errOut, err := runCLI(t, append(cmd, "--data", dir, "--skip-unreadable", "--json")...)
+		if err != nil {
+			t.Fatalf("%v --skip-unreadable: %v", cmd, err)
+		}
+		var got struct {
+			Samples int
+			Skipped struct {
+				Count int
+				First []string
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Samples != 6 || got.Skipped.Count != 1 || !slices.Equal(got.Skipped.First, []string{"sport/scan.pdf"}) || !strings.Contains(errOut, "skipped 1 unreadable files") {
+			t.Errorf("%v --skip-unreadable: %+v, stderr %q", cmd, got, errOut)
+		}
+	}
+}
+
+// TestOutputsForPeople: fit names each document's cluster in
+// assignments.tsv (the same 0-based clusters as labels.txt), topics reads
+// as words (stems with --stems) and reads a saved model's, and the usual
+// mistakes are answered in a line or two that say what to do.
+func TestOutputsForPeople(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits the demo corpus")
+	}
+	data, _ := filepath.Abs("../../testdata/demo/reuters-demo.sgm.gz")
+	dir := t.TempDir()
+	mod := filepath.Join(dir, "model")
+	if _, _, err := runCLI(t, "fit", "--data", data, "--classes", "1-4", "--k", "4", "--out", mod, "--quiet"); err != nil {
+		t.Fatal(err)
+	}
+	tsv, err := os.ReadFile(filepath.Join(mod, "assignments.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, _ := os.ReadFile(filepath.Join(mod, "labels.txt"))
+	rows := strings.Split(strings.TrimSpace(string(tsv)), "\n")
+	nums := strings.Fields(string(labels))
+	if rows[0] != "id\tcluster\tclass" || len(rows) != len(nums)+1 {
+		t.Fatalf("assignments.tsv: header %q, %d rows for %d labels", rows[0], len(rows)-1, len(nums))
+	}
+	for i, r := range rows[1:] {
+		f := strings.Split(r, "\t")
+		if len(f) != 3 || f[0] == "" || f[1] != nums[i] || f[2] == "" {
+			t.Fatalf("assignments.tsv row %d: %q, labels.txt %q", i+1, r, nums[i])
+		}
+	}
+	words, _, err := runCLI(t, "topics", "--model", mod, "--top", "8")
+	if err != nil || !strings.Contains(words, "cluster  0 (") || strings.Contains(words, "cluster  4 (") {
+		t.Fatalf("topics --model: %v\n%s", err, words)
+	}
+	stems, _, _ := runCLI(t, "topics", "--model", mod, "--top", "8", "--stems")
+	if words == stems || !strings.Contains(words, "prices") || !strings.Contains(stems, "price ") {
+		t.Errorf("words and stems:\n%s\n%s", words, stems)
+	}
+	csv := filepath.Join(dir, "docs.csv")
+	os.WriteFile(csv, []byte("id,text\n1,markets rallied today\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"transform", "--model", data, "--data", data}, "is a file, not a model directory"},
+		{[]string{"topics", "--model", filepath.Join(dir, "none")}, "does not exist (fit --out DIR"},
+		{[]string{"topics", "--model", mod, "--k", "3"}, "takes no --k"},
+		{[]string{"describe", "--data", csv}, "a .txt file of one per line"},
+	} {
+		_, errOut, err := runCLI(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 2 || errOut != "" {
+			t.Errorf("%v: %v (stderr %q), want %q in at most 3 lines", c.args, err, errOut, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,18 +29,18 @@ type topicsOutput struct {
 }
 
 // printTopics prints each factor as words, after the fit's summary.
-func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum *fitSummary, top int, asJSON bool) error {
+func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum *fitSummary, top int, stems, asJSON bool) error {
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	topics := readTopics(ds, res, sum.ClusterSizes, top)
+	topics := readTopics(ds, res, sum.ClusterSizes, top, stems)
 	if asJSON {
 		return writeJSON(stdout, topicsOutput{sum, topics})
 	}
 	printSummary(stdout, sum)
 	fmt.Fprintln(stdout)
 	for _, t := range topics {
-		fmt.Fprintf(stdout, "cluster %2d (%d samples", t.Cluster+1, t.Size)
+		fmt.Fprintf(stdout, "cluster %2d (%d samples", t.Cluster, t.Size)
 		if t.DominantClass != "" {
 			fmt.Fprintf(stdout, "; %.0f %% %s", 100*t.DominantShare, t.DominantClass)
 		}
@@ -50,14 +51,14 @@ func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum 
 
 // readTopics lists each cluster's strongest features (model.TopTerms),
 // its size, and the most common true class among its samples.
-func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int) []topic {
+func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int, stems bool) []topic {
 	_, k := res.U.Dims()
 	terms := model.TopTerms(res.U, res.V, res.Labels, ds.Vocabulary, k, top)
 	out := make([]topic, k)
 	for c := 0; c < k; c++ {
 		t := topic{Cluster: c, Size: sizes[c]}
 		for _, term := range terms[c] {
-			t.Terms = append(t.Terms, term.Name)
+			t.Terms = append(t.Terms, shown(term.Name, ds.Words, stems))
 			t.Weights = append(t.Weights, term.Weight)
 		}
 		if ds.Labels != nil && t.Size > 0 {
@@ -84,4 +85,67 @@ func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int) [
 		out[c] = t
 	}
 	return out
+}
+
+// printModelTopics prints the topics of the model saved in dir: each
+// cluster of its training samples with its size and strongest terms.
+// Only the options of printing go with --model; the others would be
+// ignored, so they are refused.
+func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool, stdout io.Writer) error {
+	var extra []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "model", "top", "stems", "json", "quiet", "threads", "blas", "simd", "memory":
+		default:
+			extra = append(extra, "--"+f.Name)
+		}
+	})
+	if len(extra) > 0 {
+		return fmt.Errorf("topics --model reads the model's own topics and takes no %s (without --model, topics fits the data)", strings.Join(extra, ", "))
+	}
+	if top < 1 {
+		return fmt.Errorf("--top %d: must be at least 1", top)
+	}
+	m, err := model.Load(dir)
+	if err != nil {
+		return err
+	}
+	sizes := make([]int, m.K)
+	for _, l := range m.Labels {
+		if l >= 0 {
+			sizes[l]++
+		}
+	}
+	out := struct {
+		Model   string  `json:"model"`
+		Method  string  `json:"method"`
+		K       int     `json:"k"`
+		Samples int     `json:"samples"`
+		Topics  []topic `json:"topics"`
+	}{Model: dir, Method: m.Method.String(), K: m.K, Samples: len(m.Labels)}
+	for c, terms := range m.TopTerms(top) {
+		t := topic{Cluster: c, Size: sizes[c]}
+		for _, term := range terms {
+			t.Terms = append(t.Terms, shown(term.Name, m.Words, stems))
+			t.Weights = append(t.Weights, term.Weight)
+		}
+		out.Topics = append(out.Topics, t)
+	}
+	if asJSON {
+		return writeJSON(stdout, out)
+	}
+	fmt.Fprintf(stdout, "%s: %s, k = %d, %d training samples\n\n", dir, out.Method, out.K, out.Samples)
+	for _, t := range out.Topics {
+		fmt.Fprintf(stdout, "cluster %2d (%d samples): %s\n", t.Cluster, t.Size, strings.Join(t.Terms, " "))
+	}
+	return nil
+}
+
+// shown is how topics prints the feature name: as its most frequent word
+// in the corpus, or as it is with stems.
+func shown(name string, words map[string]string, stems bool) string {
+	if w, ok := words[name]; ok && !stems {
+		return w
+	}
+	return name
 }

@@ -30,6 +30,8 @@ type transformSummary struct {
 	Seconds        float64  `json:"seconds"`
 	Files          []string `json:"files,omitempty"`
 	Labels         []int    `json:"labels,omitempty"`
+	// Assignments name each new sample's cluster (assignments.tsv).
+	Assignments []assignment `json:"assignments,omitempty"`
 }
 
 // runTransform places new samples on a saved model's factors.
@@ -42,7 +44,7 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// How to read the new data; its preparation is the model's.
 	df.registerRead(fs)
 	maxIter := fs.Int("max-iter", 200, "updates of each new sample's row of V")
-	out := fs.String("out", "", "directory for V.mtx, labels.txt and summary.json (created if missing)")
+	out := fs.String("out", "", "directory for V.mtx, labels.txt, assignments.tsv (each sample's id, cluster and class) and summary.json (created if missing)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, with every label")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -63,7 +65,7 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var od *outdir.Dir
 	if *out != "" {
 		var err error
-		if od, err = outdir.Begin(*out, []string{"V.mtx", "labels.txt", "summary.json"}); err != nil {
+		if od, err = outdir.Begin(*out, []string{"V.mtx", "labels.txt", "assignments.tsv", "summary.json"}); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
 		defer od.Abort()
@@ -79,7 +81,9 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		// The model's own pipeline, document by document: the model
 		// weighs the counts and knows the vocabulary.
+		skip := opts.Text.SkipUnreadable
 		opts.Text = m.Text.Tokenization()
+		opts.Text.SkipUnreadable = skip
 	}
 	ds, err := dataset.Load(ctx, *path, opts)
 	if err != nil {
@@ -98,12 +102,12 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	sum.Seconds = time.Since(begin).Seconds()
 	if od != nil {
-		if err := writeTransformOutputs(od, *out, t, sum); err != nil {
+		if err := writeTransformOutputs(od, *out, t, assignmentsOf(ds, t.Labels), sum); err != nil {
 			return err
 		}
 	}
 	if *asJSON {
-		sum.Labels = t.Labels
+		sum.Labels, sum.Assignments = t.Labels, assignmentsOf(ds, t.Labels)
 		return writeJSON(stdout, sum)
 	}
 	sum.print(stdout, *out)
@@ -137,10 +141,14 @@ func newTransformSummary(dir, path string, m *model.Model, t *model.Transformed)
 	return sum, nil
 }
 
-// writeTransformOutputs writes V.mtx, labels.txt and summary.json, which
-// lists them, into od and puts them in place of out.
-func writeTransformOutputs(od *outdir.Dir, out string, t *model.Transformed, sum *transformSummary) error {
-	sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("summary.json")}
+// writeTransformOutputs writes V.mtx, labels.txt, assignments.tsv and
+// summary.json, which lists them, into od and puts them in place of out.
+func writeTransformOutputs(od *outdir.Dir, out string, t *model.Transformed, assigned []assignment, sum *transformSummary) error {
+	sum.Files = []string{od.FinalPath("V.mtx"), od.FinalPath("labels.txt"), od.FinalPath("assignments.tsv"), od.FinalPath("summary.json")}
+	a := assignmentsOutput(assigned)
+	if err := od.WriteFile(a.name, a.write); err != nil {
+		return err
+	}
 	if err := od.WriteFile("V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
 		return err
 	}

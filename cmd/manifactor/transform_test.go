@@ -92,7 +92,8 @@ func TestTransformSavedModel(t *testing.T) {
 		want string
 	}{
 		{[]string{"--model", filepath.Join(dir, "nmf"), "--data", mtx, "--labels", labels}, "45 features, but the model was trained on"},
-		{[]string{"--model", filepath.Join(dir, "none"), "--data", data}, "manifest.json"},
+		{[]string{"--model", filepath.Join(dir, "none"), "--data", data}, "does not exist (fit --out DIR"},
+		{[]string{"--model", data, "--data", data}, "is a file, not a model directory"},
 		{[]string{"--model", filepath.Join(dir, "nmf")}, "--data is required"},
 		{[]string{"--data", data}, "--model is required"},
 		{[]string{"--model", filepath.Join(dir, "nmf"), "--data", data, "--max-iter", "0"}, "--max-iter 0"},
