@@ -60,7 +60,7 @@ def main():
         mu, cd = out["mu"], out["cd"]
         target = mu["trace"][-1]["objective"]
         mu_time = mu["trace"][-1]["seconds"]
-        hit = next(((p["seconds"], p["iter"]) for p in cd["trace"] if p["objective"] <= target), None)
+        hit = next(((p["seconds"], p["iteration"]) for p in cd["trace"] if p["objective"] <= target), None)
         for s in ms:
             ms[s].append(out[s]["ms_per_iter"])
         mus.append(mu_time)

@@ -28,14 +28,14 @@ def main(paths):
         if rel is None:
             cols.append("tol 1e-5: never")
         else:
-            cols.append("tol 1e-5: it %d, residual %.1e, gap %.1e" % (tr[rel]["iter"], pgs[rel] or float("nan"), (objs[rel] - last) / last))
+            cols.append("tol 1e-5: it %d, residual %.1e, gap %.1e" % (tr[rel]["iteration"], pgs[rel] or float("nan"), (objs[rel] - last) / last))
         measured = [p for p in pgs if p is not None]
         for t in (1e-2, 1e-3, 1e-4, 1e-5):
             hit = next((i for i, p in enumerate(pgs) if p is not None and p < t), None)
             if hit is None:
                 cols.append("pg %g: never (min %.1e)" % (t, min(measured)) if measured else "pg: not measured")
             else:
-                cols.append("pg %g: it %d, gap %.1e" % (t, tr[hit]["iter"], (objs[hit] - last) / last))
+                cols.append("pg %g: it %d, gap %.1e" % (t, tr[hit]["iteration"], (objs[hit] - last) / last))
         print(" | ".join(cols))
 
 

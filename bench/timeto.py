@@ -100,7 +100,7 @@ def main_kl(args, x, info):
     cd_hits = []
     for tr, target in zip(mf["cd"], targets):
         hit = [p for p in tr if p["objective"] <= target]
-        cd_hits.append((hit[0]["seconds"], hit[0]["iter"]) if hit else (float("inf"), None))
+        cd_hits.append((hit[0]["seconds"], hit[0]["iteration"]) if hit else (float("inf"), None))
     target = statistics.median(targets)
     cd = statistics.median(h[0] for h in cd_hits)
     print(f"# time to objective, KL, {args.data}, k = {args.k}, {args.rounds} rounds (medians; scikit-learn once)")
@@ -137,7 +137,7 @@ def manifactor_curve(binary, data, k, solver, iters, start, seed, method="nmf", 
 def first_reaching(trace, sqnorm, target):
     for p in trace:
         if np.sqrt(max(p["objective"], 0) / sqnorm) <= target:
-            return p["seconds"], p["iter"]
+            return p["seconds"], p["iteration"]
     return None, None
 
 

@@ -21,7 +21,7 @@ import (
 type benchOutput struct {
 	Method       string  `json:"method"`
 	K            int     `json:"k"`
-	Iters        int     `json:"iters"`
+	Iterations   int     `json:"iterations"`
 	MsPerIter    float64 `json:"ms_per_iter"`
 	GFlops       float64 `json:"gflops,omitempty"`
 	SetupSeconds float64 `json:"setup_seconds"`
@@ -61,7 +61,7 @@ type benchOutput struct {
 }
 
 type tracePoint struct {
-	Iter      int     `json:"iter"`
+	Iter      int     `json:"iteration"`
 	Seconds   float64 `json:"seconds"`
 	Objective float64 `json:"objective"`
 	// ProjGrad is the relative KKT residual (solver.Result.ProjGrad),
@@ -218,7 +218,7 @@ func (out *benchOutput) fit(ctx context.Context, ds *dataset.Dataset, opts model
 			out.Trace[i].ProjGrad = &res.ProjGrad[i]
 		}
 	}
-	out.Method, out.K, out.Iters, out.Objective = res.Method.String(), opts.K, res.Iterations, res.Final()
+	out.Method, out.K, out.Iterations, out.Objective = res.Method.String(), opts.K, res.Iterations, res.Final()
 	out.MsPerIter = res.IterTime.Seconds() * 1000 / float64(res.Iterations)
 	out.DataSeconds, out.GraphPasses = res.DataTime.Seconds(), res.GraphPasses
 	if opts.Method == solver.NMF {
@@ -246,7 +246,7 @@ func startProfile(path string) (stop func(), err error) {
 // print writes the benchmark's line, and its graph passes and linear
 // solves where it has them.
 func (out *benchOutput) print(w io.Writer) {
-	fmt.Fprintf(w, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations", out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iters)
+	fmt.Fprintf(w, "%s k=%d on %d x %d (%d non-zeros): %.2f ms/iter over %d iterations", out.Method, out.K, out.Features, out.Samples, out.NNZ, out.MsPerIter, out.Iterations)
 	if out.GFlops > 0 {
 		fmt.Fprintf(w, ", %.2f GFLOP/s", out.GFlops)
 	}
@@ -260,7 +260,7 @@ func (out *benchOutput) print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if out.GraphPasses > 0 {
-		fmt.Fprintf(w, "passes over the graph: %d, %.2f an iteration\n", out.GraphPasses, float64(out.GraphPasses)/float64(out.Iters))
+		fmt.Fprintf(w, "passes over the graph: %d, %.2f an iteration\n", out.GraphPasses, float64(out.GraphPasses)/float64(out.Iterations))
 	}
 	if out.CG != nil {
 		fmt.Fprintf(w, "linear solves: %d, %.1f CG iterations each, largest residual %.2g\n", out.CG.Solves, float64(out.CG.Iterations)/float64(out.CG.Solves), out.CG.MaxResidual)

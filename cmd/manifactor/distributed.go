@@ -71,7 +71,7 @@ type distSummary struct {
 	Ranks      int       `json:"ranks"`
 	Grid       string    `json:"grid"`
 	Iterations int       `json:"iterations"`
-	Converged  bool      `json:"converged"`
+	Status     string    `json:"status"`
 	Objective  float64   `json:"objective"`
 	Trace      []float64 `json:"objective_trace"`
 	Seconds    float64   `json:"seconds"`
@@ -208,7 +208,7 @@ func writeDistSummary(od *outdir.Dir, out string, res *dist.JobResult, mf *metho
 	iters := len(fit.Objective) - 1
 	sum := &distSummary{
 		Method: mf.method.String(), Solver: map[bool]string{true: "cd", false: "mu"}[res.CD], K: k, Samples: n, Features: m, NNZ: res.NNZ, Ranks: size,
-		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Converged: fit.Status == solver.Converged,
+		Grid: fmt.Sprintf("%dx%d", g.Rows, g.Cols), Iterations: iters, Status: fit.Status.String(),
 		Objective: fit.Objective[iters], Trace: fit.Objective, Seconds: res.FitTime.Seconds(),
 		WordsPerIter: res.Formula, WordsMeasured: res.Words,
 		ReadSeconds: res.ReadTime.Seconds(), GraphSeconds: res.GraphTime.Seconds(),

@@ -89,14 +89,11 @@ func (f *fitFlags) check() error {
 // (which only reports, with every label in its JSON) and topics (which
 // reads each factor as words).
 func runFactorization(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
-	synopsis := "--data D --method M --k K [options]"
-	switch name {
-	case "fit":
-		synopsis += " --out DIR"
-	case "topics":
-		synopsis = "(--data D --method M --k K | --model DIR) [--top N] [options]"
-	}
-	fs := newFlagSet(name, synopsis, stdout, stderr)
+	fs := newFlagSet(name, map[string]string{
+		"fit":     "--data D --method M --k K --out DIR [options]",
+		"cluster": "--data D --method M --k K [options]",
+		"topics":  "(--data D --method M --k K | --model DIR) [--top N] [options]",
+	}[name], stdout, stderr)
 	var f fitFlags
 	f.register(fs, name)
 	if err := parse(fs, args); err != nil {

@@ -292,12 +292,12 @@ func TestBenchJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := decode(t, out)
-	for _, f := range []string{"method", "k", "iters", "ms_per_iter", "setup_seconds", "blas", "kernels", "samples", "features", "nnz"} {
+	for _, f := range []string{"method", "k", "iterations", "ms_per_iter", "setup_seconds", "blas", "kernels", "samples", "features", "nnz"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("bench --json lacks %q", f)
 		}
 	}
-	if m["iters"] != 5.0 || m["samples"] != 60.0 || m["features"] != 45.0 {
+	if m["iterations"] != 5.0 || m["samples"] != 60.0 || m["features"] != 45.0 {
 		t.Errorf("bench: %v", m)
 	}
 }
