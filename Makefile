@@ -99,9 +99,13 @@ bench: build
 FUZZTIME ?= 60s
 FUZZ_TARGETS := FuzzReadMAT FuzzReadMatrixMarket FuzzReadSVMLight FuzzReadCSV FuzzReadNPY \
 	FuzzReadReuters FuzzTokenize FuzzVectorize FuzzLoadTextDir
+MODEL_FUZZ_TARGETS := FuzzLoad FuzzParseManifest FuzzReadFeatures
 fuzz:
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./dataset/ || exit 1; \
+	done
+	for t in $(MODEL_FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./model/ || exit 1; \
 	done
 
 clean:

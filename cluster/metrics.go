@@ -18,6 +18,9 @@ func contingency(truth, pred []int) ([][]float64, []int, []int, error) {
 	}
 	ti, tl := index(truth)
 	pi, pl := index(pred)
+	if cells := int64(len(tl)) * int64(len(pl)); cells > maxContingency {
+		return nil, nil, nil, fmt.Errorf("cluster: %d classes and %d clusters: their table of %d cells is more than the %d a score may take", len(tl), len(pl), cells, int64(maxContingency))
+	}
 	c := make([][]float64, len(tl))
 	for i := range c {
 		c[i] = make([]float64, len(pl))
@@ -55,6 +58,13 @@ func Accuracy(truth, pred []int) (float64, map[int]int, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	// Labels a file declares by the hundred thousand would make the square
+	// matching below cubic in their number: on the larger side only the
+	// labels that can be in a best matching are kept (see candidates).
+	if min(len(tl), len(pl)) > maxMatched {
+		return 0, nil, fmt.Errorf("cluster: %d classes and %d clusters: matching them is cubic in the smaller count, which may be at most %d", len(tl), len(pl), maxMatched)
+	}
+	c, tl, pl = candidates(c, tl, pl)
 	// Maximize matches = minimize (max - count) on a square matrix padded
 	// with zero-count rows or columns.
 	n := max(len(tl), len(pl))
@@ -85,6 +95,76 @@ func Accuracy(truth, pred []int) (float64, map[int]int, error) {
 		}
 	}
 	return hit / float64(len(truth)), mapping, nil
+}
+
+// Bounds of a score's work: the cells of the contingency table, and the
+// labels of the smaller side a matching may pair.
+const (
+	maxContingency = 50_000_000
+	maxMatched     = 2_000
+)
+
+// candidates drops from the larger side of the contingency table c
+// (classes x clusters, labelled tl and pl) the labels that no best
+// one-to-one matching needs, when that side has more than s^2 labels for
+// s on the smaller side. Each label of the smaller side is matched, if
+// at all, to one of its s largest counts on the other side: the other
+// s - 1 labels of the smaller side take at most s - 1 of them, so an
+// exchange to a free one of the s never lowers the total. The union of
+// those s sets, at most s^2 labels, therefore holds a best matching.
+// Tables where neither side passes s^2 are returned as they are.
+func candidates(c [][]float64, tl, pl []int) ([][]float64, []int, []int) {
+	byClass := len(tl) > len(pl) // the classes are the larger side
+	small, large := len(pl), len(tl)
+	if !byClass {
+		small, large = len(tl), len(pl)
+	}
+	if large <= small*small {
+		return c, tl, pl
+	}
+	count := func(s, l int) float64 {
+		if byClass {
+			return c[l][s]
+		}
+		return c[s][l]
+	}
+	keep := make([]bool, large)
+	order := make([]int, large)
+	for s := 0; s < small; s++ {
+		for l := range order {
+			order[l] = l
+		}
+		sort.SliceStable(order, func(a, b int) bool { return count(s, order[a]) > count(s, order[b]) })
+		for _, l := range order[:small] {
+			keep[l] = true
+		}
+	}
+	var idx []int
+	for l, k := range keep {
+		if k {
+			idx = append(idx, l)
+		}
+	}
+	if byClass {
+		c2 := make([][]float64, len(idx))
+		t2 := make([]int, len(idx))
+		for q, l := range idx {
+			c2[q], t2[q] = c[l], tl[l]
+		}
+		return c2, t2, pl
+	}
+	c2 := make([][]float64, len(c))
+	p2 := make([]int, len(idx))
+	for q, l := range idx {
+		p2[q] = pl[l]
+	}
+	for i := range c {
+		c2[i] = make([]float64, len(idx))
+		for q, l := range idx {
+			c2[i][q] = c[i][l]
+		}
+	}
+	return c2, tl, p2
 }
 
 // Hungarian solves the square assignment problem: it returns, for each row

@@ -3,6 +3,7 @@ package cluster
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -116,5 +117,66 @@ func TestNMIHandComputed(t *testing.T) {
 	}
 	if _, err := NMI([]int{1}, nil); err == nil {
 		t.Error("length mismatch accepted")
+	}
+}
+
+// TestAccuracyManyLabels: with far more labels on one side than the other
+// squared, the matching runs on the labels a best matching can use and
+// gives the full matching's accuracy; 100,000 classes against 20 clusters
+// score at once, and a table past the bounds is an error.
+func TestAccuracyManyLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	full := func(truth, pred []int) float64 {
+		c, tl, pl, err := contingency(truth, pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := max(len(tl), len(pl))
+		cost := make([][]float64, n)
+		for i := range cost {
+			cost[i] = make([]float64, n)
+			for j := range cost[i] {
+				if i < len(pl) && j < len(tl) {
+					cost[i][j] = -c[j][i]
+				}
+			}
+		}
+		var hit float64
+		for i, j := range Hungarian(cost) {
+			if i < len(pl) && j < len(tl) {
+				hit += c[j][i]
+			}
+		}
+		return hit / float64(len(truth))
+	}
+	for trial := 0; trial < 200; trial++ {
+		small, large := 1+rng.IntN(4), 20+rng.IntN(30)
+		n := 50 + rng.IntN(300)
+		a, b := make([]int, n), make([]int, n)
+		for i := range a {
+			a[i], b[i] = rng.IntN(large), rng.IntN(small)
+			if rng.IntN(3) == 0 {
+				b[i] = a[i] % small // some structure, and ties
+			}
+		}
+		for _, pair := range [][2][]int{{a, b}, {b, a}} {
+			got, _, err := Accuracy(pair[0], pair[1])
+			if want := full(pair[0], pair[1]); err != nil || math.Abs(got-want) > 1e-12 {
+				t.Fatalf("trial %d: %v, %v; the full matching %v", trial, got, err, want)
+			}
+		}
+	}
+	truth, pred := make([]int, 200_000), make([]int, 200_000)
+	for i := range truth {
+		truth[i], pred[i] = i/2, rng.IntN(20)
+	}
+	if _, _, err := Accuracy(truth, pred); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pred {
+		pred[i] = i / 2
+	}
+	if _, _, err := Accuracy(truth, pred); err == nil || !strings.Contains(err.Error(), "100000 classes and 100000 clusters") {
+		t.Errorf("100,000 on both sides: %v", err)
 	}
 }

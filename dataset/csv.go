@@ -106,11 +106,19 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	d := &Dataset{Source: name}
 	if names != nil {
+		// Features are matched by name (a model's transform): a name
+		// given twice would make two columns one.
 		d.Vocabulary = make([]string, 0, nfeat)
+		first := make(map[string]int, nfeat)
 		for j, s := range names {
-			if j != labelCol {
-				d.Vocabulary = append(d.Vocabulary, s)
+			if j == labelCol {
+				continue
 			}
+			if k, ok := first[s]; ok {
+				return nil, valueErr(name, firstLine, j+1, s, "column name %q repeats column %d's: feature names must differ", s, k+1)
+			}
+			first[s] = j
+			d.Vocabulary = append(d.Vocabulary, s)
 		}
 	}
 	if labelCol >= 0 {

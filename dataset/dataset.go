@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -159,7 +160,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		}
 		return nil, fmt.Errorf("%s: unknown data format %q (want .mat, .mtx, .svm, .libsvm, .csv, .tsv or .npy, optionally .gz)", path, filepath.Ext(path))
 	}
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +201,9 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	case ".npy":
 		var m *mat.Dense
 		if m, err = readNPY(r, path, size, max(budget, 0)); err == nil {
+			err = npyEnds(r, path, m)
+		}
+		if err == nil {
 			d, err = transposed(&Dataset{Source: path, Dense: m}, opt.Transpose)
 		}
 	case ".csv", ".tsv":
@@ -482,7 +486,7 @@ func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 // readLabelFile reads a label file with ReadLabels and checks that it has
 // one label for each of the n samples.
 func readLabelFile(path string, n int) ([]int, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}

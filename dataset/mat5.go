@@ -287,10 +287,17 @@ func (d *matDecoder) decodeFile(s *matStream) error {
 // past its name.
 func (d *matDecoder) compressed(s *matStream, t matTag) error {
 	lr := &io.LimitedReader{R: s.r, N: t.size}
-	if err := d.inflate(lr, t); err != nil {
+	// The zlib reader reads through a buffer of ours, so that what it
+	// left of the element is known.
+	br := bufio.NewReader(lr)
+	whole, err := d.inflate(br, t)
+	if err != nil {
 		return err
 	}
-	_, err := io.Copy(io.Discard, lr)
+	if left := int64(br.Buffered()) + lr.N; whole && left > 0 {
+		return d.errorf(s, s.off+t.size-left, "%d bytes after the end of the compressed stream of the element at byte %d: what they hold would be lost", left, t.off)
+	}
+	_, err = io.Copy(io.Discard, br)
 	s.off += t.size - lr.N
 	s.budget -= t.size - lr.N
 	if err != nil {
@@ -302,13 +309,16 @@ func (d *matDecoder) compressed(s *matStream, t matTag) error {
 	return nil
 }
 
-func (d *matDecoder) inflate(r io.Reader, t matTag) error {
+// inflate reads the element a compressed element holds, through r, and
+// reports whether it read the zlib stream to its end (it stops after the
+// name of a variable that is not wanted).
+func (d *matDecoder) inflate(r io.Reader, t matTag) (whole bool, err error) {
 	zr, err := zlib.NewReader(r)
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return byteErr(d.name, int64(t.off), "truncated compressed element")
+			return false, byteErr(d.name, int64(t.off), "truncated compressed element")
 		}
-		return byteErr(d.name, int64(t.off), "compressed element: bad zlib stream: %v", err)
+		return false, byteErr(d.name, int64(t.off), "compressed element: bad zlib stream: %v", err)
 	}
 	budget := t.size*deflateMaxRatio + 64
 	if budget > maxDecodedBytes || budget < 0 {
@@ -320,32 +330,32 @@ func (d *matDecoder) inflate(r io.Reader, t matTag) error {
 	n, err := io.ReadFull(in.r, b[:])
 	it, err := d.parseTag(in, b[:], n, err, in.budget)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if it.small || it.typ != miMATRIX {
-		return d.errorf(in, it.off, "compressed element holds an element of type %s, want miMATRIX", typeName(it.typ))
+		return false, d.errorf(in, it.off, "compressed element holds an element of type %s, want miMATRIX", typeName(it.typ))
 	}
 	e := &matElem{s: in, left: it.size}
 	before := len(d.vars)
 	if err := d.matrix(e); err != nil {
-		return err
+		return false, err
 	}
 	if len(d.vars) == before {
-		return nil
+		return false, nil
 	}
 	// A variable was kept: read the rest of the stream so that its checksum
 	// is verified.
 	if err := d.discard(in, e.left); err != nil {
-		return err
+		return false, err
 	}
 	m, err := io.CopyN(io.Discard, in.r, 8)
 	switch {
 	case err == io.EOF:
-		return nil
+		return true, nil
 	case err != nil:
-		return d.readError(in, err)
+		return false, d.readError(in, err)
 	}
-	return d.errorf(in, in.off+m, "compressed element continues after its matrix")
+	return false, d.errorf(in, in.off+m, "compressed element continues after its matrix")
 }
 
 // matrix reads the body of a miMATRIX element whose tag was just read. It

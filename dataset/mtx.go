@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -474,7 +474,7 @@ func WriteMatrixMarketDense(w io.Writer, a mat.Matrix) error {
 // ReadMatrixMarketFile is ReadMatrixMarket on the file at path, which
 // may be gzip-compressed (a name ending in .gz). Errors name the file.
 func ReadMatrixMarketFile(path string) (*sparse.CSR, *mat.Dense, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -34,7 +34,7 @@ func ReadMTXParts(path string) (*MTXParts, error) {
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		return nil, fmt.Errorf("%s: a compressed file cannot be read in parts; decompress it, or write it as row blocks (manifactor split)", path)
 	}
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (p *MTXParts) ReadPart(ctx context.Context, t, parts int, emit func(i, j in
 	if lo == hi {
 		return 0, 0, nil
 	}
-	f, err := os.Open(p.Path)
+	f, err := fileio.Open(p.Path)
 	if err != nil {
 		return 0, 0, err
 	}

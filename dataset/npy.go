@@ -44,6 +44,23 @@ func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
 	return readNPY(r, name, sizeOf(r), 0)
 }
 
+// npyEnds checks that the array m, just read from the .npy file name, is
+// all the file holds: numpy writes one array a file, and bytes after it
+// (a second array, a damaged header's shape) would be data dropped
+// without a word.
+func npyEnds(r io.Reader, name string, m *mat.Dense) error {
+	var b [1]byte
+	n, err := io.ReadFull(r, b[:])
+	switch {
+	case n > 0:
+		rows, cols := m.Dims()
+		return streamErr(name, "bytes after its %d x %d array: a file holds one array (a second one, or a damaged header's shape?)", rows, cols)
+	case err != nil && err != io.EOF:
+		return streamErr(name, "after the array: %v", err)
+	}
+	return nil
+}
+
 // readNPY reads an array from r, which holds size bytes (-1: unknown).
 func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, error) {
 	var pre [12]byte

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -25,6 +26,10 @@ const PartsFile = "parts.json"
 
 // partsFormat names the manifest's layout, for readers to check.
 const partsFormat = "manifactor-parts 1"
+
+// maxManifestBytes bounds parts.json, which is read whole: a manifest of
+// a million parts is a few tens of megabytes.
+const maxManifestBytes = 64 << 20
 
 // Parts is a parts directory's manifest.
 type Parts struct {
@@ -176,7 +181,7 @@ func writeLines(w io.Writer, n int, line func(i int) string) error {
 // file name of the directory.
 func ReadParts(dir string) (*Parts, error) {
 	path := filepath.Join(dir, PartsFile)
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, maxManifestBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +294,7 @@ func LoadRows(ctx context.Context, dir string, lo, hi int, opt LoadOptions) (*Da
 		out.Dense = dense
 	}
 	if man.Labels != "" {
-		f, err := os.Open(filepath.Join(dir, man.Labels))
+		f, err := fileio.Open(filepath.Join(dir, man.Labels))
 		if err != nil {
 			return nil, err
 		}
@@ -320,18 +325,23 @@ func LoadRows(ctx context.Context, dir string, lo, hi int, opt LoadOptions) (*Da
 
 // readNames reads m feature names, one per line.
 func readNames(path string, m int) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	names := make([]string, 0, min(m, 1<<20))
+	line := make(map[string]int)
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxMTXLine)
 	for sc.Scan() {
 		if len(names) == m {
 			return nil, lineErr(path, len(names)+1, "more names than the %d features", m)
 		}
+		if l, ok := line[sc.Text()]; ok {
+			return nil, lineErr(path, len(names)+1, "name %q repeats line %d's: feature names must differ", sc.Text(), l)
+		}
+		line[sc.Text()] = len(names) + 1
 		names = append(names, sc.Text())
 	}
 	if err := sc.Err(); err != nil {

@@ -8,11 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/manifactor/manifactor/internal/fileio"
 )
 
 // Strip says which parts of e-mail and news messages the text pipeline
@@ -186,7 +187,9 @@ func isBinary(b []byte) (control int, binary bool) {
 }
 
 // LoadTextLines reads a file of documents, one per line (a .txt file,
-// or .txt.gz compressed; blank lines are skipped), each decoded as
+// or .txt.gz compressed; blank lines are skipped; a line ends at "\n",
+// "\r\n" or a lone "\r", as old Mac files end them; at most 64 MB a
+// line), each decoded as
 // decodeText says, and vectorizes them with Vectorize. With labelled, a
 // line is "label<TAB>text": the label is the class name. IDs are the
 // line numbers. Errors name the file and line.
@@ -196,7 +199,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		return nil, stats, err
 	}
 	start := time.Now()
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, stats, fmt.Errorf("%s: %v", path, pathErr(err))
 	}
@@ -209,14 +212,16 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		}
 		r = zr
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<16), maxDocumentBytes)
+	sc.Split(scanLines)
 	var docs []Document
 	var skipped []string
 	latin1 := 0
-	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(b) > 0 {
-			b = bytes.TrimRight(b, "\r\n")
+	line := 0
+	for sc.Scan() {
+		line++
+		if b := sc.Bytes(); len(b) > 0 {
 			text, lat, derr := decodeText(b, path)
 			if derr != nil {
 				if opt.SkipUnreadable {
@@ -245,15 +250,15 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 				docs = append(docs, Document{ID: fmt.Sprint(line), Label: label, Text: text})
 			}
 		}
-		if err == io.EOF {
-			break
+	}
+	if err := sc.Err(); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, stats, cerr
 		}
-		if err != nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return nil, stats, cerr
-			}
-			return nil, stats, lineErr(path, line, "%w", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, stats, lineErr(path, line+1, "a line of more than %d bytes: not one document", maxDocumentBytes)
 		}
+		return nil, stats, lineErr(path, line+1, "%w", err)
 	}
 	stats.Articles = len(docs)
 	if len(docs) == 0 {
@@ -311,4 +316,31 @@ func (g *gzipStream) Read(p []byte) (int, error) {
 			return 0, errors.New("data after the end of the gzip stream: not gzip, and not a truncation")
 		}
 	}
+}
+
+// scanLines is bufio.ScanLines with a lone carriage return ending a line
+// too: a file whose lines end in "\r" alone is as many documents as it
+// has lines, not one.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	for i, c := range data {
+		switch c {
+		case '\n':
+			return i + 1, data[:i], nil
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if atEOF {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil // a "\n" may follow
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }

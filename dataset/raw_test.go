@@ -1,13 +1,18 @@
 package dataset
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestRawNewsCorpus: testdata/rawnews is laid out as raw corpora
@@ -239,4 +244,98 @@ func FuzzLoadTextLines(f *testing.F) {
 			t.Fatalf("labels %v, labelled %v", d.Labels, labelled)
 		}
 	})
+}
+
+// TestFormatsEndWhereTheyEnd: bytes after an .npy file's array, or after
+// the zlib stream inside a .mat file's compressed element, are an error
+// that names the file, where they were dropped without a word.
+func TestFormatsEndWhereTheyEnd(t *testing.T) {
+	dir := t.TempDir()
+	a := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	var npy bytes.Buffer
+	if err := WriteNPY(&npy, a); err != nil {
+		t.Fatal(err)
+	}
+	good, bad := filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npy")
+	os.WriteFile(good, npy.Bytes(), 0o644)
+	os.WriteFile(bad, append(npy.Bytes(), 0, 0, 0, 0, 0, 0, 0, 0), 0o644)
+	if _, err := Load(context.Background(), good, LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(context.Background(), bad, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "b.npy") || !strings.Contains(err.Error(), "bytes after its 2 x 2 array") {
+		t.Errorf("bytes after an .npy array: %v", err)
+	}
+	var m5 bytes.Buffer
+	if err := WriteMAT(&m5, MATWriteVar{Name: "fea", Dense: a}); err != nil {
+		t.Fatal(err)
+	}
+	b := m5.Bytes()
+	// The first element follows the 128-byte header: a compressed one,
+	// whose size grows by the 8 bytes put after its stream.
+	if typ := binary.LittleEndian.Uint32(b[128:]); typ != 15 {
+		t.Fatalf("element type %d, want miCOMPRESSED", typ)
+	}
+	size := binary.LittleEndian.Uint32(b[132:])
+	end := 136 + int(size)
+	padded := append(append(slices.Clone(b[:end]), 1, 2, 3, 4, 5, 6, 7, 8), b[end:]...)
+	binary.LittleEndian.PutUint32(padded[132:], size+8)
+	mpath := filepath.Join(dir, "c.mat")
+	os.WriteFile(mpath, padded, 0o644)
+	if _, err := Load(context.Background(), mpath, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "c.mat") || !strings.Contains(err.Error(), "8 bytes after the end of the compressed stream") {
+		t.Errorf("bytes after a compressed stream: %v", err)
+	}
+}
+
+// TestComposedAndDecomposedAreOneTerm: a word typed with a combining
+// accent and its precomposed form count as one term (Unicode NFC).
+func TestComposedAndDecomposedAreOneTerm(t *testing.T) {
+	docs := []Document{{Text: "caf\u00e9 au lait"}, {Text: "cafe\u0301 noir"}, {Text: "caf\u00e9 noir"}}
+	d, _, err := Vectorize(context.Background(), "nfc", docs, TextOptions{NoStem: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(d.Vocabulary, "caf\u00e9") || slices.Contains(d.Vocabulary, "cafe\u0301") || len(d.Vocabulary) != 4 {
+		t.Errorf("vocabulary %q", d.Vocabulary)
+	}
+}
+
+// TestTextLinesEndings: lines end at "\n", "\r\n" or a lone "\r" (old Mac
+// files), so a file of 60 documents is 60, not one.
+func TestTextLinesEndings(t *testing.T) {
+	dir := t.TempDir()
+	for name, sep := range map[string]string{"lf.txt": "\n", "crlf.txt": "\r\n", "cr.txt": "\r"} {
+		var b strings.Builder
+		for i := 0; i < 60; i++ {
+			fmt.Fprintf(&b, "document number %c about markets%s", 'a'+i%26, sep)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		d, err := Load(context.Background(), p, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := d.Dims(); n != 60 {
+			t.Errorf("%s: %d documents, want 60", name, n)
+		}
+	}
+}
+
+// TestTextDirLinks: a link to a document is read as the document; a link
+// to a folder is left out and said so.
+func TestTextDirLinks(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "1"), []byte("markets rallied today"), 0o644)
+	os.WriteFile(filepath.Join(elsewhere, "2"), []byte("markets fell today"), 0o644)
+	if err := os.Symlink(filepath.Join(elsewhere, "2"), filepath.Join(dir, "a", "2")); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(elsewhere, filepath.Join(dir, "a", "loop"))
+	d, err := Load(context.Background(), dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := d.Dims(); n != 2 || !strings.Contains(strings.Join(d.Notes, "\n"), "left out 1 entries") {
+		t.Errorf("%d documents, notes %q", n, d.Notes)
+	}
 }

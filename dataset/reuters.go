@@ -19,6 +19,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/manifactor/manifactor/internal/fileio"
 )
 
 // Article is one <REUTERS> element of the Reuters-21578 corpus. Text fields
@@ -1009,7 +1011,7 @@ func readReutersFiles(ctx context.Context, files []string) ([]*Article, error) {
 
 // readReutersFile reads the articles of one file.
 func readReutersFile(ctx context.Context, path string) ([]*Article, error) {
-	f, err := os.Open(path)
+	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, pathErr(err))
 	}

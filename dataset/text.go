@@ -19,7 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/unicode/norm"
 
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -104,6 +106,10 @@ func (o *TextOptions) check() error {
 	}
 	return nil
 }
+
+// maxDocumentBytes bounds one file of a directory corpus, which is read
+// whole: a larger one (a single 200 MB word, a log) is not a document.
+const maxDocumentBytes = 64 << 20
 
 // ErrNoTerms is the error, wrapped, of Vectorize and the text loaders
 // when the text pipeline leaves no term in any document.
@@ -312,7 +318,13 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 
 // addWord decides once what a distinct token becomes, a local term or -1
 // for a stop word, and returns the token's index in wordTerm.
-func (c *vecChunk) addWord(w string) int32 {
+func (c *vecChunk) addWord(token string) int32 {
+	// One word, one term, however its letters were encoded: "café" typed
+	// with a combining accent is the precomposed "café" (Unicode NFC).
+	w := token
+	if !norm.NFC.IsNormalString(w) {
+		w = norm.NFC.String(w)
+	}
 	id := int32(-1)
 	if _, stop := c.stop[w]; c.opt.NoStopWords || !stop {
 		term := w
@@ -332,7 +344,7 @@ func (c *vecChunk) addWord(w string) int32 {
 		}
 	}
 	wi := int32(len(c.wordTerm))
-	c.words[w] = wi
+	c.words[token] = wi
 	c.wordTerm, c.wordList, c.wordCount = append(c.wordTerm, id), append(c.wordList, w), append(c.wordCount, 0)
 	return wi
 }
@@ -638,6 +650,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 	}
 	var docs []Document
 	var skipped []string
+	notFiles := 0
 	var rootFile, classFile string
 	latin1 := 0
 	err = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
@@ -650,8 +663,17 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 			}
 			return nil
 		}
-		if e.IsDir() || !e.Type().IsRegular() {
+		if e.IsDir() {
 			return nil
+		}
+		if !e.Type().IsRegular() {
+			// A link to a file is read as the file (fileio follows it);
+			// anything else (a link to a folder, which could loop, a
+			// pipe, a device) is left out and counted.
+			if st, err := os.Stat(path); e.Type()&fs.ModeSymlink == 0 || err != nil || !st.Mode().IsRegular() {
+				notFiles++
+				return nil
+			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -672,7 +694,7 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 		}
 		var text string
 		lat := false
-		b, err := os.ReadFile(path)
+		b, err := fileio.ReadFile(path, maxDocumentBytes)
 		if err != nil {
 			err = fmt.Errorf("%s: %v", path, pathErr(err))
 		} else {
@@ -707,6 +729,9 @@ func LoadTextDir(ctx context.Context, dir string, opt TextOptions) (*Dataset, *C
 	}
 	if err == nil {
 		d.noteSkipped(dir, "files", skipped)
+		if notFiles > 0 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: left out %d entries that are not files or links to files (links to folders, pipes, devices)", dir, notFiles))
+		}
 	}
 	return d, stats, err
 }

@@ -39,7 +39,7 @@ func planted(t *testing.T, seed uint64, n, m, k int, noise float64) *dataset.Dat
 // topics, document i of topic class(rng, i): 30 words each from its
 // topic's block of m/k terms, a share noise of them from anywhere, counts
 // 1 to 3. Labels are 1-based.
-func plantedCounts(t *testing.T, seed, stream uint64, n, m, k int, noise float64, class func(rng *rand.Rand, i int) int) (*sparse.CSR, []int) {
+func plantedCounts(t testing.TB, seed, stream uint64, n, m, k int, noise float64, class func(rng *rand.Rand, i int) int) (*sparse.CSR, []int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, stream))
 	var ri, ci []int

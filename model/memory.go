@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/manifactor/manifactor/internal/sysmem"
+	"github.com/manifactor/manifactor/solver"
 
 	"github.com/manifactor/manifactor/internal/nmfstep"
 
@@ -54,7 +55,8 @@ func (m Memory) String() string {
 // EstimateMemory returns the estimate of Memory for fitting ds with opts
 // (threads: the goroutines that will run, for the per-thread buffers).
 // It reads only the data's shape and, for a sparse graph search under
-// AutoSearch, the features' document frequencies.
+// AutoSearch, the features' document frequencies, and for linear concept
+// factorization whether a value is negative.
 func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	n, m := ds.Dims()
 	k := int64(max(opts.K, 1))
@@ -88,6 +90,14 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	if opts.Method.Concept() {
 		// W (n x k) and its buffers.
 		est.Factors += 3 * 8 * k * n64
+		// The explicit n x n kernel a non-linear kernel, or the linear
+		// one on data with negative values (its positive and negative
+		// parts), forms.
+		if opts.Solver.Kernel.Kind != solver.Linear {
+			est.Factors += 8 * n64 * n64
+		} else if hasNegative(ds) {
+			est.Factors += 2 * 8 * n64 * n64
+		}
 	}
 	takesGraph := opts.Method.TakesGraph() && opts.SampleGraph == nil && (opts.Lambda.IsAuto() || opts.Lambda.IsDefault() || opts.Lambda.Value() > 0)
 	if takesGraph {
@@ -147,4 +157,28 @@ func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int, reca
 		m.Graph += 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))
 	}
 	return m
+}
+
+// hasNegative reports whether ds holds a negative value.
+func hasNegative(ds *dataset.Dataset) bool {
+	if a := ds.Sparse; a != nil {
+		for _, x := range a.Val {
+			if x < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if ds.Dense == nil {
+		return false
+	}
+	r := ds.Dense.RawMatrix()
+	for i := 0; i < r.Rows; i++ {
+		for _, x := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
+			if x < 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

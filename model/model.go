@@ -224,9 +224,15 @@ func (m *Model) transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 	if err := m.checkText(ds); err != nil {
 		return nil, err
 	}
+	entries := ds.NNZ()
 	x, al, err := m.Preparation.Apply(ds)
 	if err != nil {
 		return nil, err
+	}
+	// Data that barely meets the model's features (another corpus, the
+	// wrong model) would be placed, every sample alike, in one cluster.
+	if known := x.NNZ(); entries > 0 && int64(known)*minKnownShare < int64(entries) {
+		return nil, fmt.Errorf("%s: %d of its %d stored entries fall on the model's %d features (the least is 1 in %d): is this the model of other data?", x.Source, known, entries, len(m.Preparation.Features), minKnownShare)
 	}
 	out := &Transformed{Alignment: al, Data: x}
 	res, err := solver.Restore(m.State, m.U, m.V, m.W)
@@ -320,6 +326,10 @@ func solverData(ds *dataset.Dataset) (*solver.Data, error) {
 	}
 	return solver.NewDenseData(ds.Dense)
 }
+
+// minKnownShare: at least 1 in minKnownShare of the stored entries of data
+// that Transform places must fall on the model's features.
+const minKnownShare = 100
 
 // assign gives each row of v its cluster as the training samples got
 // theirs.

@@ -22,7 +22,7 @@ import (
 
 // countCorpus returns n documents of term counts over m named terms drawn
 // from k topics, labelled by topic, as a loader gives them (unweighted).
-func countCorpus(t *testing.T, seed uint64, n, m, k int) *dataset.Dataset {
+func countCorpus(t testing.TB, seed uint64, n, m, k int) *dataset.Dataset {
 	t.Helper()
 	a, labels := plantedCounts(t, seed, 2, n, m, k, 0.3, func(rng *rand.Rand, _ int) int { return rng.IntN(k) })
 	voc := make([]string, m)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -57,6 +58,9 @@ const (
 	centersFile  = "centers.mtx"
 	reachFile    = "reach.txt"
 	wordsFile    = "words.tsv"
+	// maxManifestBytes bounds manifest.json, which is read whole: a
+	// model's is a few kilobytes.
+	maxManifestBytes = 1 << 20
 )
 
 type manifest struct {
@@ -276,7 +280,7 @@ func Load(dir string) (*Model, error) {
 		return nil, fmt.Errorf("model: %s is a file, not a model directory (fit --out DIR, or Model.Save, writes one)", dir)
 	}
 	path := filepath.Join(dir, manifestFile)
-	b, err := os.ReadFile(path)
+	b, err := fileio.ReadFile(path, maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("model: %s has no %s: not a model directory (fit --out DIR, or Model.Save, writes one)", dir, manifestFile)
 	}
@@ -305,7 +309,7 @@ func Load(dir string) (*Model, error) {
 		Kernel:  solver.Kernel{Kind: mf.State.Kernel, Degree: mf.State.Degree, Coef0: mf.State.Coef0, Sigma: mf.State.Sigma},
 		Samples: mf.State.Samples, Features: mf.State.Features}
 	wantIDF := p.Weighting != NoWeighting
-	f, err := os.Open(filepath.Join(dir, featuresFile))
+	f, err := fileio.Open(filepath.Join(dir, featuresFile))
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -316,7 +320,7 @@ func Load(dir string) (*Model, error) {
 	}
 	dense := func(name string, rows, cols int) (*mat.Dense, error) {
 		path := filepath.Join(dir, name)
-		f, err := os.Open(path)
+		f, err := fileio.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
@@ -369,7 +373,7 @@ func Load(dir string) (*Model, error) {
 		}
 	}
 	lpath := filepath.Join(dir, labelsFile)
-	lf, err := os.Open(lpath)
+	lf, err := fileio.Open(lpath)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -380,7 +384,7 @@ func Load(dir string) (*Model, error) {
 	}
 	if mf.Train {
 		tpath := filepath.Join(dir, trainFile)
-		tf, err := os.Open(tpath)
+		tf, err := fileio.Open(tpath)
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
@@ -402,7 +406,7 @@ func Load(dir string) (*Model, error) {
 	}
 	if m.Links {
 		rpath := filepath.Join(dir, reachFile)
-		rf, err := os.Open(rpath)
+		rf, err := fileio.Open(rpath)
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
@@ -413,7 +417,7 @@ func Load(dir string) (*Model, error) {
 		}
 	}
 	wpath := filepath.Join(dir, wordsFile)
-	if wf, err := os.Open(wpath); err == nil {
+	if wf, err := fileio.Open(wpath); err == nil {
 		m.Words, err = readWords(wf, wpath, p.Features)
 		wf.Close()
 		if err != nil {

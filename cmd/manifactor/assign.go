@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/manifactor/manifactor/dataset"
 )
@@ -54,4 +56,43 @@ func assignmentsOutput(a []assignment) output {
 		}
 		return bw.Flush()
 	}}
+}
+
+// printable escapes what would act on a terminal rather than show: the
+// control characters (a newline forges a second line, an escape sequence
+// recolours or moves the cursor), the marks that reorder text, and bytes
+// that are not UTF-8. File names and values from the data reach notes and
+// errors, and a user reads them there.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || reorders(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x80 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r) || reorders(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// reorders reports the bidirectional formatting characters.
+func reorders(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
 }

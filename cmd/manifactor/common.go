@@ -105,6 +105,30 @@ func (o *onceValue) Set(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty value: give a value or leave the flag out for its default")
 	}
+	if g, ok := o.Value.(flag.Getter); ok {
+		// The flag package reads Go's literals ("010" is 8, "1_0" is
+		// 10): an integer is read in decimal here and handed on in its
+		// plain form.
+		var err error
+		switch g.Get().(type) {
+		case int, int64:
+			var v int64
+			if v, err = strconv.ParseInt(s, 10, 64); err == nil {
+				s = strconv.FormatInt(v, 10)
+			}
+		case uint, uint64:
+			var v uint64
+			if v, err = strconv.ParseUint(s, 10, 64); err == nil {
+				s = strconv.FormatUint(v, 10)
+			}
+		}
+		if err != nil {
+			if !decimal(s) {
+				return fmt.Errorf("%q is not a decimal integer", s)
+			}
+			return fmt.Errorf("%q is out of range", s)
+		}
+	}
 	o.set, o.first = true, s
 	return o.Value.Set(s)
 }
@@ -455,7 +479,7 @@ func (d *dataFlags) read(ctx context.Context, rt *runtimeFlags) (*dataset.Datase
 	d.skipped = ds.Skipped
 	if d.stderr != nil {
 		for _, n := range ds.Notes {
-			fmt.Fprintln(d.stderr, n)
+			fmt.Fprintln(d.stderr, printable(n))
 		}
 	}
 	return ds, prep, nil
@@ -553,24 +577,38 @@ func sortedKeys(m map[string]int) []string {
 	return keys
 }
 
-// parseList parses "1,2,5-8" into 1 2 5 6 7 8 (sorted, no duplicates).
+// A list a user gives (--classes, --clusters, sweep's values) holds at
+// most maxListValues values, each at most maxListValue in magnitude: the
+// bound that keeps "1-9223372036854775807" or a few hundred long ranges
+// from expanding into more memory than the machine has.
+const (
+	maxListValues = 100_000
+	maxListValue  = 1_000_000_000
+)
+
+// parseList parses "1,2,5-8" into 1 2 5 6 7 8 (sorted, no duplicates),
+// within the bounds above.
 func parseList(s string) ([]int, error) {
 	seen := map[int]bool{}
+	total := 0
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
+		a, err := parseDecimal(lo)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an integer or a range a-b", part)
 		}
 		b := a
 		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
+			if b, err = parseDecimal(hi); err != nil || b < a {
 				return nil, fmt.Errorf("%q is not a range a-b with a <= b", part)
 			}
 		}
-		if b-a > 1_000_000 {
-			return nil, fmt.Errorf("range %q is too long", part)
+		if a < -maxListValue || b > maxListValue {
+			return nil, fmt.Errorf("%q: values must be within ±%d", part, maxListValue)
+		}
+		if total += b - a + 1; total > maxListValues {
+			return nil, fmt.Errorf("%q: the list holds more than %d values", part, maxListValues)
 		}
 		for x := a; x <= b; x++ {
 			seen[x] = true
@@ -582,6 +620,30 @@ func parseList(s string) ([]int, error) {
 	}
 	sort.Ints(out)
 	return out, nil
+}
+
+// parseDecimal parses a whole number written in decimal digits (a sign
+// allowed): not Go's literal syntax, in which "010" is 8 and "1_0" is
+// 10.
+func parseDecimal(s string) (int, error) {
+	if !decimal(s) {
+		return 0, fmt.Errorf("%q is not a decimal integer", s)
+	}
+	return strconv.Atoi(s)
+}
+
+// decimal reports whether s is an optional sign and decimal digits.
+func decimal(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxThreads is the most --threads accepts: four per core, at least 8.

@@ -312,7 +312,7 @@ func runJob(ctx context.Context, df *dataFlags, rt *runtimeFlags, mf *methodFlag
 	}
 	if df.stderr != nil {
 		for _, n := range res.Notes {
-			fmt.Fprintln(df.stderr, n)
+			fmt.Fprintln(df.stderr, printable(n))
 		}
 	}
 	df.noteWeighting(res.Prepared)

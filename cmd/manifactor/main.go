@@ -22,7 +22,7 @@ func main() {
 			// -h asked for the usage, which went to stderr: not a failure.
 			return
 		}
-		fmt.Fprintln(os.Stderr, "manifactor:", err)
+		fmt.Fprintln(os.Stderr, "manifactor:", printable(err.Error()))
 		if errors.Is(err, context.Canceled) {
 			os.Exit(130)
 		}

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestCLIReference: docs/cli.md is what `manifactor help reference`
@@ -313,6 +315,41 @@ func TestOutputsForPeople(t *testing.T) {
 		_, errOut, err := runCLI(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Count(err.Error(), "\n") > 2 || errOut != "" {
 			t.Errorf("%v: %v (stderr %q), want %q in at most 3 lines", c.args, err, errOut, c.want)
+		}
+	}
+}
+
+// TestNamedPipesRefused: a FIFO named as a data, labels or graph file,
+// or standing in a model directory, is refused at once with a message
+// that names it, where opening it waited for a writer forever.
+func TestNamedPipesRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skip("no named pipes here:", err)
+		}
+		return p
+	}
+	mtx, labels := writeFixture(t, dir)
+	mod := filepath.Join(dir, "model")
+	os.MkdirAll(mod, 0o755)
+	os.Rename(fifo("manifest.json"), filepath.Join(mod, "manifest.json"))
+	for _, args := range [][]string{
+		{"describe", "--data", fifo("x.csv")},
+		{"cluster", "--data", mtx, "--labels", fifo("labels.txt"), "--k", "2"},
+		{"cluster", "--data", mtx, "--labels", labels, "--method", "gnmf", "--graph", fifo("g.mtx"), "--k", "2"},
+		{"topics", "--model", mod},
+	} {
+		done := make(chan error, 1)
+		go func() { _, _, err := runCLI(t, args...); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("%v: %v", args, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v: blocked on a named pipe", args)
 		}
 	}
 }

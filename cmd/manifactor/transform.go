@@ -90,7 +90,7 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	for _, n := range ds.Notes {
-		fmt.Fprintln(stderr, n)
+		fmt.Fprintln(stderr, printable(n))
 	}
 	t, err := m.Transform(ctx, ds, model.TransformOptions{MaxIter: *maxIter, Threads: rt.threads})
 	if err != nil {

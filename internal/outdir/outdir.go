@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -56,7 +57,8 @@ func Begin(path string, known []string) (*Dir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	sweep(parent, base)
+	tmp, err := os.MkdirTemp(parent, tempPrefix(base))
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot write beside it: %w", path, err)
 	}
@@ -136,7 +138,8 @@ func (d *Dir) Abort() {
 // previous content or the complete new one, and a symbolic link at path is
 // replaced rather than written through.
 func WriteFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	sweep(filepath.Dir(path), filepath.Base(path))
+	f, err := os.CreateTemp(filepath.Dir(path), tempPrefix(filepath.Base(path)))
 	if err != nil {
 		return err
 	}
@@ -165,4 +168,36 @@ func fill(f *os.File, write func(io.Writer) error) error {
 		err = cerr
 	}
 	return err
+}
+
+// tempPrefix names the temporary directory or file written for base:
+// hidden, and carrying the process's ID so that a later run can tell the
+// leftovers of a killed one (sweep).
+func tempPrefix(base string) string {
+	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// sweep removes from dir the temporary directories and files that runs
+// writing base left behind when they were killed (a run that ends in any
+// other way removes its own): those whose process no longer exists. A
+// name from an older build, without a process ID, parses as one that
+// does not exist, and goes too.
+func sweep(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + ".tmp-"
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		digits, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(digits)
+		if err != nil || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
 }

@@ -174,3 +174,37 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("directory holds %v", got)
 	}
 }
+
+// TestSweepKilledRuns: the temporary directory and file of a run that was
+// killed (its process gone) are removed by the next run into the same
+// place; those of a live process are kept.
+func TestSweepKilledRuns(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	dead := filepath.Join(parent, ".out.tmp-999999999-42")      // no such process
+	oldBuild := filepath.Join(parent, ".out.tmp-3000000001")    // a name without a process ID
+	live := filepath.Join(parent, ".out.tmp-1-42")              // process 1 exists
+	deadFile := filepath.Join(parent, ".g.mtx.tmp-999999999-7") // WriteFile's
+	for _, d := range []string{dead, oldBuild, live} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(deadFile, []byte("half"), 0o644)
+	d, err := Begin(out, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Abort()
+	for path, want := range map[string]bool{dead: false, oldBuild: false, live: true, deadFile: true} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(path), err == nil, want)
+		}
+	}
+	if err := WriteFile(filepath.Join(parent, "g.mtx"), func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(deadFile); err == nil {
+		t.Error("WriteFile left the killed run's temporary file")
+	}
+}
