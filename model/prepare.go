@@ -519,11 +519,14 @@ func (n *Normalization) UnmarshalText(b []byte) error {
 }
 
 // Scale bounds: the factorizations sum products and squares of the values,
-// which leave float64 above about 1e154 and underflow to zero or to
-// subnormals, where the KL objective's terms cancel to nonsense (a
-// negative divergence), below about 1e-154.
+// and the squared error sums squares of those sums over every entry: at
+// 1e149 that sum passed float64's range and the objective came out NaN.
+// Squares of values up to 1e100, summed over any data that fits in
+// memory, stay below 1e220. Below about 1e-154 values underflow to zero
+// or to subnormals, where the KL objective's terms cancel to nonsense (a
+// negative divergence).
 const (
-	maxValue = 1e150
+	maxValue = 1e100
 	minValue = 1e-150
 )
 

@@ -58,6 +58,10 @@ const (
 	centersFile  = "centers.mtx"
 	reachFile    = "reach.txt"
 	wordsFile    = "words.tsv"
+	// maxFactorValue bounds a saved factor's entries: those of data
+	// within maxValue, with room for a factor's rows to sum a sample's
+	// features.
+	maxFactorValue = 1e150
 	// maxManifestBytes bounds manifest.json, which is read whole: a
 	// model's is a few kilobytes.
 	maxManifestBytes = 1 << 20
@@ -344,8 +348,8 @@ func Load(dir string) (*Model, error) {
 		for i := 0; i < rows; i++ {
 			for j := 0; j < cols; j++ {
 				x := a.At(i, j)
-				if (x < 0 && !signed) || math.Abs(x) > maxValue {
-					return nil, fmt.Errorf("%s: row %d, column %d (1-based): value %v; a fit writes factors in [0, %g]", path, i+1, j+1, x, maxValue)
+				if (x < 0 && !signed) || math.Abs(x) > maxFactorValue {
+					return nil, fmt.Errorf("%s: row %d, column %d (1-based): value %v; a fit writes factors in [0, %g]", path, i+1, j+1, x, maxFactorValue)
 				}
 				any = any || x != 0
 			}

@@ -557,7 +557,14 @@ func classSizes(ds *dataset.Dataset) map[string]int {
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	// Encode writes nothing when a value cannot be encoded.
+	var unsupported *json.UnsupportedValueError
+	if err := enc.Encode(v); errors.As(err, &unsupported) {
+		return fmt.Errorf("the result holds %s, which is not a number: nothing printed (the data's scale may have overflowed a sum; --normalize l2 scales it)", unsupported.Str)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // sortedKeys returns a map's keys in numeric order when they are integers.

@@ -353,3 +353,35 @@ func TestNamedPipesRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileRound2: cases of the second round of hostile input each end
+// in a clean error that names the flag or the file, at once.
+func TestHostileRound2(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	huge := writeTemp(t, dir, "huge.csv", "1e149,2,3\n4,5,6\n7,8,9\n1,1,1\n")
+	dup := writeTemp(t, dir, "dup.csv", "a,b,a\n1,2,3\n4,5,6\n7,8,9\n")
+	base := []string{"cluster", "--data", mtx, "--labels", labels, "--method", "nmf"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(slices.Clone(base), "--k", "2", "--classes", "9223372036854775807"), "values must be within"},
+		{append(slices.Clone(base), "--k", "2", "--classes", "1-1000000,2000000-3000000"), "more than 100000 values"},
+		{append(slices.Clone(base), "--k", "1_0"), `"1_0" is not a decimal integer`},
+		{[]string{"experiment", "--data", mtx, "--labels", labels, "--methods", "nmf", "--clusters", "2-99999999999"}, "values must be within"},
+		{[]string{"cluster", "--data", huge, "--k", "2"}, "huge.csv: value 1e+149"},
+		{[]string{"fit", "--data", dup, "--k", "2", "--out", filepath.Join(dir, "o")}, `dup.csv:1: column name "a" repeats column 1's`},
+	} {
+		start := time.Now()
+		_, _, err := runCLI(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || time.Since(start) > 10*time.Second {
+			t.Errorf("%v: %v (%v), want %q", c.args, err, time.Since(start), c.want)
+		}
+	}
+	// --k 010 is ten, not Go's octal eight.
+	out, _, err := runCLI(t, append(slices.Clone(base), "--k", "010", "--json")...)
+	if err != nil || decode(t, out)["k"] != 10.0 {
+		t.Errorf("--k 010: %v, %v", err, decode(t, out)["k"])
+	}
+}
