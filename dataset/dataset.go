@@ -322,13 +322,52 @@ func loadText(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		return d, err
 	}
 	if _, ferr := ReutersFiles(path); ferr == nil {
+		var others []string
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			if others, err = reutersDirOthers(path); err != nil {
+				return nil, err
+			}
+		}
 		ro := opt.Reuters
 		ro.Text = opt.Text
 		d, _, err = LoadReuters(ctx, []string{path}, ro)
+		if err == nil && len(others) > 0 {
+			// Documents beside the SGML files are not read: said, not
+			// dropped without a word.
+			d.Notes = append(d.Notes, fmt.Sprintf("%s: read as Reuters-21578 SGML; %d other files are not read (%s)", path, len(others), strings.Join(others[:min(len(others), 3)], ", ")))
+		}
 	} else {
 		d, _, err = LoadTextDir(ctx, path, opt.Text)
 	}
 	return d, err
+}
+
+// reutersDirOthers lists the files of a directory of Reuters-21578 SGML
+// files that are neither SGML nor the distribution's own (lewis.dtd, the
+// README and the lists of category names), and refuses a directory that
+// also holds folders: a corpus of documents in class folders with a
+// stray .sgm file among them is not Reuters, nor is it read as if the
+// .sgm file were not there.
+func reutersDirOthers(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", dir, pathErr(err))
+	}
+	var others []string
+	for _, e := range entries {
+		name := e.Name()
+		lower := strings.ToLower(name)
+		switch {
+		case strings.HasPrefix(name, "."):
+		case e.IsDir():
+			return nil, fmt.Errorf("%s: holds both Reuters-21578 SGML files and folders (%s): read as neither; give the .sgm files themselves, or move them out of the corpus", dir, name)
+		case strings.HasSuffix(lower, ".sgm") || strings.HasSuffix(lower, ".sgm.gz"), lower == "lewis.dtd", strings.HasPrefix(lower, "readme"),
+			strings.HasPrefix(lower, "all-") && strings.HasSuffix(lower, ".txt"), strings.HasPrefix(lower, "cat-descriptions"), strings.HasPrefix(lower, "feldman-cia"):
+		default:
+			others = append(others, name)
+		}
+	}
+	return others, nil
 }
 
 // transposed swaps samples and features of a data set read with one

@@ -212,7 +212,8 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		}
 		r = zr
 	}
-	sc := bufio.NewScanner(r)
+	tb := newTextBudget(path, sizeOf(f))
+	sc := bufio.NewScanner(tb.reader(r))
 	sc.Buffer(make([]byte, 0, 1<<16), maxDocumentBytes)
 	sc.Split(scanLines)
 	var docs []Document
@@ -247,6 +248,9 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 				text = opt.Strip.Apply(text)
 			}
 			if strings.TrimSpace(text) != "" || labelled {
+				if err := tb.spend(len(text)); err != nil {
+					return nil, stats, err
+				}
 				docs = append(docs, Document{ID: fmt.Sprint(line), Label: label, Text: text})
 			}
 		}
@@ -254,6 +258,10 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 	if err := sc.Err(); err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, stats, cerr
+		}
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, stats, err
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
 			return nil, stats, lineErr(path, line+1, "a line of more than %d bytes: not one document", maxDocumentBytes)
@@ -343,4 +351,57 @@ func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 		return len(data), data, nil
 	}
 	return 0, nil, nil
+}
+
+// textBudget bounds the text a corpus file may make the reader hold: the
+// bytes read (decompressed), and each document's text and keeping
+// (docCost), against 64 times the file's size, at least 256 MB, as the
+// readers of numbers bound their values. A small compressed file of ten
+// million tiny documents, or one that grows while it is read, stops
+// there with an error instead of exhausting memory.
+type textBudget struct {
+	name        string
+	total, left int64
+}
+
+// docCost is what a document costs besides its text: its Document or
+// Article, its ID and its share of the vectorizer's work (a Reuters
+// article measured about 480 bytes in all).
+const docCost = 512
+
+func newTextBudget(name string, size int64) *textBudget {
+	total := max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
+	return &textBudget{name: name, total: total, left: total}
+}
+
+func (b *textBudget) err() error {
+	return streamErr(b.name, "its text and documents pass the %d bytes a text file of its size may make the reader hold (64 times the file, at least 256 MB): far more text, or far more and smaller documents, than such a file holds", b.total)
+}
+
+// spend accounts for a document of n bytes of text.
+func (b *textBudget) spend(n int) error {
+	if b.left -= int64(n) + docCost; b.left < 0 {
+		return b.err()
+	}
+	return nil
+}
+
+// reader charges what r reads to the budget.
+func (b *textBudget) reader(r io.Reader) io.Reader { return &textBudgetReader{b: b, r: r} }
+
+type textBudgetReader struct {
+	b *textBudget
+	r io.Reader
+}
+
+func (t *textBudgetReader) Read(p []byte) (int, error) {
+	if t.b.left <= 0 {
+		return 0, t.b.err()
+	}
+	if int64(len(p)) > t.b.left {
+		p = p[:t.b.left]
+	}
+	n, err := t.r.Read(p)
+	t.b.left -= int64(n)
+	return n, err
 }

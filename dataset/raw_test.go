@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -337,5 +338,50 @@ func TestTextDirLinks(t *testing.T) {
 	}
 	if n, _ := d.Dims(); n != 2 || !strings.Contains(strings.Join(d.Notes, "\n"), "left out 1 entries") {
 		t.Errorf("%d documents, notes %q", n, d.Notes)
+	}
+}
+
+// TestTextBudget: a small compressed file of a million tiny documents
+// holds far more documents than text: it is refused at the bound (64
+// times the file, at least 256 MB), not read into memory.
+func TestTextBudget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tiny.txt.gz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	line := []byte("ab\n")
+	for i := 0; i < 600_000; i++ {
+		zw.Write(line)
+	}
+	zw.Close()
+	os.WriteFile(p, b.Bytes(), 0o644)
+	if _, err := Load(context.Background(), p, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "tiny.txt.gz: its text and documents pass") {
+		t.Errorf("600,000 tiny documents in %d bytes: %v", b.Len(), err)
+	}
+}
+
+// TestReutersFileInATextFolder: a corpus of class folders with one
+// Reuters SGML file among them is refused, naming both, where it was read
+// as Reuters and its documents vanished; other files beside a Reuters
+// directory's SGML are said to be unread.
+func TestReutersFileInATextFolder(t *testing.T) {
+	sgm, err := os.ReadFile("../testdata/demo/reuters-demo.sgm.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sport"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sport", "1"), []byte("the striker scored"), 0o644)
+	os.WriteFile(filepath.Join(dir, "reut2-000.sgm.gz"), sgm, 0o644)
+	if _, err := Load(context.Background(), dir, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "both Reuters-21578 SGML files and folders (sport)") {
+		t.Errorf("class folders and an SGML file: %v", err)
+	}
+	os.RemoveAll(filepath.Join(dir, "sport"))
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("my notes"), 0o644)
+	d, err := Load(context.Background(), dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(d.Notes, "\n"), "1 other files are not read (notes.txt)") {
+		t.Errorf("notes %q", d.Notes)
 	}
 }

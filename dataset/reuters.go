@@ -1017,11 +1017,17 @@ func readReutersFile(ctx context.Context, path string) ([]*Article, error) {
 	}
 	defer f.Close()
 	var arts []*Article
+	// The file's bytes are compressed ones here (ReadReuters inflates
+	// them): the articles are what is charged.
+	tb := newTextBudget(path, sizeOf(f))
 	err = ReadReuters(f, path, func(a *Article) error {
 		if len(arts)%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if err := tb.spend(len(a.Title) + len(a.Dateline) + len(a.Body) + 16*(len(a.Topics)+len(a.Places))); err != nil {
+			return err
 		}
 		arts = append(arts, a)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -663,17 +664,29 @@ func (d *dataFlags) inputFiles() []string { return []string{d.path, d.opts.Label
 // reads: written at the end of the run, it would replace the data with
 // the output (`graph --data g.mat --out g.mat` did). Names that do not
 // exist yet, and empty names, are fine.
+//
+// An output inside an input directory (a corpus of documents) is refused
+// too: its files would be read as documents by the next run on the
+// corpus.
 func checkOutput(flagName, out string, inputs ...string) error {
-	fo, err := os.Stat(out)
-	if err != nil {
+	if out == "" {
 		return nil
 	}
+	absOut, _ := filepath.Abs(out)
+	fo, oerr := os.Stat(out)
 	for _, in := range inputs {
 		if in == "" {
 			continue
 		}
-		if fi, err := os.Stat(in); err == nil && os.SameFile(fo, fi) {
+		fi, err := os.Stat(in)
+		if err != nil {
+			continue
+		}
+		if oerr == nil && os.SameFile(fo, fi) {
 			return fmt.Errorf("%s %s: the same file as the input %s; refusing to replace the input with the output", flagName, out, in)
+		}
+		if absIn, _ := filepath.Abs(in); fi.IsDir() && strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
+			return fmt.Errorf("%s %s: inside the input directory %s, whose files are read as the data: the next run would read the output too; write it elsewhere", flagName, out, in)
 		}
 	}
 	return nil

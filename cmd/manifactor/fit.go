@@ -119,6 +119,9 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		if *f.out == "" {
 			return errors.New("--out is required")
 		}
+		if err := checkOutput("--out", *f.out, f.df.inputFiles()...); err != nil {
+			return err
+		}
 		var err error
 		if od, err = outdir.Begin(*f.out, fitOutputs); err != nil {
 			return fmt.Errorf("--out: %w", err)

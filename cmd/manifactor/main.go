@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/manifactor/manifactor/internal/backend"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := onSignal(cancel)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -27,6 +29,42 @@ func main() {
 			os.Exit(130)
 		}
 		os.Exit(1)
+	}
+}
+
+// signalGrace is how long work may take to stop after SIGINT or SIGTERM
+// before the process ends anyway.
+const signalGrace = 10 * time.Second
+
+// onSignal cancels the run's context on the first SIGINT or SIGTERM, so
+// that long work stops at its next check and outputs stay as they were;
+// work that does not return within signalGrace, or a second signal, ends
+// the process (status 130). An output directory being written is then
+// left as a temporary one beside it, which the next run into the same
+// place removes. The returned function stops listening.
+func onSignal(cancel func()) (stop func()) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-sig:
+		case <-time.After(signalGrace):
+		case <-done:
+			return
+		}
+		fmt.Fprintln(os.Stderr, "manifactor: interrupted")
+		os.Exit(130)
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
 	}
 }
 

@@ -39,6 +39,9 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for t := 0; t < *parts; t++ {
 		known = append(known, dataset.PartName(t))
 	}
+	if err := checkOutput("--out", *out, df.inputFiles()...); err != nil {
+		return err
+	}
 	od, err := outdir.Begin(*out, known)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
