@@ -594,6 +594,10 @@ const (
 	maxListValue  = 1_000_000_000
 )
 
+// maxFitValues bounds the lists whose every value is a fit (--lambdas,
+// sweep's lambda values).
+const maxFitValues = 1_000
+
 // parseList parses "1,2,5-8" into 1 2 5 6 7 8 (sorted, no duplicates),
 // within the bounds above.
 func parseList(s string) ([]int, error) {

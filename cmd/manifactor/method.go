@@ -358,6 +358,9 @@ func (f *methodFlags) candidates(formulation solver.Formulation) ([]float64, err
 	}
 	var lambdas []float64
 	if f.lambdas != "" {
+		if n := strings.Count(f.lambdas, ",") + 1; n > maxFitValues {
+			return nil, fmt.Errorf("--lambdas: %d weights, each a fit; at most %d", n, maxFitValues)
+		}
 		for _, s := range strings.Split(f.lambdas, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil || !(v > 0) || math.IsInf(v, 0) {

@@ -385,3 +385,49 @@ func TestHostileRound2(t *testing.T) {
 		t.Errorf("--k 010: %v, %v", err, decode(t, out)["k"])
 	}
 }
+
+// TestPrintable: what a terminal would act on is escaped; text is kept.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain café":              "plain café",
+		"a\nforged line":          `a\x0aforged line`,
+		"x\x1b[31mred":            `x\x1b[31mred`,
+		"bad\xffbyte":             `bad\xffbyte`,
+		"right\u202eto left":      `right\u202eto left`,
+		"tab\there and \u0085 C1": `tab\x09here and \u0085 C1`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestOutputsOutsideTheCorpus: an output written inside the corpus
+// directory would be read as documents by the next run, so it is refused;
+// and cf's explicit kernel counts in the memory a job is refused for.
+func TestOutputsOutsideTheCorpus(t *testing.T) {
+	corpus := t.TempDir()
+	for i, text := range []string{"markets rallied on earnings", "markets fell on earnings", "the striker scored", "the team won the cup"} {
+		p := filepath.Join(corpus, []string{"biz", "sport"}[i/2], fmt.Sprint(i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	for _, args := range [][]string{
+		{"split", "--data", corpus, "--parts", "2", "--out", filepath.Join(corpus, "parts")},
+		{"graph", "--data", corpus, "--neighbors", "1", "--out", filepath.Join(corpus, "g.mtx")},
+		{"fit", "--data", corpus, "--k", "2", "--out", filepath.Join(corpus, "model")},
+	} {
+		if _, _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "inside the input directory") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%7+1, i%5+1, i%3+1)
+	}
+	csv := writeTemp(t, t.TempDir(), "rows.csv", b.String())
+	_, _, err := runCLI(t, "cluster", "--data", csv, "--method", "cf", "--kernel", "gaussian", "--k", "3", "--memory", "2G")
+	if err == nil || !strings.Contains(err.Error(), "factors 7.2") {
+		t.Errorf("cf's 30,000 x 30,000 kernel under --memory 2G: %v", err)
+	}
+}

@@ -31,6 +31,9 @@ func parseSweepParam(s string) (sweepParam, error) {
 	p := sweepParam{name: name}
 	switch name {
 	case "lambda":
+		if n := strings.Count(list, ",") + 1; n > maxFitValues {
+			return p, fmt.Errorf("--param lambda: %d values, each a protocol's run; at most %d", n, maxFitValues)
+		}
 		for _, f := range strings.Split(list, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
