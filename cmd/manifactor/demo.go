@@ -98,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// Each GNMF cluster with its size, dominant topic and strongest terms.
 	fmt.Fprintln(stdout, "cluster  size  dominant topic   top terms")
 	for _, t := range readTopics(p.Data, gnmf.Result, g.ClusterSizes, 7, false) {
-		fmt.Fprintf(stdout, "%7d  %4d  %-9s %3.0f %%  %s\n", t.Cluster+1, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
+		fmt.Fprintf(stdout, "%7d  %4d  %-9s %3.0f %%  %s\n", t.Cluster, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
 	}
 	fmt.Fprintf(stdout, "\ntotal time %.2f s\n", time.Since(begin).Seconds())
 	return nil
