@@ -112,7 +112,8 @@ const (
 // s - 1 labels of the smaller side take at most s - 1 of them, so an
 // exchange to a free one of the s never lowers the total. The union of
 // those s sets, at most s^2 labels, therefore holds a best matching.
-// Tables where neither side passes s^2 are returned as they are.
+// Tables whose larger side has at most s^2 labels are returned as they
+// are.
 func candidates(c [][]float64, tl, pl []int) ([][]float64, []int, []int) {
 	byClass := len(tl) > len(pl) // the classes are the larger side
 	small, large := len(pl), len(tl)

@@ -174,7 +174,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	r = &ctxReader{ctx: ctx, r: r}
 	budget := opt.MemoryLimit
 	if budget == 0 {
-		budget = max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
+		budget = defaultBudget(size)
 	}
 	if gz {
 		zr, err := newGzip(r, path)
@@ -234,6 +234,12 @@ const (
 	defaultBudgetFloor int64 = 256 << 20
 	defaultBudgetRatio int64 = 64
 )
+
+// defaultBudget is the memory a file of size bytes (-1: unknown) may
+// make a reader take without LoadOptions.MemoryLimit.
+func defaultBudget(size int64) int64 {
+	return max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
+}
 
 // budgetHint ends the messages of a data set past its memory bound.
 const budgetHint = "LoadOptions.MemoryLimit; --memory to allow more"

@@ -370,7 +370,7 @@ type textBudget struct {
 const docCost = 512
 
 func newTextBudget(name string, size int64) *textBudget {
-	total := max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
+	total := defaultBudget(size)
 	return &textBudget{name: name, total: total, left: total}
 }
 

@@ -107,8 +107,9 @@ func (o *TextOptions) check() error {
 	return nil
 }
 
-// maxDocumentBytes bounds one file of a directory corpus, which is read
-// whole: a larger one (a single 200 MB word, a log) is not a document.
+// maxDocumentBytes bounds one document: a file of a directory corpus,
+// which is read whole, or a line of a line corpus. A larger one (a single
+// 200 MB word, a log) is not a document.
 const maxDocumentBytes = 64 << 20
 
 // ErrNoTerms is the error, wrapped, of Vectorize and the text loaders

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/manifactor/manifactor/dataset"
 )
@@ -22,22 +20,33 @@ type assignment struct {
 	Class   string `json:"class,omitempty"`
 }
 
+// oneLine keeps a sample's ID on its line of assignments.tsv: a path's
+// tab or newline becomes a space.
+var oneLine = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+// className names label l of ds: by ClassNames where the source names its
+// classes (a Reuters article without TOPICS, label 0, has none), else by
+// its number.
+func className(ds *dataset.Dataset, l int) string {
+	if name, ok := ds.ClassNames[l]; ok {
+		return name
+	}
+	if l == 0 && ds.ClassNames != nil {
+		return "(no topic)"
+	}
+	return strconv.Itoa(l)
+}
+
 // assignmentsOf pairs the samples of ds with their clusters.
 func assignmentsOf(ds *dataset.Dataset, clusters []int) []assignment {
 	out := make([]assignment, len(clusters))
 	for i, c := range clusters {
 		a := assignment{ID: strconv.Itoa(i + 1), Cluster: c}
 		if i < len(ds.IDs) {
-			// One line a sample: a path's tab or newline is a space.
-			a.ID = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(ds.IDs[i])
+			a.ID = oneLine.Replace(ds.IDs[i])
 		}
 		if i < len(ds.Labels) {
-			l := ds.Labels[i]
-			if name, ok := ds.ClassNames[l]; ok {
-				a.Class = name
-			} else {
-				a.Class = strconv.Itoa(l)
-			}
+			a.Class = className(ds, ds.Labels[i])
 		}
 		out[i] = a
 	}
@@ -56,43 +65,4 @@ func assignmentsOutput(a []assignment) output {
 		}
 		return bw.Flush()
 	}}
-}
-
-// printable escapes what would act on a terminal rather than show: the
-// control characters (a newline forges a second line, an escape sequence
-// recolours or moves the cursor), the marks that reorder text, and bytes
-// that are not UTF-8. File names and values from the data reach notes and
-// errors, and a user reads them there.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || reorders(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x80 && unicode.IsControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r) || reorders(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// reorders reports the bidirectional formatting characters.
-func reorders(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
 }

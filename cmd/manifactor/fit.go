@@ -158,11 +158,12 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		printSummary(stdout, sum)
 		return nil
 	}
-	if err := writeFitOutputs(od, *f.out, p, res, fitOpts, sum); err != nil {
+	assigned := assignmentsOf(p.Data, res.Labels)
+	if err := writeFitOutputs(od, *f.out, p, res, fitOpts, assigned, sum); err != nil {
 		return err
 	}
 	if f.asJSON {
-		sum.Assignments = assignmentsOf(p.Data, res.Labels)
+		sum.Assignments = assigned
 		return writeJSON(stdout, sum)
 	}
 	printSummary(stdout, sum)
@@ -174,7 +175,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 // out: the model (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx,
 // labels.txt, ...: model.Save), which transform reads, then the
 // vocabulary, the factors for MATLAB and the summary, which lists them.
-func writeFitOutputs(od *outdir.Dir, out string, p *model.Prepared, res *model.Result, fitOpts model.Options, sum *fitSummary) error {
+func writeFitOutputs(od *outdir.Dir, out string, p *model.Prepared, res *model.Result, fitOpts model.Options, assigned []assignment, sum *fitSummary) error {
 	mod, err := model.FromFit(p, res, fitOpts)
 	if err != nil {
 		return err
@@ -192,7 +193,7 @@ func writeFitOutputs(od *outdir.Dir, out string, p *model.Prepared, res *model.R
 		// The names of U's rows, so its columns read as words.
 		outputs = append(outputs, vocabularyOutput(voc))
 	}
-	outputs = append(outputs, factorsMAT(res.Result, p.Data.Vocabulary), assignmentsOutput(assignmentsOf(p.Data, res.Labels)))
+	outputs = append(outputs, factorsMAT(res.Result, p.Data.Vocabulary), assignmentsOutput(assigned))
 	for _, o := range outputs {
 		sum.Files = append(sum.Files, filepath.Join(out, o.name))
 	}

@@ -230,8 +230,12 @@ func flagError(fs *flag.FlagSet, err error) error {
 			return fmt.Errorf("%s: --%s %s: %s", fs.Name(), name, val, cause)
 		}
 	}
+	// "invalid boolean value "x" for -name: cause"
 	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		return fmt.Errorf("%s: invalid boolean value %s (give --name or --name=false)", fs.Name(), rest)
+		if val, name, ok := strings.Cut(rest, " for -"); ok {
+			name, _, _ = strings.Cut(name, ":")
+			return fmt.Errorf("%s: --%s=%s: a switch is on as --%s, or --%s=true / --%s=false", fs.Name(), name, strings.Trim(val, `"`), name, name, name)
+		}
 	}
 	return fmt.Errorf("%s: %w", fs.Name(), err)
 }

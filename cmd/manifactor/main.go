@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/manifactor/manifactor/internal/backend"
 )
@@ -21,7 +24,7 @@ func main() {
 	stop()
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			// -h asked for the usage, which went to stderr: not a failure.
+			// -h asked for the usage, which went to stdout: not a failure.
 			return
 		}
 		fmt.Fprintln(os.Stderr, "manifactor:", printable(err.Error()))
@@ -125,4 +128,43 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'manifactor <sub-command> --help' for its options, 'manifactor help reference'\nfor every command's (docs/cli.md).")
+}
+
+// printable escapes what would act on a terminal rather than show: the
+// control characters (a newline forges a second line, an escape sequence
+// recolours or moves the cursor), the marks that reorder text, and bytes
+// that are not UTF-8. File names and values from the data reach notes and
+// errors, and a user reads them there.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || reorders(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x80 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r) || reorders(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// reorders reports the bidirectional formatting characters.
+func reorders(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f
 }

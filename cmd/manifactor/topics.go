@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/manifactor/manifactor/dataset"
@@ -74,12 +73,7 @@ func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int, s
 					best, bestN = l, n
 				}
 			}
-			t.DominantClass = strconv.Itoa(best)
-			if name, ok := ds.ClassNames[best]; ok {
-				t.DominantClass = name
-			} else if best == 0 && ds.ClassNames != nil {
-				t.DominantClass = "(no topic)" // Reuters articles without TOPICS
-			}
+			t.DominantClass = className(ds, best)
 			t.DominantShare = float64(bestN) / float64(t.Size)
 		}
 		out[c] = t
@@ -126,7 +120,11 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 	for c, terms := range m.TopTerms(top) {
 		t := topic{Cluster: c, Size: sizes[c]}
 		for _, term := range terms {
-			t.Terms = append(t.Terms, shown(term.Name, m.Words, stems))
+			word := term.Word // the stem's most frequent form in the corpus
+			if stems {
+				word = term.Name
+			}
+			t.Terms = append(t.Terms, word)
 			t.Weights = append(t.Weights, term.Weight)
 		}
 		out.Topics = append(out.Topics, t)
