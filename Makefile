@@ -97,10 +97,14 @@ bench: build
 
 # Each reader's fuzz target for FUZZTIME (default 60s), one at a time.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := FuzzReadMAT FuzzReadMatrixMarket FuzzReadSVMLight FuzzReadCSV FuzzReadNPY \
+FUZZ_TARGETS := FuzzReadMAT FuzzReadMatrixMarket FuzzReadSVMLight FuzzReadCSV FuzzReadParts \
 	FuzzReadReuters FuzzTokenize FuzzVectorize FuzzLoadTextDir
+MATRIXIO_FUZZ_TARGETS := FuzzReadNPY FuzzMTXParts
 MODEL_FUZZ_TARGETS := FuzzLoad FuzzParseManifest FuzzReadFeatures
 fuzz:
+	for t in $(MATRIXIO_FUZZ_TARGETS); do \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./internal/matrixio/ || exit 1; \
+	done
 	for t in $(FUZZ_TARGETS); do \
 		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) ./dataset/ || exit 1; \
 	done

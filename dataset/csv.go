@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -67,10 +67,10 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	cr.ReuseRecord = true
 	rec, err := cr.Read()
 	if err == io.EOF {
-		return nil, streamErr(name, "empty file")
+		return nil, matrixio.StreamErr(name, "empty file")
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, lineErr(name, 1, "the data end in the middle of the file (truncated or damaged): %w", err)
+		return nil, matrixio.LineErr(name, 1, "the data end in the middle of the file (truncated or damaged): %w", err)
 	}
 	if err != nil {
 		return nil, csvError(name, err)
@@ -102,7 +102,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		nfeat--
 	}
 	if nfeat == 0 {
-		return nil, lineErr(name, firstLine, "no feature columns: the only column holds the labels")
+		return nil, matrixio.LineErr(name, firstLine, "no feature columns: the only column holds the labels")
 	}
 	d := &Dataset{Source: name}
 	if names != nil {
@@ -115,7 +115,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				continue
 			}
 			if k, ok := first[s]; ok {
-				return nil, valueErr(name, firstLine, j+1, s, "column name %q repeats column %d's: feature names must differ", s, k+1)
+				return nil, matrixio.ValueErr(name, firstLine, j+1, s, "column name %q repeats column %d's: feature names must differ", s, k+1)
 			}
 			first[s] = j
 			d.Vocabulary = append(d.Vocabulary, s)
@@ -128,17 +128,17 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		if names == nil {
 			return fmt.Sprintf("column %d", j+1)
 		}
-		return fmt.Sprintf("column %d (%q)", j+1, truncate([]byte(names[j])))
+		return fmt.Sprintf("column %d (%q)", j+1, matrixio.Truncate([]byte(names[j])))
 	}
 	var vals []float64
 	rows := 0
 	addRow := func(rec []string) error {
 		line, _ := cr.FieldPos(0)
 		if len(rec) != ncol {
-			return lineErr(name, line, "%d fields, want %d as on line %d", len(rec), ncol, firstLine)
+			return matrixio.LineErr(name, line, "%d fields, want %d as on line %d", len(rec), ncol, firstLine)
 		}
-		if int64(rows+1)*int64(nfeat) > maxDenseElements {
-			return lineErr(name, line, "more than the limit of %d values", maxDenseElements)
+		if int64(rows+1)*int64(nfeat) > matrixio.MaxDenseElements {
+			return matrixio.LineErr(name, line, "more than the limit of %d values", matrixio.MaxDenseElements)
 		}
 		for j, f := range rec {
 			line, _ := cr.FieldPos(j)
@@ -146,21 +146,21 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if j == labelCol {
 				l, err := parseLabel([]byte(s))
 				if err != nil {
-					return valueErr(name, line, j+1, s, "%s: %v", colName(j), err)
+					return matrixio.ValueErr(name, line, j+1, s, "%s: %v", colName(j), err)
 				}
 				d.Labels = append(d.Labels, l)
 				continue
 			}
 			if s == "" {
-				return valueErr(name, line, j+1, s, "%s: empty value", colName(j))
+				return matrixio.ValueErr(name, line, j+1, s, "%s: empty value", colName(j))
 			}
-			x, err := parseValue([]byte(s), "real")
+			x, err := matrixio.ParseValue([]byte(s), "real")
 			if err != nil {
 				if hasLetters(s) {
 					// Words in a matrix file: a column of documents.
-					return valueErr(name, line, j+1, s, "%s: %v; a CSV holds numbers (documents are read from a .txt file of one per line, label<TAB>text, or a directory of files)", colName(j), err)
+					return matrixio.ValueErr(name, line, j+1, s, "%s: %v; a CSV holds numbers (documents are read from a .txt file of one per line, label<TAB>text, or a directory of files)", colName(j), err)
 				}
-				return valueErr(name, line, j+1, s, "%s: %v", colName(j), err)
+				return matrixio.ValueErr(name, line, j+1, s, "%s: %v", colName(j), err)
 			}
 			vals = append(vals, x)
 		}
@@ -180,7 +180,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			// The stream under the reader (a .csv.gz) ended early.
-			return nil, lineErr(name, last+1, "the data end in the middle of the file (truncated or damaged): %w", err)
+			return nil, matrixio.LineErr(name, last+1, "the data end in the middle of the file (truncated or damaged): %w", err)
 		}
 		if err != nil {
 			return nil, csvError(name, err)
@@ -190,7 +190,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 	}
 	if rows == 0 {
-		return nil, streamErr(name, "no data rows after the header")
+		return nil, matrixio.StreamErr(name, "no data rows after the header")
 	}
 	d.Dense = mat.NewDense(rows, nfeat, vals)
 	return d, nil
@@ -206,7 +206,7 @@ func csvLabelColumn(name, spec string, names []string, ncol int) (int, error) {
 	for j, s := range names {
 		if s == spec {
 			if found >= 0 {
-				return -1, streamErr(name, "label column %q: the header has it twice (columns %d and %d)", spec, found+1, j+1)
+				return -1, matrixio.StreamErr(name, "label column %q: the header has it twice (columns %d and %d)", spec, found+1, j+1)
 			}
 			found = j
 		}
@@ -218,9 +218,9 @@ func csvLabelColumn(name, spec string, names []string, ncol int) (int, error) {
 		return k - 1, nil
 	}
 	if names != nil {
-		return -1, streamErr(name, "label column %q: no column has that name and it is not a position in [1,%d] (the header has %s)", spec, ncol, strings.Join(quoteAll(names, 20), ", "))
+		return -1, matrixio.StreamErr(name, "label column %q: no column has that name and it is not a position in [1,%d] (the header has %s)", spec, ncol, strings.Join(quoteAll(names, 20), ", "))
 	}
-	return -1, streamErr(name, "label column %q: the file has no header and %d columns, want a position in [1,%d]", spec, ncol, ncol)
+	return -1, matrixio.StreamErr(name, "label column %q: the file has no header and %d columns, want a position in [1,%d]", spec, ncol, ncol)
 }
 
 // quoteAll quotes the first max strings of s for an error message.
@@ -231,7 +231,7 @@ func quoteAll(s []string, max int) []string {
 			out = append(out, fmt.Sprintf("... (%d in all)", len(s)))
 			break
 		}
-		out = append(out, strconv.Quote(truncate([]byte(x))))
+		out = append(out, strconv.Quote(matrixio.Truncate([]byte(x))))
 	}
 	return out
 }
@@ -240,55 +240,13 @@ func quoteAll(s []string, max int) []string {
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{File: name, Line: pe.Line, Column: pe.Column, Offset: -1, Err: fmt.Errorf("byte %d of the line: %w", pe.Column, pe.Err)}
+		return &matrixio.ParseError{File: name, Line: pe.Line, Column: pe.Column, Offset: -1, Err: fmt.Errorf("byte %d of the line: %w", pe.Column, pe.Err)}
 	}
-	var own *ParseError
+	var own *matrixio.ParseError
 	if errors.As(err, &own) {
 		return own // from the readers under it (a budget, a line too long)
 	}
-	return streamErr(name, "%v", err)
-}
-
-// WriteCSV writes a as comma-separated text, one row per line, preceded by
-// a header row when header is not nil (it must name every column). Values
-// are written in the shortest form that reads back to the same float64, so
-// ReadCSV returns a exactly; read with Header: CSVHeaderYes when every
-// header name looks like a number. Values must be finite.
-func WriteCSV(w io.Writer, a mat.Matrix, header []string) error {
-	r, c := a.Dims()
-	if header != nil && len(header) != c {
-		return fmt.Errorf("dataset: WriteCSV: %d header names for %d columns", len(header), c)
-	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	if header != nil {
-		cw := csv.NewWriter(bw)
-		if err := cw.Write(header); err != nil {
-			return fmt.Errorf("dataset: WriteCSV: header: %v", err)
-		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return err
-		}
-	}
-	buf := make([]byte, 0, 32*c)
-	for i := 0; i < r; i++ {
-		buf = buf[:0]
-		for j := 0; j < c; j++ {
-			x := a.At(i, j)
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("dataset: WriteCSV: value %v at row %d, column %d (1-based) is not finite", x, i+1, j+1)
-			}
-			if j > 0 {
-				buf = append(buf, ',')
-			}
-			buf = strconv.AppendFloat(buf, x, 'g', -1, 64)
-		}
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return matrixio.StreamErr(name, "%v", err)
 }
 
 // maxCSVLine is the longest CSV line accepted: 250,000 features of 16
@@ -313,7 +271,7 @@ func (l *lineCap) Read(p []byte) (int, error) {
 			continue
 		}
 		if l.run++; l.run > maxCSVLine {
-			return 0, lineErr(l.name, l.line, "line longer than %d bytes", maxCSVLine)
+			return 0, matrixio.LineErr(l.name, l.line, "line longer than %d bytes", maxCSVLine)
 		}
 	}
 	return n, err

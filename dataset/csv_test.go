@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
+	"github.com/manifactor/manifactor/internal/testenv"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -98,7 +100,7 @@ func TestReadCSV(t *testing.T) {
 			if err := d.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			if d.Dense == nil || !denseEqual(d.Dense, tc.rows, tc.cols, tc.want) {
+			if d.Dense == nil || !testenv.DenseEqual(d.Dense, tc.rows, tc.cols, tc.want) {
 				t.Errorf("got %v, want %d x %d %v", d.Dense, tc.rows, tc.cols, tc.want)
 			}
 			if !slices.Equal(d.Labels, tc.labels) || (d.Labels == nil) != (tc.labels == nil) {
@@ -143,19 +145,19 @@ func TestReadCSVErrors(t *testing.T) {
 		if d != nil {
 			t.Errorf("%q: got a data set with the error", tc.text)
 		}
-		wantErr(t, err, tc.want...)
+		testenv.WantErr(t, err, tc.want...)
 	}
 }
 
 func TestReadCSVLimit(t *testing.T) {
-	old := maxDenseElements
-	maxDenseElements = 6
-	defer func() { maxDenseElements = old }()
+	old := matrixio.MaxDenseElements
+	matrixio.MaxDenseElements = 6
+	defer func() { matrixio.MaxDenseElements = old }()
 	if _, err := ReadCSV(strings.NewReader("1,2,3\n4,5,6\n"), "x.csv", CSVOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := ReadCSV(strings.NewReader("1,2,3\n4,5,6\n7,8,9\n"), "x.csv", CSVOptions{})
-	wantErr(t, err, "x.csv:3: more than the limit of 6 values")
+	testenv.WantErr(t, err, "x.csv:3: more than the limit of 6 values")
 }
 
 func TestCSVRoundTrip(t *testing.T) {
@@ -166,7 +168,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	})
 	for _, header := range [][]string{nil, {"a", "b,c", "d\"e", " f "}} {
 		var buf bytes.Buffer
-		if err := WriteCSV(&buf, a, header); err != nil {
+		if err := matrixio.WriteCSV(&buf, a, header); err != nil {
 			t.Fatal(err)
 		}
 		d, err := ReadCSV(&buf, "rt.csv", CSVOptions{})
@@ -189,7 +191,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	}
 	// A header of numbers needs CSVHeaderYes to read back.
 	var buf bytes.Buffer
-	if err := WriteCSV(&buf, mat.NewDense(1, 2, []float64{1, 2}), []string{"10", "20"}); err != nil {
+	if err := matrixio.WriteCSV(&buf, mat.NewDense(1, 2, []float64{1, 2}), []string{"10", "20"}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := ReadCSV(&buf, "rt.csv", CSVOptions{Header: CSVHeaderYes})
@@ -200,9 +202,9 @@ func TestCSVRoundTrip(t *testing.T) {
 
 func TestWriteCSVErrors(t *testing.T) {
 	var buf bytes.Buffer
-	wantErr(t, WriteCSV(&buf, mat.NewDense(1, 2, nil), []string{"a"}), "dataset: WriteCSV: 1 header names for 2 columns")
-	wantErr(t, WriteCSV(&buf, mat.NewDense(2, 2, []float64{1, 2, 3, math.NaN()}), nil), "value NaN at row 2, column 2")
-	wantErr(t, WriteCSV(&buf, mat.NewDense(1, 1, []float64{math.Inf(-1)}), nil), "value -Inf at row 1, column 1")
+	testenv.WantErr(t, matrixio.WriteCSV(&buf, mat.NewDense(1, 2, nil), []string{"a"}), "WriteCSV: 1 header names for 2 columns")
+	testenv.WantErr(t, matrixio.WriteCSV(&buf, mat.NewDense(2, 2, []float64{1, 2, 3, math.NaN()}), nil), "value NaN at row 2, column 2")
+	testenv.WantErr(t, matrixio.WriteCSV(&buf, mat.NewDense(1, 1, []float64{math.Inf(-1)}), nil), "value -Inf at row 1, column 1")
 }
 
 func FuzzReadCSV(f *testing.F) {
@@ -240,7 +242,7 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		// What was read writes back and reads back the same.
 		var buf bytes.Buffer
-		if err := WriteCSV(&buf, d.Dense, nil); err != nil {
+		if err := matrixio.WriteCSV(&buf, d.Dense, nil); err != nil {
 			t.Fatal(err)
 		}
 		e, err := ReadCSV(&buf, "again.csv", CSVOptions{Header: CSVHeaderNo})

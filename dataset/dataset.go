@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/internal/fileio"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -106,21 +107,21 @@ type LoadOptions struct {
 // SGML (LoadReuters), a directory of documents, one per file (LoadTextDir),
 // or one document per line (LoadTextLines; "label<TAB>text" when
 // opt.CSV.LabelColumn is "1"), turned into term counts by opt.Text (which
-// model.Prepare weighs). Other files are chosen by extension, each also gzip-compressed
-// with a further ".gz": .mat (MATLAB level 5, see ReadMAT), .mtx (Matrix
-// Market, see ReadMatrixMarket), .svm, .svmlight or .libsvm (see
-// ReadSVMLight), .csv or .tsv (see ReadCSV), .npy (see ReadNPY). A
-// directory holding PartsFile is a data set split by WriteParts. Files
-// store one sample per row unless opt.Transpose. The result is valid and
-// non-empty.
+// model.Prepare weighs). Other files are chosen by extension, each also
+// gzip-compressed with a further ".gz": .mat (MATLAB level 5, variables
+// opt.Var and opt.LabelVar), .mtx (Matrix Market, coordinate or array),
+// .svm, .svmlight or .libsvm (see ReadSVMLight), .csv or .tsv (see
+// ReadCSV), .npy (NumPy, a 2-D array of a numeric type). A directory
+// holding parts.json is a data set split by WriteParts. Files store one
+// sample per row unless opt.Transpose. The result is valid and non-empty.
 func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 	if opt.Reuters.Text != (TextOptions{}) {
 		return nil, fmt.Errorf("%s: LoadOptions.Reuters.Text is set, but Load's text pipeline is LoadOptions.Text (Reuters.Text is LoadReuters's own)", path)
 	}
 	var d *Dataset
 	var err error
-	if IsParts(path) {
-		man, err := ReadParts(path)
+	if matrixio.IsParts(path) {
+		man, err := matrixio.ReadParts(path)
 		if err != nil {
 			return nil, err
 		}
@@ -166,18 +167,18 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 	}
 	defer f.Close()
 	var r io.Reader = f
-	size := sizeOf(f)
+	size := matrixio.SizeOf(f)
 	if opt.Progress != nil {
 		r = &countingReader{r: f, fn: opt.Progress, size: size}
 	}
 	// Every reader stops at its next read once ctx is done.
-	r = &ctxReader{ctx: ctx, r: r}
+	r = &matrixio.CtxReader{Ctx: ctx, R: r}
 	budget := opt.MemoryLimit
 	if budget == 0 {
 		budget = defaultBudget(size)
 	}
 	if gz {
-		zr, err := newGzip(r, path)
+		zr, err := matrixio.NewGzip(r, path)
 		if err != nil {
 			return nil, err
 		}
@@ -200,8 +201,8 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		d, err = readMTXDataset(r, path, size, opt)
 	case ".npy":
 		var m *mat.Dense
-		if m, err = readNPY(r, path, size, max(budget, 0)); err == nil {
-			err = npyEnds(r, path, m)
+		if m, err = matrixio.ReadNPYBudget(r, path, size, max(budget, 0)); err == nil {
+			err = matrixio.NPYEnds(r, path, m)
 		}
 		if err == nil {
 			d, err = transposed(&Dataset{Source: path, Dense: m}, opt.Transpose)
@@ -241,9 +242,6 @@ func defaultBudget(size int64) int64 {
 	return max(defaultBudgetFloor, defaultBudgetRatio*max(size, 0))
 }
 
-// budgetHint ends the messages of a data set past its memory bound.
-const budgetHint = "LoadOptions.MemoryLimit; --memory to allow more"
-
 // budgetReader fails once more than left bytes were read through it.
 type budgetReader struct {
 	r      io.Reader
@@ -254,7 +252,7 @@ type budgetReader struct {
 
 func (b *budgetReader) Read(p []byte) (int, error) {
 	if b.left <= 0 {
-		return 0, streamErr(b.name, "the decompressed text passes %d bytes, which as values would pass the %d bytes this file may take (%s)", b.budget/8, b.budget, budgetHint)
+		return 0, matrixio.StreamErr(b.name, "the decompressed text passes %d bytes, which as values would pass the %d bytes this file may take (%s)", b.budget/8, b.budget, matrixio.BudgetHint)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
@@ -262,19 +260,6 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
 	return n, err
-}
-
-// ctxReader fails its reads once ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(b)
 }
 
 // countingReader reports the bytes read through it.
@@ -292,7 +277,7 @@ func (c *countingReader) Read(b []byte) (int, error) {
 }
 
 // IsTextSource reports whether Load treats path as a text corpus: a
-// directory (but a parts directory, see IsParts), a Reuters .sgm or
+// directory (but a parts directory, see WriteParts), a Reuters .sgm or
 // .sgm.gz file, or a .txt or .txt.gz file of one document per line.
 func IsTextSource(path string) bool {
 	lower := strings.ToLower(path)
@@ -302,7 +287,7 @@ func IsTextSource(path string) bool {
 		}
 	}
 	st, err := os.Stat(path)
-	return err == nil && st.IsDir() && !IsParts(path)
+	return err == nil && st.IsDir() && !matrixio.IsParts(path)
 }
 
 // loadText reads a Reuters corpus (a directory holding .sgm files, or the
@@ -388,7 +373,7 @@ func transposed(d *Dataset, transpose bool) (*Dataset, error) {
 	} else {
 		r, c := d.Dense.Dims()
 		out.Dense = mat.NewDense(c, r, nil)
-		transposeInto(out.Dense.RawMatrix().Data, d.Dense.RawMatrix().Data, r, c)
+		matrixio.TransposeInto(out.Dense.RawMatrix().Data, d.Dense.RawMatrix().Data, r, c)
 	}
 	return out, nil
 }
@@ -427,10 +412,10 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	}
 	v := vars[dataVar]
 	if v == nil {
-		return nil, streamErr(name, "no numeric variable %q (%s); choose one with the data variable option", dataVar, variableList(names))
+		return nil, matrixio.StreamErr(name, "no numeric variable %q (%s); choose one with the data variable option", dataVar, variableList(names))
 	}
 	if v.Rows == 0 || v.Cols == 0 {
-		return nil, streamErr(name, "variable %q is empty (%d x %d)", dataVar, v.Rows, v.Cols)
+		return nil, matrixio.StreamErr(name, "variable %q is empty (%d x %d)", dataVar, v.Rows, v.Cols)
 	}
 	d := &Dataset{Source: name}
 	if dataVar != dataVars[0] {
@@ -447,7 +432,7 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 		d.Dense = mat.NewDense(v.Cols, v.Rows, v.Data)
 	default:
 		d.Dense = mat.NewDense(v.Rows, v.Cols, nil)
-		transposeInto(d.Dense.RawMatrix().Data, v.Data, v.Cols, v.Rows)
+		matrixio.TransposeInto(d.Dense.RawMatrix().Data, v.Data, v.Cols, v.Rows)
 	}
 	if opt.Labels != "" {
 		return d, nil
@@ -455,7 +440,7 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	g := vars[labelVar]
 	if g == nil {
 		if opt.LabelVar != "" {
-			return nil, streamErr(name, "no numeric label variable %q (%s)", labelVar, variableList(names))
+			return nil, matrixio.StreamErr(name, "no numeric label variable %q (%s)", labelVar, variableList(names))
 		}
 		return d, nil
 	}
@@ -466,30 +451,13 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	return d, nil
 }
 
-// transposeInto writes the transpose of the r x c row-major src into dst
-// (c x r row-major), in blocks so that both sides stay in cache.
-func transposeInto(dst, src []float64, r, c int) {
-	const b = 32
-	for i0 := 0; i0 < r; i0 += b {
-		i1 := min(i0+b, r)
-		for j0 := 0; j0 < c; j0 += b {
-			j1 := min(j0+b, c)
-			for i := i0; i < i1; i++ {
-				for j := j0; j < j1; j++ {
-					dst[j*r+i] = src[i*c+j]
-				}
-			}
-		}
-	}
-}
-
 // labelsFromVar converts a label vector (either orientation) to n ints.
-func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
+func labelsFromVar(name string, g *matVar, n int) ([]int, error) {
 	if g.Rows != 1 && g.Cols != 1 {
-		return nil, streamErr(name, "labels %q are a %d x %d matrix, want a vector", g.Name, g.Rows, g.Cols)
+		return nil, matrixio.StreamErr(name, "labels %q are a %d x %d matrix, want a vector", g.Name, g.Rows, g.Cols)
 	}
 	if k := g.Rows * g.Cols; k != n {
-		return nil, streamErr(name, "labels %q hold %d values (%d x %d) for %d samples", g.Name, k, g.Rows, g.Cols, n)
+		return nil, matrixio.StreamErr(name, "labels %q hold %d values (%d x %d) for %d samples", g.Name, k, g.Rows, g.Cols, n)
 	}
 	vals := g.Data
 	if g.Sparse {
@@ -503,7 +471,7 @@ func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
 	labels := make([]int, n)
 	for k, x := range vals {
 		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-			return nil, streamErr(name, "labels %q: element %d is %v, not an integer", g.Name, k+1, x)
+			return nil, matrixio.StreamErr(name, "labels %q: element %d is %v, not an integer", g.Name, k+1, x)
 		}
 		labels[k] = int(x)
 	}
@@ -513,7 +481,7 @@ func labelsFromVar(name string, g *MATVar, n int) ([]int, error) {
 // readMTXDataset reads a Matrix Market file of samples x features (or the
 // transpose).
 func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dataset, error) {
-	a, dense, summed, err := readMTXSummed(r, name, size)
+	a, dense, summed, err := matrixio.ReadMTXSummed(r, name, size)
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +491,7 @@ func readMTXDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 		d.Notes = append(d.Notes, fmt.Sprintf("%s: %d entries repeat a position listed before them; each was added to it", name, summed))
 	}
 	if n, m := d.Dims(); n == 0 || m == 0 {
-		return nil, streamErr(name, "empty data set (%d samples x %d features)", n, m)
+		return nil, matrixio.StreamErr(name, "empty data set (%d samples x %d features)", n, m)
 	}
 	return d, nil
 }
@@ -573,15 +541,15 @@ func readLabels(r io.Reader, name string, max int) ([]int, error) {
 		// The labels of every reader: whole numbers, "2" or "2.0".
 		x, err := parseLabel([]byte(s))
 		if err != nil {
-			return nil, valueErr(name, line, 1, s, "label %q is not an integer", s)
+			return nil, matrixio.ValueErr(name, line, 1, s, "label %q is not an integer", s)
 		}
 		if max >= 0 && len(labels) == max {
-			return nil, lineErr(name, line, "more labels than the %d samples", max)
+			return nil, matrixio.LineErr(name, line, "more labels than the %d samples", max)
 		}
 		labels = append(labels, x)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, lineErr(name, line+1, "%v", err)
+		return nil, matrixio.LineErr(name, line+1, "%v", err)
 	}
 	return labels, nil
 }

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/testenv"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -112,7 +113,7 @@ func TestLogTFIDF(t *testing.T) {
 		data := append([]float64(nil), counts...)
 		data[1*5+3] = bad.v
 		for _, d := range both(t, 4, 5, data, nil) {
-			wantErr(t, d.LogTFIDF(), d.Source, "sample 2, feature 4", bad.want)
+			testenv.WantErr(t, d.LogTFIDF(), d.Source, "sample 2, feature 4", bad.want)
 		}
 	}
 }
@@ -182,8 +183,8 @@ func TestCheckNonNegative(t *testing.T) {
 	data[2*5+1] = -1
 	for _, d := range both(t, 4, 5, data, nil) {
 		err := d.CheckNonNegative()
-		wantErr(t, err, d.Source, "sample 2, feature 4", "-3")
-		wantErr(t, d.TFIDF(), d.Source, "sample 2, feature 4", "-3")
+		testenv.WantErr(t, err, d.Source, "sample 2, feature 4", "-3")
+		testenv.WantErr(t, d.TFIDF(), d.Source, "sample 2, feature 4", "-3")
 	}
 	for _, d := range both(t, 4, 5, counts, nil) {
 		if err := d.CheckNonNegative(); err != nil {
@@ -230,7 +231,7 @@ func TestValidate(t *testing.T) {
 		{Source: "labels", Dense: mat.NewDense(1, 1, nil), Labels: []int{1, 2}},
 	}
 	for _, d := range bad {
-		wantErr(t, d.Validate(), d.Source)
+		testenv.WantErr(t, d.Validate(), d.Source)
 	}
 }
 

@@ -1,23 +1,18 @@
-// Package dataset reads data sets into memory and prepares them for
-// factorization: MATLAB level-5 MAT-files (ReadMAT, WriteMAT), Matrix
-// Market (ReadMatrixMarket, WriteMatrixMarket), SVMlight (ReadSVMLight),
-// CSV (ReadCSV, WriteCSV) and NumPy .npy files (ReadNPY, WriteNPY), all
-// dispatched by Load; raw text, from Reuters-21578 SGML (ReadReuters,
-// LoadReuters), a directory of documents with any extension, UTF-8 or
-// Latin-1, with optional stripping of message headers, signatures and
-// quotations (LoadTextDir, Strip), or one document per line
-// (LoadTextLines), through a text
-// pipeline (Tokenize, English stop words, Snowball stemming, document
-// frequency pruning, to term counts: Vectorize); and the usual
-// preparation of counts (TFIDF, or LogTFIDF with the authors' 1 + ln tf;
-// NormalizeL2, DropZeroFeatures). The
-// vocabulary, class names and sample IDs travel with a Dataset.
+// Package dataset reads data sets into memory for factorization, all
+// through Load: MATLAB level-5 MAT-files (variables fea and gnd by
+// default), Matrix Market, SVMlight (ReadSVMLight), CSV and TSV (ReadCSV)
+// and NumPy .npy files, each also gzip-compressed; and raw text, from
+// Reuters-21578 SGML (ReadReuters, LoadReuters), a directory of documents
+// with any extension, UTF-8 or Latin-1, with optional stripping of message
+// headers, signatures and quotations (LoadTextDir, Strip), or one document
+// per line (LoadTextLines), through a text pipeline (Tokenize, English stop
+// words, Snowball stemming, document frequency pruning, to term counts:
+// Vectorize). The vocabulary, class names and sample IDs travel with a
+// Dataset; package model weighs the counts.
 //
 // For processes that each hold part of a corpus: a parts directory
-// (WriteParts, a manifest and one Matrix Market file per block of
-// samples) from which LoadRows reads only the blocks of given samples,
-// and MTXParts, which reads a Matrix Market coordinate file by byte
-// ranges, one part per process.
+// (WriteParts, a manifest and one Matrix Market file per block of samples)
+// from which LoadRows reads only the blocks of given samples.
 //
 // A Dataset keeps samples as rows, the layout of the field's files (fea is
 // samples x features); the papers' X (features x samples) is its transpose.

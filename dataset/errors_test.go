@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/matrixio"
 )
 
 // TestParseErrors: every reader's complaint about its input is a
@@ -27,7 +29,7 @@ func TestParseErrors(t *testing.T) {
 		want want
 	}{
 		{"mtx", func() error {
-			_, _, err := ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n"), "a.mtx")
+			_, _, err := matrixio.ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 x 1\n"), "a.mtx")
 			return err
 		}, want{line: 3, offset: -1, text: "a.mtx:3: "}},
 		{"csv field", func() error {
@@ -43,11 +45,11 @@ func TestParseErrors(t *testing.T) {
 			return err
 		}, want{line: 2, offset: -1, text: "a.svm:2: "}},
 		{"npy", func() error {
-			_, err := ReadNPY(strings.NewReader("\x93NUMPX\x01\x00\x10\x00{}"), "a.npy")
+			_, err := matrixio.ReadNPY(strings.NewReader("\x93NUMPX\x01\x00\x10\x00{}"), "a.npy")
 			return err
 		}, want{offset: 0, text: "a.npy: byte 0: not a NumPy"}},
 		{"mat", func() error {
-			_, err := ReadMAT(strings.NewReader(strings.Repeat(" ", 200)), "a.mat")
+			_, err := readMAT(strings.NewReader(strings.Repeat(" ", 200)), "a.mat")
 			return err
 		}, want{offset: -1, text: "a.mat: not a MATLAB level-5 MAT-file"}},
 		{"labels", func() error {

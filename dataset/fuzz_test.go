@@ -8,19 +8,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
 // lowerLimits makes the size limits small for fuzzing, so that inputs that
 // pass every check still cannot make the fuzzer allocate gigabytes.
 func lowerLimits(f *testing.F) {
-	old := [...]int64{maxDecodedBytes, maxDenseElements, maxEmptyDim}
-	maxDecodedBytes, maxDenseElements, maxEmptyDim = 1<<22, 1<<16, 1<<12
-	f.Cleanup(func() { maxDecodedBytes, maxDenseElements, maxEmptyDim = old[0], old[1], old[2] })
+	old := [...]int64{maxDecodedBytes, matrixio.MaxDenseElements, matrixio.MaxEmptyDim}
+	maxDecodedBytes, matrixio.MaxDenseElements, matrixio.MaxEmptyDim = 1<<22, 1<<16, 1<<12
+	f.Cleanup(func() { maxDecodedBytes, matrixio.MaxDenseElements, matrixio.MaxEmptyDim = old[0], old[1], old[2] })
 }
 
 // checkMATVar reports how v breaks the guarantees of ReadMAT.
-func checkMATVar(t *testing.T, v *MATVar) {
+func checkMATVar(t *testing.T, v *matVar) {
 	t.Helper()
 	if v.Rows < 0 || v.Cols < 0 || v.Class == "" {
 		t.Fatalf("%q: bad header %+v", v.Name, v)
@@ -113,7 +114,7 @@ func fuzzMATBody(t *testing.T, b []byte) {
 
 func checkReadMAT(t *testing.T, b []byte) {
 	t.Helper()
-	vars, err := ReadMAT(bytes.NewReader(b), "fuzz.mat")
+	vars, err := readMAT(bytes.NewReader(b), "fuzz.mat")
 	if err != nil && !strings.HasPrefix(err.Error(), "fuzz.mat: ") {
 		t.Fatalf("error %q does not start with the file name", err)
 	}
@@ -139,7 +140,7 @@ func FuzzReadMatrixMarket(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, r := range []io.Reader{bytes.NewReader(b), io.MultiReader(bytes.NewReader(b))} {
-			a, dense, err := ReadMatrixMarket(r, "fuzz.mtx")
+			a, dense, err := matrixio.ReadMatrixMarket(r, "fuzz.mtx")
 			if err != nil {
 				if !strings.HasPrefix(err.Error(), "fuzz.mtx:") {
 					t.Fatalf("error %q does not start with the file name", err)

@@ -6,6 +6,9 @@ import (
 	"encoding/binary"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/matrixio"
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 // TestHostileReaders: numbers are spelled the same way in every reader
@@ -28,7 +31,7 @@ func TestHostileReaders(t *testing.T) {
 		{"u.mtx", mtxHead + "1 1 1_0\n2 2 1\n", `"1_0" is not a number`},
 		{"h.svm", "1 1:0x1p3\n2 2:1\n", "0x1p3"},
 	} {
-		err := load(writeFile(t, dir, c.file, []byte(c.text)), LoadOptions{})
+		err := load(testenv.WriteFile(t, dir, c.file, []byte(c.text)), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
@@ -41,29 +44,29 @@ func TestHostileReaders(t *testing.T) {
 		{"b.mtx", bom + mtxHead + "1 1 1\n2 2 1\n", LoadOptions{}},
 		{"b.svm", bom + "1 1:1\n2 2:1\n", LoadOptions{}},
 		{"b.csv", bom + "1,2\n3,4\n", LoadOptions{}},
-		{"l.mtx", mtxHead + "1 1 1\n2 2 1\n", LoadOptions{Labels: writeFile(t, dir, "labels.txt", []byte(bom+"1\n2.0\n"))}},
+		{"l.mtx", mtxHead + "1 1 1\n2 2 1\n", LoadOptions{Labels: testenv.WriteFile(t, dir, "labels.txt", []byte(bom+"1\n2.0\n"))}},
 	} {
-		if err := load(writeFile(t, dir, c.file, []byte(c.text)), c.opt); err != nil {
+		if err := load(testenv.WriteFile(t, dir, c.file, []byte(c.text)), c.opt); err != nil {
 			t.Errorf("%s with a byte-order mark (labels 1 and 2.0): %v", c.file, err)
 		}
 	}
-	if err := load(writeFile(t, dir, "m2.mtx", []byte(mtxHead+"1 1 1\n2 2 1\n")), LoadOptions{Labels: writeFile(t, dir, "bad.txt", []byte("1\n2.5\n"))}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
+	if err := load(testenv.WriteFile(t, dir, "m2.mtx", []byte(mtxHead+"1 1 1\n2 2 1\n")), LoadOptions{Labels: testenv.WriteFile(t, dir, "bad.txt", []byte("1\n2.5\n"))}); err == nil || !strings.Contains(err.Error(), "bad.txt:2") {
 		t.Errorf("label 2.5: %v", err)
 	}
 	var big bytes.Buffer
 	for i := 0; i < 20000; i++ {
 		big.WriteString(strings.Repeat("7", i%5+1) + "," + strings.Repeat("3", i%3+1) + "\n")
 	}
-	z := gzipBytes(big.Bytes())
-	err := load(writeFile(t, dir, "t.csv.gz", z[:len(z)/2]), LoadOptions{})
+	z := testenv.Gzip(big.Bytes())
+	err := load(testenv.WriteFile(t, dir, "t.csv.gz", z[:len(z)/2]), LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "t.csv.gz:") || !strings.Contains(err.Error(), "end in the middle") {
 		t.Errorf("truncated .csv.gz: %v", err)
 	}
-	err = load(writeFile(t, dir, "g.csv.gz", append(gzipBytes([]byte("1,2\n3,4\n")), "garbage"...)), LoadOptions{})
+	err = load(testenv.WriteFile(t, dir, "g.csv.gz", append(testenv.Gzip([]byte("1,2\n3,4\n")), "garbage"...)), LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "data after the end of the gzip stream") {
 		t.Errorf("trailing data: %v", err)
 	}
-	d, err := Load(context.Background(), writeFile(t, dir, "c.csv.gz", append(gzipBytes([]byte("1,2\n3,4\n")), gzipBytes([]byte("5,6\n"))...)), LoadOptions{})
+	d, err := Load(context.Background(), testenv.WriteFile(t, dir, "c.csv.gz", append(testenv.Gzip([]byte("1,2\n3,4\n")), testenv.Gzip([]byte("5,6\n"))...)), LoadOptions{})
 	if err != nil {
 		t.Fatalf("concatenated members: %v", err)
 	}
@@ -76,7 +79,7 @@ func TestHostileReaders(t *testing.T) {
 // largest float64 are an error of the reader naming the position, not a
 // matrix that fails later.
 func TestMTXDuplicatesOverflow(t *testing.T) {
-	_, _, err := ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1e308\n1 2 1e308\n2 2 1\n"), "d.mtx")
+	_, _, err := matrixio.ReadMatrixMarket(strings.NewReader("%%MatrixMarket matrix coordinate real general\n2 2 3\n1 2 1e308\n1 2 1e308\n2 2 1\n"), "d.mtx")
 	if err == nil || !strings.Contains(err.Error(), "d.mtx: the entries at row 1, column 2 (1-based) sum to +Inf") {
 		t.Errorf("%v", err)
 	}
@@ -111,17 +114,17 @@ func TestSmallFilesBoundMemory(t *testing.T) {
 		{"dense.mat", w.file(bigDense), "needs 8589934592 bytes as float64"},
 		{"tall.mat", w.file(tallSparse), "16777216"},
 		{"huge.mtx", []byte("%%MatrixMarket matrix coordinate real general\n16777216 16777216 1\n1 1 1\n"), "16777216 rows is implausible for 1 entries"},
-		{"big.npy.gz", gzipBytes(npyHead("(32768, 32768)")), "needs 8589934592 bytes as float64"},
-		{"line.csv.gz", gzipBytes(line.Bytes()), "line longer than"},
+		{"big.npy.gz", testenv.Gzip(npyHead("(32768, 32768)")), "needs 8589934592 bytes as float64"},
+		{"line.csv.gz", testenv.Gzip(line.Bytes()), "line longer than"},
 	} {
-		_, err := Load(context.Background(), writeFile(t, dir, c.file, c.data), LoadOptions{})
+		_, err := Load(context.Background(), testenv.WriteFile(t, dir, c.file, c.data), LoadOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.file, err, c.want)
 		}
 	}
 	// A budget given explicitly replaces the default one.
 	arr := append(npyHead("(300, 300)"), make([]byte, 300*300)...)
-	p := writeFile(t, dir, "ok.npy", arr)
+	p := testenv.WriteFile(t, dir, "ok.npy", arr)
 	if _, err := Load(context.Background(), p, LoadOptions{MemoryLimit: 1 << 10}); err == nil || !strings.Contains(err.Error(), "720000 bytes as float64, above the 1024") {
 		t.Errorf("a 1 KiB bound: %v", err)
 	}

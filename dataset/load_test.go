@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -36,13 +37,13 @@ func TestLoadDispatch(t *testing.T) {
 		return p
 	}
 	var npy, csv, mtx bytes.Buffer
-	if err := WriteNPY(&npy, want); err != nil {
+	if err := matrixio.WriteNPY(&npy, want); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteCSV(&csv, want, []string{"a", "b"}); err != nil {
+	if err := matrixio.WriteCSV(&csv, want, []string{"a", "b"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteMatrixMarketDense(&mtx, want); err != nil {
+	if err := matrixio.WriteMatrixMarketDense(&mtx, want); err != nil {
 		t.Fatal(err)
 	}
 	files := []string{

@@ -8,13 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/internal/sysmem"
 )
@@ -61,15 +60,6 @@ var (
 	// maxDecodedBytes caps the decompressed size of one miCOMPRESSED
 	// element (MATLAB's -v7 format cannot hold variables past 2 GiB).
 	maxDecodedBytes int64 = 8 << 30
-	// maxDenseElements caps rows x cols of a dense matrix.
-	maxDenseElements int64 = 1 << 31
-	// maxEmptyDim is the largest sparse dimension accepted without being
-	// backed by stored data: beyond it a dimension must be at most
-	// sparseDimFactor times the number of stored entries (plus the other
-	// dimension), so that a tiny file cannot make a reader allocate row
-	// pointers for billions of empty rows.
-	maxEmptyDim     int64 = 1 << 20
-	sparseDimFactor int64 = 16
 )
 
 // deflateMaxRatio bounds how many bytes a deflate stream can expand to per
@@ -80,10 +70,10 @@ const deflateMaxRatio = 1032
 // reader preallocates for its contents; more is allocated as it arrives.
 const compressRatioHint = 64
 
-// MATVar is one numeric variable of a MAT-file, as stored: dense values
+// matVar is one numeric variable of a MAT-file, as stored: dense values
 // column-major, sparse ones in MATLAB's compressed-column form (which is the
 // CSR form of the transpose).
-type MATVar struct {
+type matVar struct {
 	Name string
 	// Class is the MATLAB class of the values: "double", "single", "int8",
 	// "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64" or
@@ -102,7 +92,7 @@ type MATVar struct {
 	Pr     []float64
 }
 
-// ReadMAT reads a MATLAB level-5 MAT-file (as written by MATLAB's -v6 and
+// readMAT reads a MATLAB level-5 MAT-file (as written by MATLAB's -v6 and
 // -v7 options, with or without compression, in either byte order) and
 // returns its 2-D numeric, logical and sparse variables by name. With want,
 // only the named variables are decoded and a wanted variable of another kind
@@ -115,32 +105,9 @@ type MATVar struct {
 // problems and the row, column and value of bad data (NaN or Inf values are
 // rejected). Sizes claimed by the file are checked against the bytes that
 // can back them before anything is allocated.
-func ReadMAT(r io.Reader, name string, want ...string) (map[string]*MATVar, error) {
-	vars, _, err := decodeMAT(r, name, sizeOf(r), want, 0)
+func readMAT(r io.Reader, name string, want ...string) (map[string]*matVar, error) {
+	vars, _, err := decodeMAT(r, name, matrixio.SizeOf(r), want, 0)
 	return vars, err
-}
-
-// sizeOf returns how many bytes r holds from its current position, or -1
-// when that is unknown.
-func sizeOf(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }:
-		return int64(v.Len())
-	case interface {
-		Stat() (fs.FileInfo, error)
-		io.Seeker
-	}:
-		fi, err := v.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1
-		}
-		pos, err := v.Seek(0, io.SeekCurrent)
-		if err != nil || pos > fi.Size() {
-			return -1
-		}
-		return fi.Size() - pos
-	}
-	return -1
 }
 
 // matStream is one byte stream of elements: the file itself, or the
@@ -179,13 +146,13 @@ type matDecoder struct {
 	name   string
 	bo     binary.ByteOrder
 	want   map[string]bool // nil: every supported variable
-	vars   map[string]*MATVar
+	vars   map[string]*matVar
 	names  []string // every variable name met, for error messages
 	chunk  []byte   // scratch space for payloads, grown up to 64 KiB as needed
 }
 
-func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64) (map[string]*MATVar, []string, error) {
-	d := &matDecoder{name: name, vars: make(map[string]*MATVar), budget: budget}
+func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64) (map[string]*matVar, []string, error) {
+	d := &matDecoder{name: name, vars: make(map[string]*matVar), budget: budget}
 	if len(want) > 0 {
 		d.want = make(map[string]bool, len(want))
 		for _, w := range want {
@@ -199,7 +166,7 @@ func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64
 	n, err := io.ReadFull(r, hdr[:])
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, nil, streamErr(name, "not a MATLAB level-5 MAT-file: %d bytes, shorter than the 128-byte header", n)
+			return nil, nil, matrixio.StreamErr(name, "not a MATLAB level-5 MAT-file: %d bytes, shorter than the 128-byte header", n)
 		}
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -212,7 +179,7 @@ func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64
 		if strings.HasPrefix(string(hdr[:]), "MATLAB 7.3") {
 			return nil, nil, fmt.Errorf("%s: MAT-file version 7.3 (HDF5) is not supported; save with -v7", name)
 		}
-		return nil, nil, streamErr(name, "not a MATLAB level-5 MAT-file: endian indicator at byte 126 is %q, want \"IM\" or \"MI\"", hdr[126:128])
+		return nil, nil, matrixio.StreamErr(name, "not a MATLAB level-5 MAT-file: endian indicator at byte 126 is %q, want \"IM\" or \"MI\"", hdr[126:128])
 	}
 	if v := d.bo.Uint16(hdr[124:126]); v != 0x0100 {
 		if v == 0x0200 {
@@ -220,9 +187,9 @@ func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64
 		}
 		if v == 0x0001 {
 			// 0x0100 in the other byte order.
-			return nil, nil, byteErr(name, 124, "MAT-file version %#04x, want 0x0100: the endian indicator %q at byte 126 does not match the byte order of the header", v, hdr[126:128])
+			return nil, nil, matrixio.ByteErr(name, 124, "MAT-file version %#04x, want 0x0100: the endian indicator %q at byte 126 does not match the byte order of the header", v, hdr[126:128])
 		}
-		return nil, nil, byteErr(name, 124, "MAT-file version %#04x, want 0x0100", v)
+		return nil, nil, matrixio.ByteErr(name, 124, "MAT-file version %#04x, want 0x0100", v)
 	}
 	// Tags hold 32-bit sizes, so a file of unknown size needs no budget of
 	// its own; what it makes the reader preallocate is bounded.
@@ -316,9 +283,9 @@ func (d *matDecoder) inflate(r io.Reader, t matTag) (whole bool, err error) {
 	zr, err := zlib.NewReader(r)
 	if err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return false, byteErr(d.name, int64(t.off), "truncated compressed element")
+			return false, matrixio.ByteErr(d.name, int64(t.off), "truncated compressed element")
 		}
-		return false, byteErr(d.name, int64(t.off), "compressed element: bad zlib stream: %v", err)
+		return false, matrixio.ByteErr(d.name, int64(t.off), "compressed element: bad zlib stream: %v", err)
 	}
 	budget := t.size*deflateMaxRatio + 64
 	if budget > maxDecodedBytes || budget < 0 {
@@ -449,7 +416,7 @@ func (d *matDecoder) matrix(e *matElem) error {
 			return d.errorf(s, start, "variable %q has %d dimensions %v: only 2-D matrices are supported", name, len(dims), dims)
 		}
 	}
-	v := &MATVar{Name: name, Rows: dims[0], Cols: dims[1], Sparse: class == mxSPARSE}
+	v := &matVar{Name: name, Rows: dims[0], Cols: dims[1], Sparse: class == mxSPARSE}
 	switch {
 	case flags&flagLogical != 0:
 		v.Class = "logical"
@@ -472,15 +439,15 @@ func (d *matDecoder) matrix(e *matElem) error {
 
 var classNames = [...]string{6: "double", 7: "single", 8: "int8", 9: "uint8", 10: "int16", 11: "uint16", 12: "int32", 13: "uint32", 14: "int64", 15: "uint64"}
 
-func (d *matDecoder) denseData(e *matElem, v *MATVar) error {
+func (d *matDecoder) denseData(e *matElem, v *matVar) error {
 	s := e.s
 	rows, cols := int64(v.Rows), int64(v.Cols)
-	if rows != 0 && cols > maxDenseElements/rows {
-		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix exceeds the limit of %d elements", v.Name, rows, cols, maxDenseElements)
+	if rows != 0 && cols > matrixio.MaxDenseElements/rows {
+		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix exceeds the limit of %d elements", v.Name, rows, cols, matrixio.MaxDenseElements)
 	}
 	count := rows * cols
 	if d.budget > 0 && count > d.budget/8 {
-		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix needs %d bytes as float64, above the %d this file may take (%s)", v.Name, rows, cols, count*8, d.budget, budgetHint)
+		return d.errorf(s, s.off, "variable %q: dense %d x %d matrix needs %d bytes as float64, above the %d this file may take (%s)", v.Name, rows, cols, count*8, d.budget, matrixio.BudgetHint)
 	}
 	if e.left == 0 {
 		if count == 0 {
@@ -506,13 +473,13 @@ func (d *matDecoder) denseData(e *matElem, v *MATVar) error {
 	}
 	for k, x := range v.Data {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return streamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, k%v.Rows+1, k/v.Rows+1, x)
+			return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, k%v.Rows+1, k/v.Rows+1, x)
 		}
 	}
 	return nil
 }
 
-func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
+func (d *matDecoder) sparseData(e *matElem, v *matVar, logical bool) error {
 	s := e.s
 	// Row indices; MATLAB may store up to nzmax of them.
 	t, err := d.next(e)
@@ -524,7 +491,7 @@ func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
 	}
 	// Each row index becomes an index and a value of 8 bytes each.
 	if n := t.size / int64(integerSize(t.typ)); d.budget > 0 && n > d.budget/16 {
-		return d.errorf(s, t.off, "variable %q: %d row indices (ir) need %d bytes with their values, above the %d this file may take (%s)", v.Name, n, n*16, d.budget, budgetHint)
+		return d.errorf(s, t.off, "variable %q: %d row indices (ir) need %d bytes with their values, above the %d this file may take (%s)", v.Name, n, n*16, d.budget, matrixio.BudgetHint)
 	}
 	ir, err := d.ints(e, t, "row indices (ir)", -1)
 	if err != nil {
@@ -558,7 +525,7 @@ func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
 	if nnz > len(ir) {
 		return d.errorf(s, t.off, "variable %q: column pointers (jc) end at %d but there are only %d row indices (ir)", v.Name, nnz, len(ir))
 	}
-	if r := int64(v.Rows); r > maxEmptyDim && r > sparseDimFactor*(int64(nnz)+int64(v.Cols)+1) {
+	if r := int64(v.Rows); r > matrixio.MaxEmptyDim && r > matrixio.SparseDimFactor*(int64(nnz)+int64(v.Cols)+1) {
 		return d.errorf(s, t.off, "variable %q: %d rows is implausible for a sparse matrix with %d columns and %d non-zeros", v.Name, v.Rows, v.Cols, nnz)
 	}
 	ir = ir[:nnz:nnz]
@@ -595,14 +562,14 @@ func (d *matDecoder) sparseData(e *matElem, v *MATVar, logical bool) error {
 		for p := jc[j]; p < jc[j+1]; p++ {
 			i := ir[p]
 			if i >= v.Rows {
-				return streamErr(d.name, "variable %q: column %d: row index %d out of range [1,%d]", v.Name, j+1, i+1, v.Rows)
+				return matrixio.StreamErr(d.name, "variable %q: column %d: row index %d out of range [1,%d]", v.Name, j+1, i+1, v.Rows)
 			}
 			if i <= prev {
-				return streamErr(d.name, "variable %q: column %d: row indices not strictly increasing (%d after %d)", v.Name, j+1, i+1, prev+1)
+				return matrixio.StreamErr(d.name, "variable %q: column %d: row indices not strictly increasing (%d after %d)", v.Name, j+1, i+1, prev+1)
 			}
 			prev = i
 			if x := pr[p]; math.IsNaN(x) || math.IsInf(x, 0) {
-				return streamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, i+1, j+1, x)
+				return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, i+1, j+1, x)
 			}
 		}
 	}
@@ -713,16 +680,6 @@ func capHint(s *matStream, count int64) int {
 	return int(min(count, s.prealloc/8))
 }
 
-// grow makes room for k more values in a slice that will hold count in
-// all, doubling rather than growing by little steps.
-func grow[T any](v []T, k int, count int64) []T {
-	if need := len(v) + k; need > cap(v) {
-		c := int(min(max(int64(need), 2*int64(cap(v))), max(count, int64(need))))
-		v = slices.Grow(v, c-len(v))
-	}
-	return v[:len(v)+k]
-}
-
 // floats decodes a numeric sub-element to float64.
 func (d *matDecoder) floats(e *matElem, t matTag) ([]float64, error) {
 	ts := numericSize(t.typ)
@@ -735,7 +692,7 @@ func (d *matDecoder) floats(e *matElem, t matTag) ([]float64, error) {
 	sysmem.Touch(out[:cap(out)], parallel.Threads(0))
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
-		out = grow(out, k, count)
+		out = matrixio.Grow(out, k, count)
 		decodeFloats(out[len(out)-k:], b, t.typ, d.bo)
 		return nil
 	})
@@ -758,7 +715,7 @@ func (d *matDecoder) ints(e *matElem, t matTag, what string, limit int) ([]int, 
 	sysmem.Touch(out[:cap(out)], parallel.Threads(0)) // as in floats
 	err := d.payload(e, t, func(b []byte) error {
 		k := len(b) / int(ts)
-		out = grow(out, k, count)
+		out = matrixio.Grow(out, k, count)
 		if q, bad := decodeInts(out[len(out)-k:], b, t.typ, d.bo); q >= 0 {
 			return d.errorf(e.s, t.off, "%s: value %s at position %d is negative or too large", what, bad, len(out)-k+q+1)
 		}
@@ -916,11 +873,11 @@ func (d *matDecoder) discard(s *matStream, n int64) error {
 func (d *matDecoder) errorf(s *matStream, off int64, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if s.outer < 0 {
-		return byteErr(d.name, off, "%s", msg)
+		return matrixio.ByteErr(d.name, off, "%s", msg)
 	}
 	// The element's offset in the file, then the offset in its
 	// decompressed bytes: no single byte of the file to give.
-	return streamErr(d.name, "compressed element at byte %d: decompressed byte %d: %s", s.outer, off, msg)
+	return matrixio.StreamErr(d.name, "compressed element at byte %d: decompressed byte %d: %s", s.outer, off, msg)
 }
 
 func (d *matDecoder) readError(s *matStream, err error) error {

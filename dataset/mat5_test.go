@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 // writers lists every way the fixtures are written.
@@ -28,8 +29,8 @@ func (w matWriter) String() string {
 	return fmt.Sprintf("%v/compress=%v/small=%v", w.bo, w.compress, w.small)
 }
 
-func readMATBytes(b []byte, want ...string) (map[string]*MATVar, error) {
-	return ReadMAT(bytes.NewReader(b), "test.mat", want...)
+func readMATBytes(b []byte, want ...string) (map[string]*matVar, error) {
+	return readMAT(bytes.NewReader(b), "test.mat", want...)
 }
 
 func TestReadMATNumericClasses(t *testing.T) {
@@ -77,7 +78,7 @@ func TestReadMATNumericClasses(t *testing.T) {
 				t.Fatalf("%v, %s as %s: %v", w, c.name, typeName(c.typ), err)
 			}
 			got := vars["x"]
-			want := &MATVar{Name: "x", Class: c.name, Rows: rows, Cols: cols, Data: c.data}
+			want := &matVar{Name: "x", Class: c.name, Rows: rows, Cols: cols, Data: c.data}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%v, %s as %s: got %+v, want %+v", w, c.name, typeName(c.typ), got, want)
 			}
@@ -113,7 +114,7 @@ func TestReadMATSparse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", w, err)
 		}
-		want := &MATVar{Name: "s", Class: "double", Rows: 4, Cols: 3, Sparse: true,
+		want := &matVar{Name: "s", Class: "double", Rows: 4, Cols: 3, Sparse: true,
 			Jc: []int{0, 2, 2, 4}, Ir: []int{0, 3, 1, 2}, Pr: []float64{1, 2, 3.5, -4}}
 		if got := vars["s"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: got %+v, want %+v", w, got, want)
@@ -143,7 +144,7 @@ func TestReadMATSparse(t *testing.T) {
 		}
 		for _, name := range []string{"l", "n"} {
 			got := vars[name]
-			wantL := &MATVar{Name: name, Class: "logical", Rows: 4, Cols: 3, Sparse: true,
+			wantL := &matVar{Name: name, Class: "logical", Rows: 4, Cols: 3, Sparse: true,
 				Jc: []int{0, 2, 2, 4}, Ir: []int{0, 3, 1, 2}, Pr: []float64{1, 1, 1, 1}}
 			if !reflect.DeepEqual(got, wantL) {
 				t.Errorf("%v, logical %s: got %+v, want %+v", w, name, got, wantL)
@@ -153,7 +154,7 @@ func TestReadMATSparse(t *testing.T) {
 }
 
 func TestReadMATIndexTypes(t *testing.T) {
-	want := &MATVar{Name: "s", Class: "double", Rows: 4, Cols: 3, Sparse: true,
+	want := &matVar{Name: "s", Class: "double", Rows: 4, Cols: 3, Sparse: true,
 		Jc: []int{0, 2, 2, 4}, Ir: []int{0, 3, 1, 2}, Pr: []float64{1, 2, 3.5, -4}}
 	for _, w := range writers() {
 		for _, typ := range []uint32{miINT8, miUINT8, miINT16, miUINT16, miINT32, miUINT32, miINT64, miUINT64} {
@@ -171,12 +172,12 @@ func TestReadMATIndexTypes(t *testing.T) {
 			}
 			v.ir = []int32{0, -3, 1, 2}
 			_, err = readMATBytes(w.file(v))
-			wantErr(t, err, "test.mat", "row indices (ir)", "value -3 at position 2", "negative")
+			testenv.WantErr(t, err, "test.mat", "row indices (ir)", "value -3 at position 2", "negative")
 		}
 		v := sparseVar("s", 4, 3, []float64{1, 0, 0, 2, 0, 0, 0, 0, 0, 3.5, -4, 0})
 		v.idxTyp = miSINGLE
 		_, err := readMATBytes(w.file(v))
-		wantErr(t, err, "test.mat", "row indices (ir) stored as miSINGLE")
+		testenv.WantErr(t, err, "test.mat", "row indices (ir) stored as miSINGLE")
 	}
 	// An unsigned 64-bit index past the int range.
 	b := binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 7), math.MaxUint64)
@@ -213,21 +214,7 @@ func TestReadMATSkipsOtherKinds(t *testing.T) {
 		}
 		// A wanted variable of an unsupported kind is an error.
 		_, err = readMATBytes(b, "c")
-		wantErr(t, err, "test.mat", `"c" is a cell array`)
-	}
-}
-
-// wantErr checks that err is an error whose message contains every part.
-func wantErr(t *testing.T, err error, parts ...string) {
-	t.Helper()
-	if err == nil {
-		t.Errorf("no error, want one containing %q", parts)
-		return
-	}
-	for _, p := range parts {
-		if !strings.Contains(err.Error(), p) {
-			t.Errorf("error %q does not contain %q", err, p)
-		}
+		testenv.WantErr(t, err, "test.mat", `"c" is a cell array`)
 	}
 }
 
@@ -347,7 +334,7 @@ func TestLoadMATVariables(t *testing.T) {
 		t.Errorf("without gnd: %v, labels %v", err, d.Labels)
 	}
 	_, err = loadMATBytes(b, LoadOptions{})
-	wantErr(t, err, "test.mat", `no numeric variable "fea"`, "X, y")
+	testenv.WantErr(t, err, "test.mat", `no numeric variable "fea"`, "X, y")
 	// Sparse labels (with a zero label left out of the storage).
 	sb := w.file(denseVar("fea", 3, 1, miDOUBLE, []float64{1, 2, 3}), sparseVar("gnd", 1, 3, []float64{4, 0, 5}))
 	d, err = loadMATBytes(sb, LoadOptions{})
@@ -355,7 +342,7 @@ func TestLoadMATVariables(t *testing.T) {
 		t.Errorf("sparse labels: %v, %v", err, d.Labels)
 	}
 	_, err = loadMATBytes(b, LoadOptions{Var: "X", LabelVar: "z"})
-	wantErr(t, err, "test.mat", `"z"`)
+	testenv.WantErr(t, err, "test.mat", `"z"`)
 }
 
 func TestLoadMATLabelErrors(t *testing.T) {
@@ -372,7 +359,7 @@ func TestLoadMATLabelErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := loadMATBytes(w.file(fea, c.gnd), LoadOptions{})
-		wantErr(t, err, c.want...)
+		testenv.WantErr(t, err, c.want...)
 	}
 }
 
@@ -426,7 +413,7 @@ func TestReadMATBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := readMATBytes(c.b)
-		wantErr(t, err, c.want...)
+		testenv.WantErr(t, err, c.want...)
 	}
 }
 
@@ -434,7 +421,7 @@ func TestReadMATBadZlib(t *testing.T) {
 	w := matWriter{bo: binary.LittleEndian, compress: true}
 	good := w.file(denseVar("x", 2, 2, miDOUBLE, []float64{1, 2, 3, 4}))
 	_, err := readMATBytes(corrupt(good, func(b []byte) { b[136] ^= 0xff }))
-	wantErr(t, err, "test.mat", "byte 128", "zlib")
+	testenv.WantErr(t, err, "test.mat", "byte 128", "zlib")
 	// Damage inside the deflate data or its checksum.
 	for k := 138; k < len(good); k++ {
 		_, err := readMATBytes(corrupt(good, func(b []byte) { b[k] ^= 0x55 }))
@@ -443,7 +430,7 @@ func TestReadMATBadZlib(t *testing.T) {
 		}
 	}
 	_, err = readMATBytes(corrupt(good, func(b []byte) { b[len(b)-1] ^= 0x55 }))
-	wantErr(t, err, "test.mat", "compressed element at byte 128", "bad zlib stream")
+	testenv.WantErr(t, err, "test.mat", "compressed element at byte 128", "bad zlib stream")
 }
 
 // TestReadMATTruncated cuts fixtures at every byte: each cut must give an
@@ -471,15 +458,6 @@ func TestReadMATTruncated(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes allocated while fn runs.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 func TestReadMATHugeClaims(t *testing.T) {
 	for _, w := range writers() {
 		cases := []struct {
@@ -495,8 +473,8 @@ func TestReadMATHugeClaims(t *testing.T) {
 		for _, c := range cases {
 			b := w.file(c.v)
 			var err error
-			n := allocated(func() { _, err = loadMATBytes(b, LoadOptions{Var: "x"}) })
-			wantErr(t, err, "test.mat", c.want)
+			n := testenv.Allocated(func() { _, err = loadMATBytes(b, LoadOptions{Var: "x"}) })
+			testenv.WantErr(t, err, "test.mat", c.want)
 			if n > 1<<20 {
 				t.Errorf("%v, %s: %d bytes allocated before rejecting", w, c.name, n)
 			}
@@ -509,15 +487,15 @@ func TestReadMATHugeClaims(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[132:], 0xfffffff0)
 	})
 	var err error
-	n := allocated(func() {
+	n := testenv.Allocated(func() {
 		_, err = readMATDataset(struct{ *bytes.Reader }{bytes.NewReader(b)}, "test.mat", -1, LoadOptions{Var: "x"})
 	})
-	wantErr(t, err, "test.mat")
+	testenv.WantErr(t, err, "test.mat")
 	if n > 1<<20 {
 		t.Errorf("%d bytes allocated for a huge element claim", n)
 	}
 	_, err = readMATBytes(b)
-	wantErr(t, err, "test.mat", "byte 128", "claims 4294967280 bytes")
+	testenv.WantErr(t, err, "test.mat", "byte 128", "claims 4294967280 bytes")
 }
 
 // TestReadMATDecompressionLimit checks that a compressed element cannot
@@ -528,7 +506,7 @@ func TestReadMATDecompressionLimit(t *testing.T) {
 	w := matWriter{bo: binary.LittleEndian, compress: true}
 	big := make([]float64, 1000) // 8000 bytes of zeros, compressing well
 	_, err := readMATBytes(w.file(denseVar("x", 10, 100, miDOUBLE, big)))
-	wantErr(t, err, "test.mat", "compressed element at byte 128", "claims")
+	testenv.WantErr(t, err, "test.mat", "compressed element at byte 128", "claims")
 	maxDecodedBytes = 1 << 20
 	if _, err := readMATBytes(w.file(denseVar("x", 10, 100, miDOUBLE, big))); err != nil {
 		t.Fatal(err)
@@ -538,5 +516,5 @@ func TestReadMATDecompressionLimit(t *testing.T) {
 	inner := w.matrix(denseVar("x", 1, 1, miDOUBLE, []float64{1}))
 	binary.LittleEndian.PutUint32(inner[4:], 1<<19)
 	_, err = readMATBytes(append(w.header(), w.compressed(inner)...))
-	wantErr(t, err, "test.mat", "compressed element at byte 128", "claims 524288 bytes")
+	testenv.WantErr(t, err, "test.mat", "compressed element at byte 128", "claims 524288 bytes")
 }

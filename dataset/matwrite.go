@@ -25,7 +25,7 @@ type MATWriteVar struct {
 	// Sparse is written as a sparse double matrix of the same shape.
 	Sparse *sparse.CSR
 	// Strings is written as a len(Strings) x 1 cell array of char row
-	// vectors, the way MATLAB keeps a vocabulary. ReadMAT skips such a
+	// vectors, the way MATLAB keeps a vocabulary. Load skips such a
 	// variable (and refuses it if asked for it by name).
 	Strings []string
 	// Uncompressed stores the variable as is (MATLAB's -v6) instead of in
@@ -41,7 +41,7 @@ const matNameMax = 63
 // column-major, as MATLAB keeps them), sparse ones as sparse double arrays
 // and strings as cell arrays of char. Each variable is compressed with
 // zlib unless it says otherwise, as MATLAB's default -v7 format does.
-// ReadMAT reads back exactly the numbers written.
+// Load reads back exactly the numbers written.
 //
 // Every variable is checked before anything is written: names must be
 // valid MATLAB names and distinct, values finite, a CSR valid, and each

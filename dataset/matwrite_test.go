@@ -12,6 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/sparsetest"
+	"github.com/manifactor/manifactor/internal/testenv"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -22,7 +24,7 @@ func csrEqual(a, b *sparse.CSR) bool {
 }
 
 // matVarCSR returns the sparse variable v as the rows x cols CSR it holds.
-func matVarCSR(v *MATVar) *sparse.CSR {
+func matVarCSR(v *matVar) *sparse.CSR {
 	return (&sparse.CSR{Rows: v.Cols, Cols: v.Rows, Indptr: v.Jc, Ind: v.Ir, Val: v.Pr}).T()
 }
 
@@ -42,11 +44,11 @@ func TestWriteMATRoundTrip(t *testing.T) {
 	dense[1].Set(2, 3, math.MaxFloat64)
 	dense[1].Set(0, 1, math.SmallestNonzeroFloat64)
 	sparses := []*sparse.CSR{
-		randomCSR(rng, 5, 8, 0.3),
-		randomCSR(rng, 40, 3, 0.5),
-		randomCSR(rng, 1, 1, 1),
+		sparsetest.RandomCSR(rng, 5, 8, 0.3),
+		sparsetest.RandomCSR(rng, 40, 3, 0.5),
+		sparsetest.RandomCSR(rng, 1, 1, 1),
 		{Rows: 3, Cols: 4, Indptr: make([]int, 4)}, // all zero
-		randomCSR(rng, 200, 150, 0.02),
+		sparsetest.RandomCSR(rng, 200, 150, 0.02),
 	}
 	for _, uncompressed := range []bool{false, true} {
 		var vars []MATWriteVar
@@ -69,7 +71,7 @@ func TestWriteMATRoundTrip(t *testing.T) {
 		if len(b) < 128 || !strings.HasPrefix(string(b), "MATLAB 5.0 MAT-file") || string(b[124:128]) != "\x00\x01IM" {
 			t.Fatalf("bad header %q", b[:min(len(b), 128)])
 		}
-		got, err := ReadMAT(bytes.NewReader(b), "rt.mat")
+		got, err := readMAT(bytes.NewReader(b), "rt.mat")
 		if err != nil {
 			t.Fatalf("uncompressed=%v: %v", uncompressed, err)
 		}
@@ -103,8 +105,8 @@ func TestWriteMATRoundTrip(t *testing.T) {
 				t.Errorf("%s (uncompressed=%v): got %+v, want %+v", name, uncompressed, matVarCSR(v), a)
 			}
 		}
-		_, err = ReadMAT(bytes.NewReader(b), "rt.mat", "vocab")
-		wantErr(t, err, `variable "vocab" is a cell array`)
+		_, err = readMAT(bytes.NewReader(b), "rt.mat", "vocab")
+		testenv.WantErr(t, err, `variable "vocab" is a cell array`)
 	}
 }
 
@@ -248,7 +250,7 @@ func TestWriteMATErrors(t *testing.T) {
 	for _, tc := range cases {
 		var buf bytes.Buffer
 		err := WriteMAT(&buf, tc.vars...)
-		wantErr(t, err, "dataset: WriteMAT: ", tc.want)
+		testenv.WantErr(t, err, "dataset: WriteMAT: ", tc.want)
 		if buf.Len() != 0 {
 			t.Errorf("%q: wrote %d bytes before the error", tc.want, buf.Len())
 		}
@@ -264,7 +266,7 @@ func TestWriteMATErrors(t *testing.T) {
 	for _, n := range []int{0, 100, 130, 200} {
 		for _, unc := range []bool{false, true} {
 			err := WriteMAT(&failWriter{n}, MATWriteVar{Name: "x", Dense: x, Uncompressed: unc})
-			wantErr(t, err, "disk full")
+			testenv.WantErr(t, err, "disk full")
 		}
 	}
 }

@@ -11,14 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
+	"github.com/manifactor/manifactor/internal/sparsetest"
 	"gonum.org/v1/gonum/mat"
 )
 
 // writePartsDir writes d as parts into a new directory.
-func writePartsDir(t testing.TB, d *Dataset, parts int) (string, *Parts) {
+func writePartsDir(t testing.TB, d *Dataset, parts int) (string, *matrixio.Parts) {
 	t.Helper()
 	dir := t.TempDir()
-	man, err := WriteParts(d, PartsOptions{Parts: parts}, func(name string, write func(io.Writer) error) error {
+	err := WriteParts(d, PartsOptions{Parts: parts}, func(name string, write func(io.Writer) error) error {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			return err
@@ -26,6 +28,10 @@ func writePartsDir(t testing.TB, d *Dataset, parts int) (string, *Parts) {
 		defer f.Close()
 		return write(f)
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := matrixio.ReadParts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +56,7 @@ func sampleRows(d *Dataset, lo, hi int) *Dataset {
 // labels and feature names, reading only the parts it needs.
 func TestPartsRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	a := randomCSR(rng, 23, 9, 0.3)
+	a := sparsetest.RandomCSR(rng, 23, 9, 0.3)
 	labels := make([]int, 23)
 	for i := range labels {
 		labels[i] = 1 + i%4
@@ -126,10 +132,10 @@ func TestPartsRoundTrip(t *testing.T) {
 // an error naming the file.
 func TestPartsBad(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	d := &Dataset{Source: "s", Sparse: randomCSR(rng, 10, 6, 0.4), Labels: []int{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}}
+	d := &Dataset{Source: "s", Sparse: sparsetest.RandomCSR(rng, 10, 6, 0.4), Labels: []int{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}}
 	edit := func(t *testing.T, fn func(m map[string]any)) string {
 		dir, _ := writePartsDir(t, d, 3)
-		path := filepath.Join(dir, PartsFile)
+		path := filepath.Join(dir, matrixio.PartsFile)
 		b, _ := os.ReadFile(path)
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
@@ -183,7 +189,7 @@ func TestPartsBad(t *testing.T) {
 			t.Fatalf("range: %v", err)
 		}
 	})
-	if _, err := WriteParts(d, PartsOptions{Parts: 11}, nil); err == nil || !strings.Contains(err.Error(), "11 parts of 10 samples") {
+	if err := WriteParts(d, PartsOptions{Parts: 11}, nil); err == nil || !strings.Contains(err.Error(), "11 parts of 10 samples") {
 		t.Fatalf("too many parts: %v", err)
 	}
 	if IsTextSource(writeParts(t, d)) {
@@ -197,9 +203,9 @@ func writeParts(t *testing.T, d *Dataset) string { dir, _ := writePartsDir(t, d,
 // that is read loads or fails with an error.
 func FuzzReadParts(f *testing.F) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	d := &Dataset{Source: "s", Sparse: randomCSR(rng, 6, 4, 0.5)}
+	d := &Dataset{Source: "s", Sparse: sparsetest.RandomCSR(rng, 6, 4, 0.5)}
 	dir, _ := writePartsDir(f, d, 2)
-	b, _ := os.ReadFile(filepath.Join(dir, PartsFile))
+	b, _ := os.ReadFile(filepath.Join(dir, matrixio.PartsFile))
 	f.Add(b)
 	f.Add([]byte(`{"format":"manifactor-parts 1","samples":1,"features":1,"nnz":0,"parts":[{"file":"part-00000.mtx","first":0,"rows":1,"nnz":0}]}`))
 	f.Fuzz(func(t *testing.T, manifest []byte) {
@@ -208,8 +214,8 @@ func FuzzReadParts(f *testing.F) {
 			b, _ := os.ReadFile(filepath.Join(dir, name))
 			os.WriteFile(filepath.Join(work, name), b, 0o644)
 		}
-		os.WriteFile(filepath.Join(work, PartsFile), manifest, 0o644)
-		man, err := ReadParts(work)
+		os.WriteFile(filepath.Join(work, matrixio.PartsFile), manifest, 0o644)
+		man, err := matrixio.ReadParts(work)
 		if err != nil {
 			return
 		}

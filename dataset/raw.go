@@ -3,7 +3,6 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifactor/manifactor/internal/fileio"
+	"github.com/manifactor/manifactor/internal/matrixio"
 )
 
 // Strip says which parts of e-mail and news messages the text pipeline
@@ -140,7 +140,7 @@ func (s Strip) Apply(text string) string {
 func decodeText(b []byte, name string) (text string, latin1 bool, err error) {
 	b = bytes.TrimRight(b, "\x00")
 	if n, binary := isBinary(b); binary {
-		return "", false, &ParseError{File: name, Offset: -1, Err: fmt.Errorf("%w: %d of its %d bytes are control bytes", errBinary, n, len(b))}
+		return "", false, &matrixio.ParseError{File: name, Offset: -1, Err: fmt.Errorf("%w: %d of its %d bytes are control bytes", errBinary, n, len(b))}
 	}
 	if utf8.Valid(b) {
 		return strings.TrimPrefix(string(b), "\ufeff"), false, nil
@@ -204,15 +204,15 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		return nil, stats, fmt.Errorf("%s: %v", path, pathErr(err))
 	}
 	defer f.Close()
-	var r io.Reader = &ctxReader{ctx: ctx, r: f}
+	var r io.Reader = &matrixio.CtxReader{Ctx: ctx, R: f}
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zr, err := newGzip(r, path)
+		zr, err := matrixio.NewGzip(r, path)
 		if err != nil {
 			return nil, stats, err
 		}
 		r = zr
 	}
-	tb := newTextBudget(path, sizeOf(f))
+	tb := newTextBudget(path, matrixio.SizeOf(f))
 	sc := bufio.NewScanner(tb.reader(r))
 	sc.Buffer(make([]byte, 0, 1<<16), maxDocumentBytes)
 	sc.Split(scanLines)
@@ -229,7 +229,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 					skipped = append(skipped, fmt.Sprintf("line %d", line))
 					continue
 				}
-				return nil, stats, &ParseError{File: path, Line: line, Offset: -1, Err: derr.(*ParseError).Err}
+				return nil, stats, &matrixio.ParseError{File: path, Line: line, Offset: -1, Err: derr.(*matrixio.ParseError).Err}
 			}
 			if lat {
 				latin1++
@@ -241,7 +241,7 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 					if strings.TrimSpace(text) == "" {
 						continue
 					}
-					return nil, stats, valueErr(path, line, 1, text, "%q: want a label, a tab and the text", truncate([]byte(text)))
+					return nil, stats, matrixio.ValueErr(path, line, 1, text, "%q: want a label, a tab and the text", matrixio.Truncate([]byte(text)))
 				}
 				label, text = strings.TrimSpace(l), opt.Strip.Apply(rest)
 			} else {
@@ -259,14 +259,14 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, stats, cerr
 		}
-		var pe *ParseError
+		var pe *matrixio.ParseError
 		if errors.As(err, &pe) {
 			return nil, stats, err
 		}
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, stats, lineErr(path, line+1, "a line of more than %d bytes: not one document", maxDocumentBytes)
+			return nil, stats, matrixio.LineErr(path, line+1, "a line of more than %d bytes: not one document", maxDocumentBytes)
 		}
-		return nil, stats, lineErr(path, line+1, "%w", err)
+		return nil, stats, matrixio.LineErr(path, line+1, "%w", err)
 	}
 	stats.Articles = len(docs)
 	if len(docs) == 0 {
@@ -281,49 +281,6 @@ func LoadTextLines(ctx context.Context, path string, labelled bool, opt TextOpti
 		d.noteSkipped(path, "lines", skipped)
 	}
 	return d, stats, err
-}
-
-// gzipStream decompresses a gzip file member by member (files made by
-// concatenating gzip files hold several), and tells data after the last
-// member, which is neither gzip nor a truncation, from the end.
-type gzipStream struct {
-	br *bufio.Reader
-	zr *gzip.Reader
-}
-
-// newGzip opens the gzip stream of r; name is for errors.
-func newGzip(r io.Reader, name string) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, fmt.Errorf("%s: bad gzip stream: %v", name, err)
-	}
-	zr.Multistream(false)
-	return &gzipStream{br: br, zr: zr}, nil
-}
-
-func (g *gzipStream) Read(p []byte) (int, error) {
-	for {
-		n, err := g.zr.Read(p)
-		if err != io.EOF || n > 0 {
-			if err == io.EOF {
-				err = nil // the data first; the member's end on the next call
-			}
-			return n, err
-		}
-		next, _ := g.br.Peek(2)
-		switch {
-		case len(next) == 0:
-			return 0, io.EOF
-		case len(next) == 2 && next[0] == 0x1f && next[1] == 0x8b:
-			if err := g.zr.Reset(g.br); err != nil {
-				return 0, fmt.Errorf("bad gzip member: %w", err)
-			}
-			g.zr.Multistream(false)
-		default:
-			return 0, errors.New("data after the end of the gzip stream: not gzip, and not a truncation")
-		}
-	}
 }
 
 // scanLines is bufio.ScanLines with a lone carriage return ending a line
@@ -375,7 +332,7 @@ func newTextBudget(name string, size int64) *textBudget {
 }
 
 func (b *textBudget) err() error {
-	return streamErr(b.name, "its text and documents pass the %d bytes a text file of its size may make the reader hold (64 times the file, at least 256 MB): far more text, or far more and smaller documents, than such a file holds", b.total)
+	return matrixio.StreamErr(b.name, "its text and documents pass the %d bytes a text file of its size may make the reader hold (64 times the file, at least 256 MB): far more text, or far more and smaller documents, than such a file holds", b.total)
 }
 
 // spend accounts for a document of n bytes of text.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -254,7 +255,7 @@ func TestFormatsEndWhereTheyEnd(t *testing.T) {
 	dir := t.TempDir()
 	a := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
 	var npy bytes.Buffer
-	if err := WriteNPY(&npy, a); err != nil {
+	if err := matrixio.WriteNPY(&npy, a); err != nil {
 		t.Fatal(err)
 	}
 	good, bad := filepath.Join(dir, "a.npy"), filepath.Join(dir, "b.npy")

@@ -111,7 +111,7 @@ func TestLoadPIE(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	vars, err := ReadMAT(f, path, "fea")
+	vars, err := readMAT(f, path, "fea")
 	if err != nil {
 		t.Fatal(err)
 	}

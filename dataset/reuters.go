@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifactor/manifactor/internal/fileio"
+	"github.com/manifactor/manifactor/internal/matrixio"
 )
 
 // Article is one <REUTERS> element of the Reuters-21578 corpus. Text fields
@@ -92,7 +93,7 @@ func ReadReuters(r io.Reader, name string, fn func(*Article) error) error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return streamErr(name, "bad gzip stream: %v", err)
+			return matrixio.StreamErr(name, "bad gzip stream: %v", err)
 		}
 		src = bufio.NewReaderSize(zr, 64<<10)
 	}
@@ -150,7 +151,7 @@ func isSGMLNameByte(c byte) bool {
 
 // errorf returns an error naming the file and the given line.
 func (p *reutersParser) errorf(line int, format string, args ...any) error {
-	return lineErr(p.name, line, "%s", fmt.Sprintf(format, args...))
+	return matrixio.LineErr(p.name, line, "%s", fmt.Sprintf(format, args...))
 }
 
 // readError wraps a failure of the underlying reader (a truncated or
@@ -1000,7 +1001,7 @@ func readReutersFiles(ctx context.Context, files []string) ([]*Article, error) {
 	for i, p := range per {
 		for _, a := range p {
 			if at, dup := seen[a.NewID]; dup {
-				return nil, lineErr(files[i], a.Line, "NEWID %d already used at %s:%d", a.NewID, at.file, at.line)
+				return nil, matrixio.LineErr(files[i], a.Line, "NEWID %d already used at %s:%d", a.NewID, at.file, at.line)
 			}
 			seen[a.NewID] = place{files[i], a.Line}
 		}
@@ -1019,7 +1020,7 @@ func readReutersFile(ctx context.Context, path string) ([]*Article, error) {
 	var arts []*Article
 	// The file's bytes are compressed ones here (ReadReuters inflates
 	// them): the articles are what is charged.
-	tb := newTextBudget(path, sizeOf(f))
+	tb := newTextBudget(path, matrixio.SizeOf(f))
 	err = ReadReuters(f, path, func(a *Article) error {
 		if len(arts)%256 == 0 {
 			if err := ctx.Err(); err != nil {

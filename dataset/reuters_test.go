@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 // reutersSnippet is a small file in the layout of the corpus: a normal
@@ -83,7 +85,7 @@ func TestReadReuters(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		s := reutersSnippet
 		if gz {
-			s = string(gzipBytes([]byte(s)))
+			s = string(testenv.Gzip([]byte(s)))
 		}
 		got, err := readReutersString(t, s)
 		if err != nil {
@@ -183,7 +185,7 @@ func TestReadReutersLenient(t *testing.T) {
 }
 
 func TestReadReutersTruncated(t *testing.T) {
-	z := gzipBytes([]byte(reutersSnippet))
+	z := testenv.Gzip([]byte(reutersSnippet))
 	for _, n := range []int{1, 5, 20, len(z) / 2, len(z) - 4} {
 		_, err := readReutersString(t, string(z[:n]))
 		if err == nil {
@@ -195,10 +197,10 @@ func TestReadReutersTruncated(t *testing.T) {
 		}
 	}
 	_, err := readReutersString(t, string(z[:len(z)/2]))
-	wantErr(t, err, "test.sgm:", "unexpected end of data (truncated file?)")
+	testenv.WantErr(t, err, "test.sgm:", "unexpected end of data (truncated file?)")
 	// Plain text cut inside an article.
 	_, err = readReutersString(t, reutersSnippet[:200])
-	wantErr(t, err, "test.sgm:", "not closed")
+	testenv.WantErr(t, err, "test.sgm:", "not closed")
 }
 
 // endless yields prefix and then repeat for ever.
@@ -237,9 +239,9 @@ func TestReadReutersBounded(t *testing.T) {
 			c.r = io.LimitReader(c.r, 8<<20)
 		}
 		var err error
-		n := allocated(func() { err = ReadReuters(c.r, "big.sgm", func(*Article) error { return nil }) })
+		n := testenv.Allocated(func() { err = ReadReuters(c.r, "big.sgm", func(*Article) error { return nil }) })
 		if c.want != "" {
-			wantErr(t, err, "big.sgm:", c.want)
+			testenv.WantErr(t, err, "big.sgm:", c.want)
 		} else if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -252,7 +254,7 @@ func TestReadReutersBounded(t *testing.T) {
 func TestReutersFiles(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"reut2-001.sgm.gz", "reut2-000.sgm", "lewis.dtd", "README.txt"} {
-		writeFile(t, dir, f, nil)
+		testenv.WriteFile(t, dir, f, nil)
 	}
 	os.Mkdir(filepath.Join(dir, "sub.sgm"), 0o755)
 	want := []string{filepath.Join(dir, "reut2-000.sgm"), filepath.Join(dir, "reut2-001.sgm.gz")}
@@ -267,16 +269,16 @@ func TestReutersFiles(t *testing.T) {
 		}
 	}
 	_, err := ReutersFiles(filepath.Join(dir, "missing"))
-	wantErr(t, err, "missing: ", "no such file")
+	testenv.WantErr(t, err, "missing: ", "no such file")
 	_, err = ReutersFiles(filepath.Join(dir, "x*.sgm"))
-	wantErr(t, err, "x*.sgm: no files match")
+	testenv.WantErr(t, err, "x*.sgm: no files match")
 	_, err = ReutersFiles(t.TempDir())
-	wantErr(t, err, "no .sgm or .sgm.gz files")
+	testenv.WantErr(t, err, "no .sgm or .sgm.gz files")
 	_, err = ReutersFiles()
-	wantErr(t, err, "no Reuters-21578 paths")
-	writeFile(t, dir, "reut2-000.sgm.gz", nil)
+	testenv.WantErr(t, err, "no Reuters-21578 paths")
+	testenv.WriteFile(t, dir, "reut2-000.sgm.gz", nil)
 	_, err = ReutersFiles(dir)
-	wantErr(t, err, "reut2-000.sgm.gz: the same articles as")
+	testenv.WantErr(t, err, "reut2-000.sgm.gz: the same articles as")
 }
 
 // reutersArticle writes one article for the loader tests.
@@ -304,8 +306,8 @@ func TestLoadReuters(t *testing.T) {
 	f1.WriteString(reutersArticle(8, "NOT-USED", "oil prices", "oil"))
 	f1.WriteString(reutersArticle(9, "TRAIN", "grain crop", "grain"))
 	f1.WriteString(reutersArticle(10, "TRAIN", "corn crop", "corn"))
-	writeFile(t, dir, "reut2-000.sgm", []byte(f0.String()))
-	writeFile(t, dir, "reut2-001.sgm.gz", gzipBytes([]byte(f1.String())))
+	testenv.WriteFile(t, dir, "reut2-000.sgm", []byte(f0.String()))
+	testenv.WriteFile(t, dir, "reut2-001.sgm.gz", testenv.Gzip([]byte(f1.String())))
 	ctx := context.Background()
 
 	for _, c := range []struct {
@@ -362,20 +364,20 @@ func TestLoadReuters(t *testing.T) {
 		{ReutersOptions{SingleLabel: true, MinClassSize: 4}, "no articles left after selection (of 10 read)"},
 	} {
 		_, _, err := LoadReuters(ctx, []string{dir}, c.opt)
-		wantErr(t, err, c.want)
+		testenv.WantErr(t, err, c.want)
 	}
 	_, _, err = LoadReuters(ctx, []string{filepath.Join(dir, "nope")}, ReutersOptions{})
-	wantErr(t, err, "nope: ")
+	testenv.WantErr(t, err, "nope: ")
 
 	// Duplicate NEWIDs across files; an error in the second file.
 	dup := t.TempDir()
-	writeFile(t, dup, "a.sgm", []byte(reutersArticle(1, "TRAIN", "x", "a")))
-	writeFile(t, dup, "b.sgm", []byte(reutersArticle(1, "TRAIN", "y", "b")))
+	testenv.WriteFile(t, dup, "a.sgm", []byte(reutersArticle(1, "TRAIN", "x", "a")))
+	testenv.WriteFile(t, dup, "b.sgm", []byte(reutersArticle(1, "TRAIN", "y", "b")))
 	_, _, err = LoadReuters(ctx, []string{dup}, ReutersOptions{})
-	wantErr(t, err, "b.sgm:1: NEWID 1 already used at ", "a.sgm:1")
-	writeFile(t, dup, "b.sgm", []byte("\n<REUTERS NEWID=\"x\">"))
+	testenv.WantErr(t, err, "b.sgm:1: NEWID 1 already used at ", "a.sgm:1")
+	testenv.WriteFile(t, dup, "b.sgm", []byte("\n<REUTERS NEWID=\"x\">"))
 	_, _, err = LoadReuters(ctx, []string{dup}, ReutersOptions{})
-	wantErr(t, err, "b.sgm:2: bad NEWID")
+	testenv.WantErr(t, err, "b.sgm:2: bad NEWID")
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()

@@ -3,12 +3,12 @@ package dataset
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -56,7 +56,7 @@ func (n SVMLightNotes) String() string {
 // with at least one sample and one feature.
 func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 	var notes SVMLightNotes
-	lr := &textLines{br: bufio.NewReaderSize(r, 1<<16), name: name, max: maxSVMLightLine}
+	lr := matrixio.NewLines(bufio.NewReaderSize(r, 1<<16), name, maxSVMLightLine)
 	indptr := []int{0}
 	var (
 		ind     []int
@@ -67,7 +67,7 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		maxLine int
 	)
 	for {
-		b, err := lr.next()
+		b, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
@@ -77,46 +77,46 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		if k := bytes.IndexByte(b, '#'); k >= 0 {
 			b = b[:k]
 		}
-		toks = splitFields(b, toks[:0])
+		toks = matrixio.SplitFields(b, toks[:0])
 		if len(toks) == 0 {
 			continue
 		}
 		label, err := parseLabel(toks[0])
 		if err != nil {
-			return nil, notes, lr.errorf("%v", err)
+			return nil, notes, lr.Errorf("%v", err)
 		}
 		prev := int64(-1)
 		qid := false
 		for _, t := range toks[1:] {
 			c := bytes.IndexByte(t, ':')
 			if c < 0 {
-				return nil, notes, lr.errorf("feature %q: want index:value", truncate(t))
+				return nil, notes, lr.Errorf("feature %q: want index:value", matrixio.Truncate(t))
 			}
 			key, value := t[:c], t[c+1:]
 			if string(key) == "qid" {
 				if _, err := strconv.ParseInt(string(value), 10, 64); err != nil {
-					return nil, notes, lr.errorf("%q: query id %q is not an integer", truncate(t), truncate(value))
+					return nil, notes, lr.Errorf("%q: query id %q is not an integer", matrixio.Truncate(t), matrixio.Truncate(value))
 				}
 				qid = true
 				continue
 			}
-			j, ok := parseCount(key)
+			j, ok := matrixio.ParseCount(key)
 			if !ok {
-				return nil, notes, lr.errorf("feature %q: index %q is not a non-negative integer of at most 2^62", truncate(t), truncate(key))
+				return nil, notes, lr.Errorf("feature %q: index %q is not a non-negative integer of at most 2^62", matrixio.Truncate(t), matrixio.Truncate(key))
 			}
 			if j <= prev {
-				return nil, notes, lr.errorf("feature %q: index %d after index %d; indices must increase within a line", truncate(t), j, prev)
+				return nil, notes, lr.Errorf("feature %q: index %d after index %d; indices must increase within a line", matrixio.Truncate(t), j, prev)
 			}
-			x, err := parseValue(value, "real")
+			x, err := matrixio.ParseValue(value, "real")
 			if err != nil {
-				return nil, notes, lr.errorf("feature %q: %v", truncate(t), err)
+				return nil, notes, lr.Errorf("feature %q: %v", matrixio.Truncate(t), err)
 			}
 			prev = j
 			if j == 0 {
 				notes.ZeroBased = true
 			}
 			if j > maxIdx {
-				maxIdx, maxLine = j, lr.line
+				maxIdx, maxLine = j, lr.Line()
 			}
 			ind, val = append(ind, int(j)), append(val, x)
 		}
@@ -127,7 +127,7 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		indptr = append(indptr, len(ind))
 	}
 	if len(labels) == 0 {
-		return nil, notes, streamErr(name, "no samples (every line is blank or a comment)")
+		return nil, notes, matrixio.StreamErr(name, "no samples (every line is blank or a comment)")
 	}
 	cols := maxIdx
 	if notes.ZeroBased {
@@ -138,10 +138,10 @@ func ReadSVMLight(r io.Reader, name string) (*Dataset, SVMLightNotes, error) {
 		}
 	}
 	if cols <= 0 {
-		return nil, notes, streamErr(name, "no features (every sample is empty)")
+		return nil, notes, matrixio.StreamErr(name, "no features (every sample is empty)")
 	}
-	if nnz := int64(len(ind)); cols > maxEmptyDim && cols > sparseDimFactor*(nnz+1) {
-		return nil, notes, lineErr(name, maxLine, "feature index %d is implausible for %d stored values in the file", maxIdx, nnz)
+	if nnz := int64(len(ind)); cols > matrixio.MaxEmptyDim && cols > matrixio.SparseDimFactor*(nnz+1) {
+		return nil, notes, matrixio.LineErr(name, maxLine, "feature index %d is implausible for %d stored values in the file", maxIdx, nnz)
 	}
 	a := &sparse.CSR{Rows: len(labels), Cols: int(cols), Indptr: indptr, Ind: ind, Val: val}
 	return &Dataset{Source: name, Sparse: a, Labels: labels}, notes, nil
@@ -154,69 +154,14 @@ func parseLabel(b []byte) (int, error) {
 	if l, err := strconv.Atoi(s); err == nil {
 		return l, nil
 	}
-	if plainNumber(b) {
+	if matrixio.PlainNumber(b) {
 		x, err := strconv.ParseFloat(s, 64)
 		if err == nil && x == math.Trunc(x) && math.Abs(x) <= 1<<53 {
 			return int(x), nil
 		}
 	}
 	if bytes.IndexByte(b, ',') >= 0 {
-		return 0, fmt.Errorf("label %q: multi-label samples are not supported", truncate(b))
+		return 0, fmt.Errorf("label %q: multi-label samples are not supported", matrixio.Truncate(b))
 	}
-	return 0, fmt.Errorf("label %q is not an integer", truncate(b))
-}
-
-// textLines reads a text file line by line, with lines of up to max
-// bytes (Matrix Market and SVMlight files).
-type textLines struct {
-	br   *bufio.Reader
-	name string
-	max  int
-	line int
-	pos  int64  // bytes read, line endings included
-	long []byte // holds a line longer than the bufio buffer
-}
-
-// next returns the next line without its line ending, or io.EOF. The
-// slice is valid until the next call.
-func (l *textLines) next() ([]byte, error) {
-	b, err := l.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		l.long = append(l.long[:0], b...)
-		for err == bufio.ErrBufferFull {
-			if len(l.long) > l.max {
-				l.line++
-				return nil, l.errorf("line longer than %d bytes", l.max)
-			}
-			b, err = l.br.ReadSlice('\n')
-			l.long = append(l.long, b...)
-		}
-		b = l.long
-	}
-	if len(b) > 0 || err == nil {
-		l.line++
-	}
-	l.pos += int64(len(b))
-	switch {
-	case len(b) > l.max+1:
-		return nil, l.errorf("line longer than %d bytes", l.max)
-	case err == io.EOF && len(b) == 0:
-		return nil, io.EOF
-	case err != nil && err != io.EOF:
-		var pe *ParseError
-		if errors.As(err, &pe) {
-			return nil, pe // the reader's own bound, named already
-		}
-		return nil, l.errorf("read error: %v", err)
-	}
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	if l.line == 1 {
-		// A byte-order mark, as some editors write.
-		b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	}
-	return bytes.TrimSuffix(b, []byte{'\r'}), nil
-}
-
-func (l *textLines) errorf(format string, args ...any) error {
-	return lineErr(l.name, l.line, "%s", fmt.Sprintf(format, args...))
+	return 0, fmt.Errorf("label %q is not an integer", matrixio.Truncate(b))
 }

@@ -7,29 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 // atDims is what a dense or sparse matrix offers for element access.
-type atDims interface {
-	Dims() (r, c int)
-	At(i, j int) float64
-}
-
-// denseEqual reports whether a holds exactly the r x c row-major values
-// want.
-func denseEqual(a atDims, r, c int, want []float64) bool {
-	if ar, ac := a.Dims(); ar != r || ac != c {
-		return false
-	}
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if a.At(i, j) != want[i*c+j] {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 func TestReadSVMLight(t *testing.T) {
 	cases := []struct {
@@ -75,7 +57,7 @@ func TestReadSVMLight(t *testing.T) {
 				if err := d.Validate(); err != nil {
 					t.Fatal(err)
 				}
-				if d.Sparse == nil || !denseEqual(d.Sparse, tc.rows, tc.cols, tc.want) {
+				if d.Sparse == nil || !testenv.DenseEqual(d.Sparse, tc.rows, tc.cols, tc.want) {
 					t.Errorf("got %v, want %d x %d %v", d.Sparse, tc.rows, tc.cols, tc.want)
 				}
 				if !slices.Equal(d.Labels, tc.labels) {
@@ -136,7 +118,7 @@ func TestReadSVMLightErrors(t *testing.T) {
 		if d != nil {
 			t.Errorf("%q: got a data set with the error", tc.text)
 		}
-		wantErr(t, err, tc.want...)
+		testenv.WantErr(t, err, tc.want...)
 	}
 }
 
@@ -150,7 +132,7 @@ func TestReadSVMLightLongLine(t *testing.T) {
 		b.WriteString(" 1:1")
 	}
 	_, _, err := ReadSVMLight(strings.NewReader(b.String()), "x.svm")
-	wantErr(t, err, "x.svm:2: line longer than 100 bytes")
+	testenv.WantErr(t, err, "x.svm:2: line longer than 100 bytes")
 	// A line longer than the read buffer but within the limit is fine.
 	maxSVMLightLine = 1 << 20
 	b.Reset()

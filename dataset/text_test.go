@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 func tokens(text string, keepNumbers bool) []string {
@@ -136,7 +138,7 @@ func TestVectorizeDocumentFrequency(t *testing.T) {
 	}
 	opt.MinDF = 5
 	_, _, err := Vectorize(context.Background(), "tiny", textDocs(texts...), opt)
-	wantErr(t, err, "tiny: no terms left", "4 documents, 5 distinct terms")
+	testenv.WantErr(t, err, "tiny: no terms left", "4 documents, 5 distinct terms")
 }
 
 // TestVectorizeCounts: the values are the term counts, and the data set
@@ -221,9 +223,9 @@ func TestVectorizeEmpty(t *testing.T) {
 		t.Errorf("x[e][gamma] = %v, want 1", got)
 	}
 	_, _, err = Vectorize(context.Background(), "t", docs[1:2], TextOptions{DropEmpty: true})
-	wantErr(t, err, "t: no terms left")
+	testenv.WantErr(t, err, "t: no terms left")
 	_, _, err = Vectorize(context.Background(), "t", nil, TextOptions{})
-	wantErr(t, err, "t: no documents")
+	testenv.WantErr(t, err, "t: no documents")
 }
 
 func TestVectorizeLabels(t *testing.T) {
@@ -249,9 +251,9 @@ func TestVectorizeOptions(t *testing.T) {
 		{TextOptions{MaxDF: math.NaN()}, "MaxDF NaN"},
 	} {
 		_, _, err := Vectorize(context.Background(), "t", textDocs("a b"), c.opt)
-		wantErr(t, err, c.want)
+		testenv.WantErr(t, err, c.want)
 		_, _, err = LoadTextDir(context.Background(), t.TempDir(), c.opt)
-		wantErr(t, err, c.want)
+		testenv.WantErr(t, err, c.want)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -357,7 +359,7 @@ func TestLoadTextDir(t *testing.T) {
 	}
 	for name, text := range files {
 		os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755)
-		writeFile(t, root, name, []byte(text))
+		testenv.WriteFile(t, root, name, []byte(text))
 	}
 	d, st, err := LoadTextDir(context.Background(), root, TextOptions{})
 	if err != nil {
@@ -379,8 +381,8 @@ func TestLoadTextDir(t *testing.T) {
 
 	// Unlabelled: every file in the root.
 	flat := t.TempDir()
-	writeFile(t, flat, "one.txt", []byte("alpha beta"))
-	writeFile(t, flat, "two.txt", []byte("beta gamma"))
+	testenv.WriteFile(t, flat, "one.txt", []byte("alpha beta"))
+	testenv.WriteFile(t, flat, "two.txt", []byte("beta gamma"))
 	d, _, err = LoadTextDir(context.Background(), flat, TextOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -390,27 +392,27 @@ func TestLoadTextDir(t *testing.T) {
 	}
 
 	// A file beside class folders.
-	writeFile(t, root, "stray.txt", []byte("lost"))
+	testenv.WriteFile(t, root, "stray.txt", []byte("lost"))
 	_, _, err = LoadTextDir(context.Background(), root, TextOptions{})
-	wantErr(t, err, filepath.Join(root, "stray.txt")+": file directly in", "beside class folders")
+	testenv.WantErr(t, err, filepath.Join(root, "stray.txt")+": file directly in", "beside class folders")
 
 	_, _, err = LoadTextDir(context.Background(), filepath.Join(root, "missing"), TextOptions{})
-	wantErr(t, err, "missing: ", "no such file")
+	testenv.WantErr(t, err, "missing: ", "no such file")
 	_, _, err = LoadTextDir(context.Background(), filepath.Join(flat, "one.txt"), TextOptions{})
-	wantErr(t, err, "one.txt: not a directory")
+	testenv.WantErr(t, err, "one.txt: not a directory")
 	empty := t.TempDir()
 	os.Mkdir(filepath.Join(empty, "class"), 0o755)
 	_, _, err = LoadTextDir(context.Background(), empty, TextOptions{})
-	wantErr(t, err, empty+": no files")
+	testenv.WantErr(t, err, empty+": no files")
 	stops := t.TempDir()
-	writeFile(t, stops, "a.txt", []byte("the and of"))
+	testenv.WriteFile(t, stops, "a.txt", []byte("the and of"))
 	_, _, err = LoadTextDir(context.Background(), stops, TextOptions{})
-	wantErr(t, err, stops+": no terms left")
+	testenv.WantErr(t, err, stops+": no terms left")
 	if os.Geteuid() != 0 {
-		writeFile(t, stops, "b.txt", []byte("x"))
+		testenv.WriteFile(t, stops, "b.txt", []byte("x"))
 		os.Chmod(filepath.Join(stops, "b.txt"), 0)
 		_, _, err = LoadTextDir(context.Background(), stops, TextOptions{})
-		wantErr(t, err, "b.txt: permission denied")
+		testenv.WantErr(t, err, "b.txt: permission denied")
 	}
 }
 

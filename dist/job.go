@@ -9,6 +9,7 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/nmfstep"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
@@ -242,7 +243,7 @@ func RunJob(ctx context.Context, job Job, rank, size int, comms func(Grid) (Grid
 type source struct {
 	n, m, nnz int
 	parts     bool
-	mtx       *dataset.MTXParts
+	mtx       *matrixio.MTXParts
 	whole     *dataset.Dataset
 	notes     []string
 }
@@ -250,14 +251,14 @@ type source struct {
 func openSource(ctx context.Context, job Job) (*source, error) {
 	s := &source{}
 	switch {
-	case dataset.IsParts(job.Path):
-		man, err := dataset.ReadParts(job.Path)
+	case matrixio.IsParts(job.Path):
+		man, err := matrixio.ReadParts(job.Path)
 		if err != nil {
 			return nil, err
 		}
 		s.parts, s.n, s.m, s.nnz = true, man.Samples, man.Features, man.NNZ
 	case strings.HasSuffix(strings.ToLower(job.Path), ".mtx") && !job.Load.Transpose:
-		p, err := dataset.ReadMTXParts(job.Path)
+		p, err := matrixio.ReadMTXParts(job.Path)
 		if err != nil {
 			return nil, err
 		}

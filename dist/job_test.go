@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
@@ -32,7 +33,7 @@ func TestRunLocalMatchesOneProcess(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "counts.mtx")
 	var buf bytes.Buffer
-	if err := dataset.WriteMatrixMarket(&buf, a); err != nil {
+	if err := matrixio.WriteMatrixMarket(&buf, a); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -97,13 +98,13 @@ func TestRunLocalMissingPart(t *testing.T) {
 	for q := range a.Val {
 		a.Val[q] = math.Ceil(a.Val[q])
 	}
-	_, err := dataset.WriteParts(&dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2}, func(name string, write func(io.Writer) error) error {
+	err := dataset.WriteParts(&dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2}, func(name string, write func(io.Writer) error) error {
 		return outdir.WriteFile(filepath.Join(dir, name), write)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, dataset.PartName(1))); err != nil {
+	if err := os.Remove(filepath.Join(dir, matrixio.PartName(1))); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

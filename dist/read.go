@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/matrixio"
 )
 
 // ReadMTXShard reads the Matrix Market coordinate file p (one sample per
@@ -19,7 +20,7 @@ import (
 // than its part of the file's text and its shard. When any rank's part
 // fails, every rank returns an error; the failing rank's names the
 // file's line.
-func ReadMTXShard(ctx context.Context, world Comm, g Grid, p *dataset.MTXParts) (*dataset.Dataset, error) {
+func ReadMTXShard(ctx context.Context, world Comm, g Grid, p *matrixio.MTXParts) (*dataset.Dataset, error) {
 	size, rank := world.Size(), world.Rank()
 	if size != g.Size() || g.N != p.Rows || g.M != p.Cols {
 		panic(fmt.Sprintf("dist: ReadMTXShard: a %d x %d grid on %d x %d for %d ranks and a %d x %d file", g.Rows, g.Cols, g.M, g.N, size, p.Rows, p.Cols))

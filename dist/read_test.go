@@ -12,12 +12,13 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
+	"github.com/manifactor/manifactor/internal/matrixio"
 )
 
 // readShards runs ReadMTXShard on every rank of g as goroutines.
 func readShards(t *testing.T, g dist.Grid, path string) ([]*dataset.Dataset, []error) {
 	t.Helper()
-	p, err := dataset.ReadMTXParts(path)
+	p, err := matrixio.ReadMTXParts(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestReadMTXShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dataset.WriteMatrixMarket(f, a); err != nil {
+	if err := matrixio.WriteMatrixMarket(f, a); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -55,7 +56,7 @@ func TestReadMTXShard(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	text := strings.Replace(string(b), " "+strconv.Itoa(a.NNZ())+"\n", " "+strconv.Itoa(a.NNZ()+1)+"\n", 1) + "1 1 0.125\n"
 	os.WriteFile(path, []byte(text), 0o644)
-	whole, _, err := dataset.ReadMatrixMarketFile(path)
+	whole, _, err := matrixio.ReadMatrixMarketFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func TestReadMTXShard(t *testing.T) {
 	}
 	// A bad value on the last line.
 	os.WriteFile(path, []byte(text[:len(text)-len("0.125\n")]+"-x\n"), 0o644)
-	_, _, werr := dataset.ReadMatrixMarketFile(path)
+	_, _, werr := matrixio.ReadMatrixMarketFile(path)
 	g, _ := dist.NewGrid(4, 11, 37, 2)
 	_, errs := readShards(t, g, path)
 	named := 0

@@ -1,8 +1,8 @@
 package model
 
 import (
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -12,10 +12,10 @@ import (
 // undirected and free of self-loops as graph.FromWeights says (the notes
 // count what changed). Errors name the file and the offending line or
 // entry. Here rather than in graph, so that graph (and solver, which uses
-// it) reads no files; dataset.WriteMatrixMarket writes a graph's W in the
+// it) reads no files; matrixio.WriteMatrixMarket writes a graph's W in the
 // form this reads back exactly.
 func ReadGraph(path string, n int) (*graph.Graph, graph.ReadNotes, error) {
-	a, dense, err := dataset.ReadMatrixMarketFile(path)
+	a, dense, err := matrixio.ReadMatrixMarketFile(path)
 	if err != nil {
 		return nil, graph.ReadNotes{}, err
 	}

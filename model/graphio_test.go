@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -163,7 +163,7 @@ func TestGraphWriteReadRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := dataset.WriteMatrixMarket(&buf, g.W); err != nil {
+	if err := matrixio.WriteMatrixMarket(&buf, g.W); err != nil {
 		t.Fatal(err)
 	}
 	var zbuf bytes.Buffer
@@ -180,7 +180,7 @@ func TestGraphWriteReadRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if notes != (graph.ReadNotes{}) {
-			t.Errorf("%s: notes %+v for a graph written by dataset.WriteMatrixMarket", name, notes)
+			t.Errorf("%s: notes %+v for a graph written by matrixio.WriteMatrixMarket", name, notes)
 		}
 		if !slices.Equal(back.W.Indptr, g.W.Indptr) || !slices.Equal(back.W.Ind, g.W.Ind) || !slices.Equal(back.W.Val, g.W.Val) || !slices.Equal(back.Degree, g.Degree) {
 			t.Errorf("%s: read back differs", name)

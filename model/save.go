@@ -21,6 +21,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/fileio"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -171,8 +172,8 @@ func (m *Model) Save(dir string) error {
 			return err
 		}},
 		{featuresFile, func(w io.Writer) error { return writeFeatures(w, p, s.FeatureSums) }},
-		{"U.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.U) }},
-		{"V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.V) }},
+		{"U.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.U) }},
+		{"V.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.V) }},
 		{labelsFile, func(w io.Writer) error {
 			bw := bufio.NewWriter(w)
 			for _, l := range m.Labels {
@@ -188,17 +189,17 @@ func (m *Model) Save(dir string) error {
 		}{name, write})
 	}
 	if m.W != nil {
-		add("W.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.W) })
+		add("W.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.W) })
 	}
 	if m.Centers != nil {
-		add(centersFile, func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, m.Centers) })
+		add(centersFile, func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.Centers) })
 	}
 	if m.Train != nil {
 		add(trainFile, func(w io.Writer) error {
 			if m.Train.Sparse != nil {
-				return dataset.WriteMatrixMarket(w, m.Train.Sparse)
+				return matrixio.WriteMatrixMarket(w, m.Train.Sparse)
 			}
-			return dataset.WriteMatrixMarketDense(w, m.Train.Dense)
+			return matrixio.WriteMatrixMarketDense(w, m.Train.Dense)
 		})
 	}
 	if m.Links {
@@ -329,7 +330,7 @@ func Load(dir string) (*Model, error) {
 			return nil, fmt.Errorf("model: %w", err)
 		}
 		defer f.Close()
-		_, a, err := dataset.ReadMatrixMarket(f, path)
+		_, a, err := matrixio.ReadMatrixMarket(f, path)
 		if err != nil {
 			return nil, err
 		}
@@ -392,7 +393,7 @@ func Load(dir string) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model: %w", err)
 		}
-		sp, dn, err := dataset.ReadMatrixMarket(tf, tpath)
+		sp, dn, err := matrixio.ReadMatrixMarket(tf, tpath)
 		tf.Close()
 		if err != nil {
 			return nil, err

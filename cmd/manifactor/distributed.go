@@ -15,9 +15,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
@@ -182,9 +182,9 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 		if f.a.Rows == 0 {
 			continue
 		}
-		path := filepath.Join(tmp, f.dir, dataset.PartName(rank))
+		path := filepath.Join(tmp, f.dir, matrixio.PartName(rank))
 		err := outdir.WriteFile(path, func(w io.Writer) error {
-			return dataset.WriteMatrixMarketDense(w, mat.NewDense(f.a.Rows, k, f.a.Data))
+			return matrixio.WriteMatrixMarketDense(w, mat.NewDense(f.a.Rows, k, f.a.Data))
 		})
 		if err != nil {
 			return fail(err)
@@ -218,8 +218,8 @@ func writeDistSummary(od *outdir.Dir, out string, res *dist.JobResult, mf *metho
 	}
 	uMan, vMan := factorParts(g, k)
 	outputs := []output{
-		{filepath.Join("U", dataset.PartsFile), uMan.Encode},
-		{filepath.Join("V", dataset.PartsFile), vMan.Encode},
+		{filepath.Join("U", matrixio.PartsFile), uMan.Encode},
+		{filepath.Join("V", matrixio.PartsFile), vMan.Encode},
 	}
 	if res.Features != nil {
 		outputs = append(outputs, vocabularyOutput(res.Features))
@@ -261,8 +261,8 @@ var distOutputs = []string{"U", "V", "vocabulary.txt", "summary.json"}
 
 // factorParts returns the manifests of the parts directories U and V:
 // rank q wrote part q, its rows (Grid.URows and VRows), if any.
-func factorParts(g dist.Grid, k int) (u, v *dataset.Parts) {
-	u, v = dataset.NewParts(g.M, k, false), dataset.NewParts(g.N, k, false)
+func factorParts(g dist.Grid, k int) (u, v *matrixio.Parts) {
+	u, v = matrixio.NewParts(g.M, k, false), matrixio.NewParts(g.N, k, false)
 	type part struct{ rank, lo, hi int }
 	var us, vs []part
 	for q := 0; q < g.Size(); q++ {
@@ -273,13 +273,13 @@ func factorParts(g dist.Grid, k int) (u, v *dataset.Parts) {
 		vs = append(vs, part{q, lo, hi})
 	}
 	for _, f := range []struct {
-		man   *dataset.Parts
+		man   *matrixio.Parts
 		parts []part
 	}{{u, us}, {v, vs}} {
 		slices.SortFunc(f.parts, func(a, b part) int { return a.lo - b.lo })
 		for _, p := range f.parts {
 			if p.hi > p.lo {
-				f.man.Add(dataset.PartName(p.rank), p.hi-p.lo, (p.hi-p.lo)*k)
+				f.man.Add(matrixio.PartName(p.rank), p.hi-p.lo, (p.hi-p.lo)*k)
 			}
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -144,7 +144,7 @@ func TestOnePipeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
-		if err := dataset.WriteMatrixMarketDense(&want, lib.V); err != nil {
+		if err := matrixio.WriteMatrixMarketDense(&want, lib.V); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want.Bytes()) {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 )
@@ -86,7 +86,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("%s: %w", p.Data.Source, err)
 	}
 	secs := time.Since(t0).Seconds()
-	if err := outdir.WriteFile(*out, func(w io.Writer) error { return dataset.WriteMatrixMarket(w, g.W) }); err != nil {
+	if err := outdir.WriteFile(*out, func(w io.Writer) error { return matrixio.WriteMatrixMarket(w, g.W) }); err != nil {
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),

@@ -258,15 +258,20 @@ func TestFitWritesResults(t *testing.T) {
 	if n := strings.Count(string(lab), "\n"); n != 60 {
 		t.Errorf("labels.txt has %d lines, want 60", n)
 	}
-	// factors.mat reads back with the package's own MAT reader.
-	mf, err := os.Open(filepath.Join(out, "factors.mat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars, err := dataset.ReadMAT(mf, "factors.mat", "U", "V", "labels")
-	mf.Close()
-	if err != nil || vars["U"].Rows != 45 || vars["V"].Rows != 60 || vars["labels"].Rows != 60 {
-		t.Errorf("factors.mat: %v", err)
+	// factors.mat reads back with the package's own MAT reader; labels
+	// has one entry a sample, as many as V's rows.
+	for _, c := range []struct {
+		opt  dataset.LoadOptions
+		rows int
+	}{{dataset.LoadOptions{Var: "U"}, 45}, {dataset.LoadOptions{Var: "V", LabelVar: "labels"}, 60}} {
+		d, err := dataset.Load(context.Background(), filepath.Join(out, "factors.mat"), c.opt)
+		if err != nil {
+			t.Errorf("factors.mat %s: %v", c.opt.Var, err)
+			continue
+		}
+		if n, m := d.Dims(); n != c.rows || m != 3 {
+			t.Errorf("factors.mat %s: %d x %d, want %d x 3", c.opt.Var, n, m, c.rows)
+		}
 	}
 	sum, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if s := decode(t, string(sum)); s["iterations"].(float64) < 1 || s["k"] != 3.0 {

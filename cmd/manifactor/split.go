@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 )
 
@@ -35,9 +36,9 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *parts < 1 || *parts > maxParts {
 		return fmt.Errorf("--parts %d: want 1 to %d (and at most the number of samples)", *parts, maxParts)
 	}
-	known := []string{dataset.PartsFile, "labels.txt", "features.txt"}
+	known := []string{matrixio.PartsFile, "labels.txt", "features.txt"}
 	for t := 0; t < *parts; t++ {
-		known = append(known, dataset.PartName(t))
+		known = append(known, matrixio.PartName(t))
 	}
 	if err := checkOutput("--out", *out, df.inputFiles()...); err != nil {
 		return err
@@ -56,12 +57,15 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if n, _ := ds.Dims(); *parts > n {
 		return fmt.Errorf("--parts %d: %s has %d samples", *parts, df.path, n)
 	}
-	man, err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: *parts}, od.WriteFile)
-	if err != nil {
+	if err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: *parts}, od.WriteFile); err != nil {
 		return err
 	}
 	if err := od.Commit(); err != nil {
 		return fmt.Errorf("--out %s: %w", *out, err)
+	}
+	man, err := matrixio.ReadParts(*out)
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		return writeJSON(stdout, man)

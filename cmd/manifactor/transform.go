@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 )
@@ -152,7 +153,7 @@ func writeTransformOutputs(od *outdir.Dir, out string, t *model.Transformed, ass
 	if err := od.WriteFile(a.name, a.write); err != nil {
 		return err
 	}
-	if err := od.WriteFile("V.mtx", func(w io.Writer) error { return dataset.WriteMatrixMarketDense(w, t.V) }); err != nil {
+	if err := od.WriteFile("V.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, t.V) }); err != nil {
 		return err
 	}
 	if err := od.WriteFile("labels.txt", func(w io.Writer) error {

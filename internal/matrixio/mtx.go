@@ -1,4 +1,4 @@
-package dataset
+package matrixio
 
 import (
 	"bufio"
@@ -16,8 +16,8 @@ import (
 	"github.com/manifactor/manifactor/sparse"
 )
 
-// maxMTXLine is the longest line a Matrix Market reader accepts.
-const maxMTXLine = 1 << 16
+// MaxMTXLine is the longest line a Matrix Market reader accepts.
+const MaxMTXLine = 1 << 16
 
 // ReadMatrixMarket reads a matrix in the Matrix Market exchange format:
 // "coordinate" with field real, integer or pattern and symmetry general,
@@ -30,12 +30,12 @@ const maxMTXLine = 1 << 16
 // quote the offending text. Sizes claimed on the size line are checked
 // against the bytes that can back them before anything is allocated.
 func ReadMatrixMarket(r io.Reader, name string) (*sparse.CSR, *mat.Dense, error) {
-	return readMTX(r, name, sizeOf(r))
+	return readMTX(r, name, SizeOf(r))
 }
 
 // mtxReader reads a Matrix Market file line by line.
 type mtxReader struct {
-	textLines
+	Lines
 	// summed counts the coordinate entries added to an earlier one at the
 	// same position.
 	summed int
@@ -44,18 +44,18 @@ type mtxReader struct {
 
 // newMTXReader returns a reader of r's lines, named name in errors.
 func newMTXReader(r io.Reader, name string) *mtxReader {
-	return &mtxReader{textLines: textLines{br: bufio.NewReaderSize(r, maxMTXLine), name: name, max: maxMTXLine}}
+	return &mtxReader{Lines: *NewLines(bufio.NewReaderSize(r, MaxMTXLine), name, MaxMTXLine)}
 }
 
 // nextData returns the fields of the next line that is neither blank nor
 // a comment, or io.EOF.
 func (m *mtxReader) nextData() ([][]byte, error) {
 	for {
-		b, err := m.next()
+		b, err := m.Next()
 		if err != nil {
 			return nil, err
 		}
-		m.toks = splitFields(b, m.toks[:0])
+		m.toks = SplitFields(b, m.toks[:0])
 		if len(m.toks) > 0 && m.toks[0][0] != '%' {
 			return m.toks, nil
 		}
@@ -79,8 +79,8 @@ func (m *mtxReader) eachData(fn func(toks [][]byte) error) error {
 	}
 }
 
-// splitFields appends the space- or tab-separated fields of b to dst.
-func splitFields(b []byte, dst [][]byte) [][]byte {
+// SplitFields appends the space- or tab-separated fields of b to dst.
+func SplitFields(b []byte, dst [][]byte) [][]byte {
 	for len(b) > 0 {
 		k := 0
 		for k < len(b) && (b[k] == ' ' || b[k] == '\t') {
@@ -99,8 +99,8 @@ func splitFields(b []byte, dst [][]byte) [][]byte {
 	return dst
 }
 
-// parseCount parses a non-negative decimal integer of at most 2^62.
-func parseCount(b []byte) (int64, bool) {
+// ParseCount parses a non-negative decimal integer of at most 2^62.
+func ParseCount(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 19 {
 		return 0, false
 	}
@@ -115,13 +115,13 @@ func parseCount(b []byte) (int64, bool) {
 }
 
 func readMTX(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, error) {
-	a, d, _, err := readMTXSummed(r, name, size)
+	a, d, _, err := ReadMTXSummed(r, name, size)
 	return a, d, err
 }
 
-// readMTXSummed is readMTX that also returns how many entries of a
+// ReadMTXSummed is readMTX that also returns how many entries of a
 // coordinate file were added to an earlier entry at the same position.
-func readMTXSummed(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, int, error) {
+func ReadMTXSummed(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dense, int, error) {
 	m := newMTXReader(r, name)
 	format, field, sym, err := m.header()
 	if err != nil {
@@ -138,7 +138,7 @@ func readMTXSummed(r io.Reader, name string, size int64) (*sparse.CSR, *mat.Dens
 // header reads and checks the header line: the format (coordinate or
 // array), field and symmetry.
 func (m *mtxReader) header() (format, field, sym string, err error) {
-	hdr, err := m.next()
+	hdr, err := m.Next()
 	if err == io.EOF {
 		return "", "", "", fmt.Errorf("%s:1: empty file, want a %%%%MatrixMarket header", m.name)
 	}
@@ -147,38 +147,38 @@ func (m *mtxReader) header() (format, field, sym string, err error) {
 	}
 	f := strings.Fields(strings.ToLower(string(hdr)))
 	if len(f) == 0 || f[0] != "%%matrixmarket" {
-		return "", "", "", m.errorf("not a Matrix Market file: first line %q, want %%%%MatrixMarket ...", truncate(hdr))
+		return "", "", "", m.Errorf("not a Matrix Market file: first line %q, want %%%%MatrixMarket ...", Truncate(hdr))
 	}
 	if len(f) != 5 {
-		return "", "", "", m.errorf("header %q: want %%%%MatrixMarket matrix FORMAT FIELD SYMMETRY", truncate(hdr))
+		return "", "", "", m.Errorf("header %q: want %%%%MatrixMarket matrix FORMAT FIELD SYMMETRY", Truncate(hdr))
 	}
 	object, format, field, sym := f[1], f[2], f[3], f[4]
 	if object != "matrix" {
-		return "", "", "", m.errorf("object %q not supported, want matrix", object)
+		return "", "", "", m.Errorf("object %q not supported, want matrix", object)
 	}
 	switch field {
 	case "real", "double", "integer", "pattern":
 	case "complex":
-		return "", "", "", m.errorf("field complex: complex not supported")
+		return "", "", "", m.Errorf("field complex: complex not supported")
 	default:
-		return "", "", "", m.errorf("unknown field %q, want real, integer or pattern", field)
+		return "", "", "", m.Errorf("unknown field %q, want real, integer or pattern", field)
 	}
 	switch sym {
 	case "general", "symmetric", "skew-symmetric":
 	default:
-		return "", "", "", m.errorf("symmetry %q not supported, want general, symmetric or skew-symmetric", sym)
+		return "", "", "", m.Errorf("symmetry %q not supported, want general, symmetric or skew-symmetric", sym)
 	}
 	switch format {
 	case "coordinate":
 	case "array":
 		if field == "pattern" {
-			return "", "", "", m.errorf("field pattern is not allowed in array format")
+			return "", "", "", m.Errorf("field pattern is not allowed in array format")
 		}
 		if sym != "general" {
-			return "", "", "", m.errorf("array format with symmetry %s not supported, want general", sym)
+			return "", "", "", m.Errorf("array format with symmetry %s not supported, want general", sym)
 		}
 	default:
-		return "", "", "", m.errorf("unknown format %q, want coordinate or array", format)
+		return "", "", "", m.Errorf("unknown format %q, want coordinate or array", format)
 	}
 	return format, field, sym, nil
 }
@@ -187,19 +187,19 @@ func (m *mtxReader) header() (format, field, sym string, err error) {
 func (m *mtxReader) sizeLine(k int) ([]int64, error) {
 	toks, err := m.nextData()
 	if err == io.EOF {
-		return nil, m.errorf("file ends before the size line")
+		return nil, m.Errorf("file ends before the size line")
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(toks) != k {
-		return nil, m.errorf("size line %q: want %d numbers", truncate(bytes.Join(toks, []byte{' '})), k)
+		return nil, m.Errorf("size line %q: want %d numbers", Truncate(bytes.Join(toks, []byte{' '})), k)
 	}
 	out := make([]int64, k)
 	for q, t := range toks {
-		x, ok := parseCount(t)
+		x, ok := ParseCount(t)
 		if !ok {
-			return nil, m.errorf("size line: %q is not a non-negative integer of at most 2^62", truncate(t))
+			return nil, m.Errorf("size line: %q is not a non-negative integer of at most 2^62", Truncate(t))
 		}
 		out[q] = x
 	}
@@ -220,7 +220,7 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 	var count int64
 	err = m.eachData(func(toks [][]byte) error {
 		if count == nnz {
-			return m.errorf("entry %q: more entries than the %d on the size line", truncate(bytes.Join(toks, []byte{' '})), nnz)
+			return m.Errorf("entry %q: more entries than the %d on the size line", Truncate(bytes.Join(toks, []byte{' '})), nnz)
 		}
 		count++
 		return c.entry(m, toks, func(i, j int, x float64) {
@@ -232,11 +232,11 @@ func readMTXCoordinate(m *mtxReader, size int64, field, sym string) (*sparse.CSR
 	}
 	rows, cols := c.rows, c.cols
 	if count < nnz {
-		return nil, m.errorf("file ends after %d of the %d entries on the size line", count, nnz)
+		return nil, m.Errorf("file ends after %d of the %d entries on the size line", count, nnz)
 	}
 	a, err := sparse.FromTriplets(int(rows), int(cols), ri, ci, v)
 	if err != nil {
-		return nil, streamErr(m.name, "%v", err)
+		return nil, StreamErr(m.name, "%v", err)
 	}
 	m.summed = len(v) - a.NNZ()
 	if err := finiteSums(a, m.name, 0); err != nil {
@@ -252,7 +252,7 @@ func finiteSums(a *sparse.CSR, name string, row0 int) error {
 	for i := 0; i < a.Rows; i++ {
 		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
 			if x := a.Val[p]; math.IsInf(x, 0) || math.IsNaN(x) {
-				return streamErr(name, "the entries at row %d, column %d (1-based) sum to %v", row0+i+1, a.Ind[p]+1, x)
+				return StreamErr(name, "the entries at row %d, column %d (1-based) sum to %v", row0+i+1, a.Ind[p]+1, x)
 			}
 		}
 	}
@@ -275,18 +275,18 @@ func (m *mtxReader) coordinateSize(size int64, field, sym string) (*mtxCoord, er
 	}
 	rows, cols, nnz := dims[0], dims[1], dims[2]
 	if sym != "general" && rows != cols {
-		return nil, m.errorf("%s matrix must be square, size line says %d x %d", sym, rows, cols)
+		return nil, m.Errorf("%s matrix must be square, size line says %d x %d", sym, rows, cols)
 	}
 	// The shortest entry line, "1 1\n", has 4 bytes.
 	if nnz > 1<<56 || size >= 0 && nnz > size/4 {
-		return nil, m.errorf("size line claims %d entries but the file has only %d bytes", nnz, size)
+		return nil, m.Errorf("size line claims %d entries but the file has only %d bytes", nnz, size)
 	}
 	for _, dd := range [...]struct {
 		what string
 		n    int64
 	}{{"rows", rows}, {"columns", cols}} {
-		if dd.n > maxEmptyDim && dd.n > sparseDimFactor*(nnz+1) {
-			return nil, m.errorf("size line: %d %s is implausible for %d entries", dd.n, dd.what, nnz)
+		if dd.n > MaxEmptyDim && dd.n > SparseDimFactor*(nnz+1) {
+			return nil, m.Errorf("size line: %d %s is implausible for %d entries", dd.n, dd.what, nnz)
 		}
 	}
 	c := &mtxCoord{rows: rows, cols: cols, nnz: nnz, field: field, sym: sym, fields: 3}
@@ -300,36 +300,36 @@ func (m *mtxReader) coordinateSize(size int64, field, sym string) (*mtxCoord, er
 // 0-based row, column and value, and again with its mirror in a
 // symmetric or skew-symmetric matrix.
 func (c *mtxCoord) entry(m *mtxReader, toks [][]byte, emit func(i, j int, x float64)) error {
-	text := func() string { return truncate(bytes.Join(toks, []byte{' '})) }
+	text := func() string { return Truncate(bytes.Join(toks, []byte{' '})) }
 	if len(toks) != c.fields {
-		return m.errorf("entry %q: want %d fields", text(), c.fields)
+		return m.Errorf("entry %q: want %d fields", text(), c.fields)
 	}
-	i, ok := parseCount(toks[0])
+	i, ok := ParseCount(toks[0])
 	if !ok {
-		return m.errorf("entry %q: row index %q is not a whole number from 1 to %d", text(), truncate(toks[0]), c.rows)
+		return m.Errorf("entry %q: row index %q is not a whole number from 1 to %d", text(), Truncate(toks[0]), c.rows)
 	}
 	if i < 1 || i > c.rows {
-		return m.errorf("entry %q: row index %q out of range [1,%d]", text(), truncate(toks[0]), c.rows)
+		return m.Errorf("entry %q: row index %q out of range [1,%d]", text(), Truncate(toks[0]), c.rows)
 	}
-	j, ok := parseCount(toks[1])
+	j, ok := ParseCount(toks[1])
 	if !ok {
-		return m.errorf("entry %q: column index %q is not a whole number from 1 to %d", text(), truncate(toks[1]), c.cols)
+		return m.Errorf("entry %q: column index %q is not a whole number from 1 to %d", text(), Truncate(toks[1]), c.cols)
 	}
 	if j < 1 || j > c.cols {
-		return m.errorf("entry %q: column index %q out of range [1,%d]", text(), truncate(toks[1]), c.cols)
+		return m.Errorf("entry %q: column index %q out of range [1,%d]", text(), Truncate(toks[1]), c.cols)
 	}
 	x := 1.0
 	if c.fields == 3 {
 		var err error
-		if x, err = parseValue(toks[2], c.field); err != nil {
-			return m.errorf("entry %q: %v", text(), err)
+		if x, err = ParseValue(toks[2], c.field); err != nil {
+			return m.Errorf("entry %q: %v", text(), err)
 		}
 	}
 	switch {
 	case c.sym == "symmetric" && i < j:
-		return m.errorf("entry %q above the diagonal of a symmetric matrix (the format stores the lower triangle)", text())
+		return m.Errorf("entry %q above the diagonal of a symmetric matrix (the format stores the lower triangle)", text())
 	case c.sym == "skew-symmetric" && i <= j:
-		return m.errorf("entry %q on or above the diagonal of a skew-symmetric matrix (the format stores the strict lower triangle)", text())
+		return m.Errorf("entry %q on or above the diagonal of a skew-symmetric matrix (the format stores the strict lower triangle)", text())
 	}
 	emit(int(i-1), int(j-1), x)
 	switch {
@@ -348,15 +348,15 @@ func readMTXArray(m *mtxReader, size int64, field string) (*mat.Dense, error) {
 	}
 	rows, cols := dims[0], dims[1]
 	if rows == 0 || cols == 0 {
-		return nil, m.errorf("empty array matrix (%d x %d) not supported", rows, cols)
+		return nil, m.Errorf("empty array matrix (%d x %d) not supported", rows, cols)
 	}
-	if cols > maxDenseElements/rows {
-		return nil, m.errorf("size line: dense %d x %d matrix exceeds the limit of %d elements", rows, cols, maxDenseElements)
+	if cols > MaxDenseElements/rows {
+		return nil, m.Errorf("size line: dense %d x %d matrix exceeds the limit of %d elements", rows, cols, MaxDenseElements)
 	}
 	total := rows * cols
 	// The shortest value line, "0\n", has 2 bytes.
 	if size >= 0 && total > size/2 {
-		return nil, m.errorf("size line claims %d x %d values but the file has only %d bytes", rows, cols, size)
+		return nil, m.Errorf("size line claims %d x %d values but the file has only %d bytes", rows, cols, size)
 	}
 	c := min(total, 1<<16)
 	if size >= 0 {
@@ -366,11 +366,11 @@ func readMTXArray(m *mtxReader, size int64, field string) (*mat.Dense, error) {
 	err = m.eachData(func(toks [][]byte) error {
 		for _, t := range toks {
 			if int64(len(vals)) == total {
-				return m.errorf("value %q: more values than the %d x %d on the size line", truncate(t), rows, cols)
+				return m.Errorf("value %q: more values than the %d x %d on the size line", Truncate(t), rows, cols)
 			}
-			x, err := parseValue(t, field)
+			x, err := ParseValue(t, field)
 			if err != nil {
-				return m.errorf("%v", err)
+				return m.Errorf("%v", err)
 			}
 			vals = append(vals, x)
 		}
@@ -380,25 +380,25 @@ func readMTXArray(m *mtxReader, size int64, field string) (*mat.Dense, error) {
 		return nil, err
 	}
 	if int64(len(vals)) < total {
-		return nil, m.errorf("file ends after %d of the %d x %d values on the size line", len(vals), rows, cols)
+		return nil, m.Errorf("file ends after %d of the %d x %d values on the size line", len(vals), rows, cols)
 	}
 	a := mat.NewDense(int(rows), int(cols), nil)
 	// Column-major rows x cols is row-major cols x rows.
-	transposeInto(a.RawMatrix().Data, vals, int(cols), int(rows))
+	TransposeInto(a.RawMatrix().Data, vals, int(cols), int(rows))
 	return a, nil
 }
 
-// parseValue parses a real or integer value and checks that it is finite.
-func parseValue(b []byte, field string) (float64, error) {
+// ParseValue parses a real or integer value and checks that it is finite.
+func ParseValue(b []byte, field string) (float64, error) {
 	if field == "integer" {
 		x, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("value %q is not an integer", truncate(b))
+			return 0, fmt.Errorf("value %q is not an integer", Truncate(b))
 		}
 		return float64(x), nil
 	}
-	if !plainNumber(b) {
-		return 0, fmt.Errorf("value %q is not a number (decimal digits, a point and an exponent only)", truncate(b))
+	if !PlainNumber(b) {
+		return 0, fmt.Errorf("value %q is not a number (decimal digits, a point and an exponent only)", Truncate(b))
 	}
 	x, err := strconv.ParseFloat(string(b), 64)
 	var ne *strconv.NumError
@@ -407,17 +407,17 @@ func parseValue(b []byte, field string) (float64, error) {
 		// Underflow to zero or a subnormal is harmless.
 	case err != nil:
 		if math.IsInf(x, 0) {
-			return 0, fmt.Errorf("value %q is out of range", truncate(b))
+			return 0, fmt.Errorf("value %q is out of range", Truncate(b))
 		}
-		return 0, fmt.Errorf("value %q is not a number", truncate(b))
+		return 0, fmt.Errorf("value %q is not a number", Truncate(b))
 	case math.IsNaN(x) || math.IsInf(x, 0):
-		return 0, fmt.Errorf("value %q is not finite", truncate(b))
+		return 0, fmt.Errorf("value %q is not finite", Truncate(b))
 	}
 	return x, nil
 }
 
-// truncate shortens text quoted in an error message.
-func truncate(b []byte) string {
+// Truncate shortens text quoted in an error message.
+func Truncate(b []byte) string {
 	if len(b) > 80 {
 		return string(b[:80]) + "..."
 	}
@@ -480,20 +480,20 @@ func ReadMatrixMarketFile(path string) (*sparse.CSR, *mat.Dense, error) {
 	}
 	defer f.Close()
 	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
-		return readMTX(f, path, sizeOf(f))
+		return readMTX(f, path, SizeOf(f))
 	}
-	zr, err := newGzip(f, path)
+	zr, err := NewGzip(f, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return readMTX(zr, path, -1)
 }
 
-// plainNumber reports whether b is spelled as a decimal number of the data
+// PlainNumber reports whether b is spelled as a decimal number of the data
 // files of the field: digits, sign, point, exponent, or the words inf and
 // nan (which the callers reject as not finite). Go's ParseFloat would
 // also take "1_000" and hexadecimal "0x1p3", which no data file means.
-func plainNumber(b []byte) bool {
+func PlainNumber(b []byte) bool {
 	for _, c := range b {
 		switch {
 		case c >= '0' && c <= '9', c == '+', c == '-', c == '.', c == 'e', c == 'E':

@@ -1,4 +1,4 @@
-package dataset
+package matrixio
 
 import (
 	"bufio"
@@ -41,37 +41,37 @@ type npyType struct {
 // first that is not by its row and column. The shape is checked against
 // the bytes that can back it before anything is allocated.
 func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
-	return readNPY(r, name, sizeOf(r), 0)
+	return ReadNPYBudget(r, name, SizeOf(r), 0)
 }
 
-// npyEnds checks that the array m, just read from the .npy file name, is
+// NPYEnds checks that the array m, just read from the .npy file name, is
 // all the file holds: numpy writes one array a file, and bytes after it
 // (a second array, a damaged header's shape) would be data dropped
 // without a word.
-func npyEnds(r io.Reader, name string, m *mat.Dense) error {
+func NPYEnds(r io.Reader, name string, m *mat.Dense) error {
 	var b [1]byte
 	n, err := io.ReadFull(r, b[:])
 	switch {
 	case n > 0:
 		rows, cols := m.Dims()
-		return streamErr(name, "bytes after its %d x %d array: a file holds one array (a second one, or a damaged header's shape?)", rows, cols)
+		return StreamErr(name, "bytes after its %d x %d array: a file holds one array (a second one, or a damaged header's shape?)", rows, cols)
 	case err != nil && err != io.EOF:
-		return streamErr(name, "after the array: %v", err)
+		return StreamErr(name, "after the array: %v", err)
 	}
 	return nil
 }
 
-// readNPY reads an array from r, which holds size bytes (-1: unknown).
-func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, error) {
+// ReadNPYBudget reads an array from r, which holds size bytes (-1: unknown).
+func ReadNPYBudget(r io.Reader, name string, size int64, budget int64) (*mat.Dense, error) {
 	var pre [12]byte
 	if n, err := io.ReadFull(r, pre[:10]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, byteErr(name, int64(n), "not a NumPy .npy file: it ends inside the 10-byte preamble")
+			return nil, ByteErr(name, int64(n), "not a NumPy .npy file: it ends inside the 10-byte preamble")
 		}
-		return nil, byteErr(name, 0, "%v", err)
+		return nil, ByteErr(name, 0, "%v", err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, byteErr(name, 0, "not a NumPy .npy file: magic %q, want %q", pre[:6], npyMagic)
+		return nil, ByteErr(name, 0, "not a NumPy .npy file: magic %q, want %q", pre[:6], npyMagic)
 	}
 	major, minor := pre[6], pre[7]
 	var hlen, off int64
@@ -84,13 +84,13 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 		}
 		hlen, off = int64(binary.LittleEndian.Uint32(pre[8:12])), 12
 	default:
-		return nil, byteErr(name, 6, "format version %d.%d not supported, want 1.0, 2.0 or 3.0", major, minor)
+		return nil, ByteErr(name, 6, "format version %d.%d not supported, want 1.0, 2.0 or 3.0", major, minor)
 	}
 	if hlen > maxNPYHeader {
-		return nil, byteErr(name, 8, "header length %d exceeds the limit of %d bytes", hlen, maxNPYHeader)
+		return nil, ByteErr(name, 8, "header length %d exceeds the limit of %d bytes", hlen, maxNPYHeader)
 	}
 	if size >= 0 && hlen > size-off {
-		return nil, byteErr(name, int64(off), "header length %d but the file has only %d bytes left (truncated file?)", hlen, size-off)
+		return nil, ByteErr(name, int64(off), "header length %d but the file has only %d bytes left (truncated file?)", hlen, size-off)
 	}
 	h := make([]byte, hlen)
 	if n, err := io.ReadFull(r, h); err != nil {
@@ -102,30 +102,30 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 	}
 	typ, err := parseNPYDescr(descr)
 	if err != nil {
-		return nil, byteErr(name, int64(off), "header: %v", err)
+		return nil, ByteErr(name, int64(off), "header: %v", err)
 	}
 	off += hlen
 	shapeText := npyShapeString(shape)
 	switch {
 	case len(shape) == 1:
-		return nil, byteErr(name, int64(off), "1-D array of shape %s: want a 2-D array of samples x features (reshape it to (%d, 1) or (1, %d))", shapeText, shape[0], shape[0])
+		return nil, ByteErr(name, int64(off), "1-D array of shape %s: want a 2-D array of samples x features (reshape it to (%d, 1) or (1, %d))", shapeText, shape[0], shape[0])
 	case len(shape) != 2:
-		return nil, byteErr(name, int64(off), "%d-D array of shape %s: want a 2-D array of samples x features", len(shape), shapeText)
+		return nil, ByteErr(name, int64(off), "%d-D array of shape %s: want a 2-D array of samples x features", len(shape), shapeText)
 	}
 	rows, cols := shape[0], shape[1]
 	if rows == 0 || cols == 0 {
-		return nil, byteErr(name, int64(off), "empty array of shape %s", shapeText)
+		return nil, ByteErr(name, int64(off), "empty array of shape %s", shapeText)
 	}
-	if cols > maxDenseElements/rows {
-		return nil, byteErr(name, int64(off), "array of shape %s exceeds the limit of %d elements", shapeText, maxDenseElements)
+	if cols > MaxDenseElements/rows {
+		return nil, ByteErr(name, int64(off), "array of shape %s exceeds the limit of %d elements", shapeText, MaxDenseElements)
 	}
 	count := rows * cols
 	if budget > 0 && count > budget/8 {
-		return nil, byteErr(name, int64(off), "array of shape %s needs %d bytes as float64, above the %d this file may take (%s)", shapeText, count*8, budget, budgetHint)
+		return nil, ByteErr(name, int64(off), "array of shape %s needs %d bytes as float64, above the %d this file may take (%s)", shapeText, count*8, budget, BudgetHint)
 	}
 	nbytes := count * int64(typ.size)
 	if size >= 0 && nbytes > size-off {
-		return nil, byteErr(name, int64(off), "array of shape %s and type %s needs %d bytes but the file has only %d left (truncated file?)", shapeText, descr, nbytes, size-off)
+		return nil, ByteErr(name, int64(off), "array of shape %s and type %s needs %d bytes but the file has only %d left (truncated file?)", shapeText, descr, nbytes, size-off)
 	}
 	vals := make([]float64, 0, min(count, 1<<17))
 	if size >= 0 {
@@ -141,7 +141,7 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 		}
 		k := len(c) / typ.size
 		start := len(vals)
-		vals = grow(vals, k, count)
+		vals = Grow(vals, k, count)
 		decodeNPY(vals[start:], c, typ)
 		for q, x := range vals[start:] {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -150,7 +150,7 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 				if fortran {
 					i, j = e%rows, e/rows
 				}
-				return nil, byteErr(name, int64(off+e*int64(typ.size)), "row %d, column %d (1-based): value %v is not finite", i+1, j+1, x)
+				return nil, ByteErr(name, int64(off+e*int64(typ.size)), "row %d, column %d (1-based): value %v is not finite", i+1, j+1, x)
 			}
 		}
 		done += int64(len(c))
@@ -158,7 +158,7 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 	if fortran {
 		// Column-major rows x cols is row-major cols x rows.
 		t := make([]float64, count)
-		transposeInto(t, vals, int(cols), int(rows))
+		TransposeInto(t, vals, int(cols), int(rows))
 		vals = t
 	}
 	return mat.NewDense(int(rows), int(cols), vals), nil
@@ -166,9 +166,9 @@ func readNPY(r io.Reader, name string, size int64, budget int64) (*mat.Dense, er
 
 func npyReadError(name string, off int64, err error, what string) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return byteErr(name, int64(off), "truncated file: it ends inside the %s", what)
+		return ByteErr(name, int64(off), "truncated file: it ends inside the %s", what)
 	}
-	return byteErr(name, int64(off), "%v", err)
+	return ByteErr(name, int64(off), "%v", err)
 }
 
 // decodeNPY converts the len(dst) elements of type t in b.
@@ -220,7 +220,7 @@ func decodeNPY(dst []float64, b []byte, t npyType) {
 // parseNPYDescr decodes a dtype string such as "<f8".
 func parseNPYDescr(descr string) (npyType, error) {
 	bad := func(why string) (npyType, error) {
-		return npyType{}, fmt.Errorf("descr %q: %s", truncate([]byte(descr)), why)
+		return npyType{}, fmt.Errorf("descr %q: %s", Truncate([]byte(descr)), why)
 	}
 	if len(descr) >= 2 && descr[1] == 'O' {
 		return bad("object arrays hold pickled Python objects, which are not supported")
@@ -313,7 +313,7 @@ func parseNPYHeader(name string, h []byte, off int64) (descr string, fortran boo
 		case "shape":
 			shape, err = p.tuple()
 		default:
-			return "", false, nil, p.errorf(keyAt, "unexpected key %q, want only 'descr', 'fortran_order' and 'shape'", truncate([]byte(key)))
+			return "", false, nil, p.errorf(keyAt, "unexpected key %q, want only 'descr', 'fortran_order' and 'shape'", Truncate([]byte(key)))
 		}
 		if err != nil {
 			return "", false, nil, err
@@ -337,7 +337,7 @@ func parseNPYHeader(name string, h []byte, off int64) (descr string, fortran boo
 }
 
 func (p *npyHeader) errorf(pos int, format string, args ...any) error {
-	return byteErr(p.name, int64(p.off+int64(pos)), "header: %s", fmt.Sprintf(format, args...))
+	return ByteErr(p.name, int64(p.off+int64(pos)), "header: %s", fmt.Sprintf(format, args...))
 }
 
 // space skips white space.
@@ -421,7 +421,7 @@ func (p *npyHeader) tuple() ([]int64, error) {
 		for p.pos < len(p.b) && p.b[p.pos] >= '0' && p.b[p.pos] <= '9' {
 			p.pos++
 		}
-		x, ok := parseCount(p.b[start:p.pos])
+		x, ok := ParseCount(p.b[start:p.pos])
 		if !ok {
 			p.pos = start
 			return nil, p.errorf(start, "'shape': want a non-negative integer of at most 2^62, found %s", p.found())

@@ -1,4 +1,4 @@
-package dataset
+package matrixio
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 )
 
 // readAllParts reads path in parts as the ranks of a job would, in
@@ -79,7 +81,7 @@ func TestMTXPartsMatchWhole(t *testing.T) {
 		if f != 3 {
 			b.WriteString(end) // file 3 ends without a newline
 		}
-		files = append(files, writeFile(t, dir, fmt.Sprintf("f%d.mtx", f), []byte(b.String())))
+		files = append(files, testenv.WriteFile(t, dir, fmt.Sprintf("f%d.mtx", f), []byte(b.String())))
 	}
 	for _, path := range files {
 		whole, _, err := ReadMatrixMarketFile(path)
@@ -122,7 +124,7 @@ func TestMTXPartsMatchWhole(t *testing.T) {
 		"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 1\n3 3 1\n",
 	}
 	for q, body := range bad {
-		path := writeFile(t, dir, fmt.Sprintf("bad%d.mtx", q), []byte(body))
+		path := testenv.WriteFile(t, dir, fmt.Sprintf("bad%d.mtx", q), []byte(body))
 		_, _, werr := ReadMatrixMarketFile(path)
 		var wpe *ParseError
 		if !errors.As(werr, &wpe) {
@@ -152,7 +154,7 @@ func TestMTXPartsMatchWhole(t *testing.T) {
 		{"b.mtx", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "array file cannot be read in parts"},
 		{"c.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 100\n", "size line claims"},
 	} {
-		path := writeFile(t, dir, c.name, []byte(c.body))
+		path := testenv.WriteFile(t, dir, c.name, []byte(c.body))
 		if _, err := ReadMTXParts(path); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
@@ -166,7 +168,7 @@ func FuzzMTXParts(f *testing.F) {
 	f.Add([]byte("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n% x\n3 3\n"), uint8(2))
 	f.Add([]byte("%%MatrixMarket matrix coordinate integer general\r\n2 2 2\r\n1 1 4\r\n\r\n1 1 5"), uint8(4))
 	f.Fuzz(func(t *testing.T, body []byte, parts uint8) {
-		path := writeFile(t, t.TempDir(), "f.mtx", body)
+		path := testenv.WriteFile(t, t.TempDir(), "f.mtx", body)
 		whole, dense, werr := ReadMatrixMarketFile(path)
 		if dense != nil {
 			return // an array file: not read in parts

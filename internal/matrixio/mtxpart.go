@@ -1,4 +1,4 @@
-package dataset
+package matrixio
 
 import (
 	"bufio"
@@ -83,7 +83,7 @@ func (p *MTXParts) ReadPart(ctx context.Context, t, parts int, emit func(i, j in
 		return 0, 0, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(&ctxReader{ctx: ctx, r: io.NewSectionReader(f, lo, p.size-lo)}, maxMTXLine)
+	br := bufio.NewReaderSize(&CtxReader{Ctx: ctx, R: io.NewSectionReader(f, lo, p.size-lo)}, MaxMTXLine)
 	base := lo
 	if lo > p.start {
 		// A line starts at lo only after a newline; else the line
@@ -106,16 +106,16 @@ func (p *MTXParts) ReadPart(ctx context.Context, t, parts int, emit func(i, j in
 			}
 		}
 	}
-	m := &mtxReader{textLines: textLines{br: br, name: p.Path, max: maxMTXLine}}
+	m := &mtxReader{Lines: *NewLines(br, p.Path, MaxMTXLine)}
 	for base+m.pos < hi {
-		b, err := m.next()
+		b, err := m.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return m.line, entries, err
 		}
-		m.toks = splitFields(b, m.toks[:0])
+		m.toks = SplitFields(b, m.toks[:0])
 		if len(m.toks) == 0 || m.toks[0][0] == '%' {
 			continue
 		}
@@ -144,9 +144,9 @@ func (p *MTXParts) Rebase(err error, before int) error {
 func (p *MTXParts) CheckCount(entries int) error {
 	switch {
 	case entries < p.NNZ:
-		return streamErr(p.Path, "the file ends after %d of the %d entries on the size line", entries, p.NNZ)
+		return StreamErr(p.Path, "the file ends after %d of the %d entries on the size line", entries, p.NNZ)
 	case entries > p.NNZ:
-		return streamErr(p.Path, "%d entries, more than the %d on the size line", entries, p.NNZ)
+		return StreamErr(p.Path, "%d entries, more than the %d on the size line", entries, p.NNZ)
 	}
 	return nil
 }
@@ -162,7 +162,7 @@ func (p *MTXParts) Matrix(row0, rows int, ri, ci []int, v []float64) (*sparse.CS
 	}
 	a, err := sparse.FromTriplets(rows, p.Cols, local, ci, v)
 	if err != nil {
-		return nil, streamErr(p.Path, "%v", err)
+		return nil, StreamErr(p.Path, "%v", err)
 	}
 	if err := finiteSums(a, p.Path, row0); err != nil {
 		return nil, err
