@@ -12,6 +12,7 @@ import (
 	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/nmfstep"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -119,7 +120,7 @@ func (job *Job) check() error {
 	}{
 		{"Start", o.Start != solver.RandomStart}, {"Assign", o.Assign != model.KMeansAssign},
 		{"Lambdas", o.Lambdas != nil}, {"ScreenIter", o.ScreenIter != 0}, {"AutoSample", o.AutoSample != 0},
-		{"CandidateStart", o.CandidateStart != model.DefaultCandidateStart},
+		{"CandidateStart", o.CandidateStart != autolambda.DefaultStart},
 		{"Solver (but MaxIter, Tol, PlainCD and Algorithm)", c != (solver.Control{})},
 	} {
 		if f.set {

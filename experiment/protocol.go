@@ -22,6 +22,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -485,7 +486,7 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 		start := time.Now()
 		var (
 			pred  []int
-			cands []model.Candidate
+			cands []autolambda.Candidate
 		)
 		if f, ok := methods[name].(Factorization); ok {
 			// The pipeline's result, for Auto's candidates.

@@ -20,6 +20,7 @@ import (
 	"github.com/manifactor/manifactor/cluster"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -469,7 +470,7 @@ func noisyTopics(t *testing.T) *dataset.Dataset {
 func TestAutoCandidates(t *testing.T) {
 	ds := noisyTopics(t)
 	p := Protocol{Classes: []int{2, 4, 6}, Runs: 3, Seed: 8, Workers: 2, Prepare: prepare}
-	o := model.Options{Method: solver.GNMF, Threads: 1, Lambdas: []float64{3, 300}, CandidateStart: model.SameStart}
+	o := model.Options{Method: solver.GNMF, Threads: 1, Lambdas: []float64{3, 300}, CandidateStart: autolambda.SameStart}
 	tab, err := p.Run(context.Background(), ds, map[string]Method{"gnmf": Factorization{Options: o}})
 	if err != nil {
 		t.Fatal(err)

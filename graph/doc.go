@@ -4,7 +4,7 @@
 // correlation, cosine or Euclidean distance, Metric), weighted 0/1, by a
 // heat kernel or by cosine similarity,
 // symmetrized by the OR rule, with their degrees; user-supplied graphs
-// from their weight matrices (FromWeights; model.ReadGraph reads them from
+// from their weight matrices (FromWeights; model.Prepared.ReadGraph reads them from
 // files); and the products the solvers need
 // (MulTo for W V, Degree for D V, Laplacian for L = D - W).
 //

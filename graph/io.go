@@ -39,7 +39,7 @@ func (r ReadNotes) String() string {
 const maxWeight = 1e150
 
 // FromWeights makes a graph on n samples from a user-supplied weight
-// matrix, such as a hyperlink graph read from a file (model.ReadGraph):
+// matrix, such as a hyperlink graph read from a file (model.Prepared.ReadGraph):
 // an n x n matrix of finite non-negative weights of at most 1e150, W_ij
 // being the weight of the edge between samples i and j. A directed graph is made
 // undirected by the OR rule, W = max(W, W^T), and self-loops are dropped,

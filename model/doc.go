@@ -11,7 +11,7 @@
 //	         training graph's construction and reach), which Transform
 //	         applies to samples the fit did not see and Save and Load
 //	         keep in a directory (manifest.json and Matrix Market files,
-//	         see save.go); ReadGraph reads a user's graph file.
+//	         see save.go); Prepared.ReadGraph reads a user's graph file.
 //
 // The command line, the experiment protocol and library users all go
 // through Prepare and Fit, so the same Options and Seed give the same
@@ -20,7 +20,13 @@
 // sets to 1). Seeds of the steps derive from Options.Seed
 // in one place (see Fit).
 //
-// Its own choices are typed: Start, Assign, Weighting and Normalization,
+// Two subpackages hold what a caller reads apart from the pipeline:
+// autolambda, Auto's rule for the graph term's weight and the report of
+// its candidates (Result.Candidates, Result.Verdict), and memory, the
+// estimate of what a fit will hold, which the command line checks against
+// --memory before it starts.
+//
+// Its own choices are typed: Assign, Weighting and Normalization,
 // each with a parser for the command line; the method, lambda and
 // formulation are the solver package's types.
 //

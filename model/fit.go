@@ -15,6 +15,7 @@ import (
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -28,17 +29,17 @@ type Result struct {
 	Lambda float64
 	// Candidates reports Auto's fits in the order of their weight, the
 	// plain method (weight 0) first; nil when lambda was fixed.
-	Candidates []Candidate
+	Candidates []autolambda.Candidate
 	// Verdict is Auto's verdict on the graph (see Options.Lambda);
 	// NoVerdict when lambda was fixed.
-	Verdict Verdict
+	Verdict autolambda.Verdict
 	// Sample is Auto's choice on a sample of the data (Options.AutoSample),
 	// nil when Auto chose on the whole data. Where the sample kept a
 	// weight and did not find its graph off topic, Candidates and Verdict
 	// are the whole data's two fits (the plain method, that weight) and
 	// the rule's verdict on them; otherwise Candidates is nil, the result
 	// the plain fit, and Verdict the sample's.
-	Sample *SampleChoice
+	Sample *autolambda.Sample
 	// Graph is the sample graph the graph methods used, nil when none.
 	Graph *graph.Graph
 	// Centers holds, under KMeansAssign, the centres of the k-means
@@ -54,65 +55,6 @@ type Result struct {
 	// candidate, the assignment); the embedded solver.Result's Runtime is
 	// the kept factorization's alone.
 	TotalTime time.Duration
-}
-
-// SampleChoice is Auto's choice on a sample of the data.
-type SampleChoice struct {
-	// Samples is the sample's size, drawn with Options.Seed.
-	Samples int `json:"samples"`
-	// Lambda and Verdict are the weight the rule kept on the sample and
-	// its verdict on the sample's graph; Candidates are the sample's fits.
-	Lambda     float64     `json:"lambda"`
-	Verdict    Verdict     `json:"verdict"`
-	Candidates []Candidate `json:"candidates"`
-}
-
-// Candidate is one of Auto's fits.
-type Candidate struct {
-	Lambda float64 `json:"lambda"`
-	// Cohesion is the Cohesion of this fit's clustering in the data.
-	Cohesion float64 `json:"cohesion"`
-	// Cut is the share of the graph's edge weight between samples in
-	// different clusters.
-	Cut float64 `json:"cut"`
-	// ChanceCut is the share a random assignment with the same cluster
-	// volumes (sums of degrees) would cut in expectation, 1 - sum_c
-	// (vol_c / vol)^2: the null model of modularity. It is 0 for a single
-	// cluster.
-	ChanceCut float64 `json:"chance_cut"`
-	// RelativeCut is Cut / ChanceCut: 0 when the clusters follow the
-	// graph, 1 when they agree with it no better than chance (and 1 for a
-	// single cluster, which says nothing about the graph).
-	RelativeCut float64 `json:"relative_cut"`
-	// Largest is the share of the samples in the largest cluster, and
-	// SizeEntropy the entropy of the cluster sizes over its largest value,
-	// ln k (1 for clusters of equal size, near 0 when one cluster holds
-	// nearly everything).
-	Largest     float64 `json:"largest"`
-	SizeEntropy float64 `json:"size_entropy"`
-	// Collapsed is set when this clustering has fewer than 0.4 times the
-	// plain one's effective number of clusters (the exponential of the
-	// size entropy): a few clusters holding nearly every sample. Auto
-	// never keeps it.
-	Collapsed  bool    `json:"collapsed,omitempty"`
-	Iterations int     `json:"iterations"`
-	Objective  float64 `json:"objective"`
-	// Screened is set when this fit ran out of Auto's screening budget
-	// (Options.ScreenIter) before its stopping rule held: Iterations,
-	// Objective, the scores and Labels are those of the shortened fit.
-	// When Auto keeps such a candidate, Result is its fit refitted with
-	// the full budget from the same start.
-	Screened bool `json:"screened"`
-	// Path is set when this fit started from the previous candidate's
-	// factors (Options.CandidateStart, PathStart) rather than from the
-	// run's start.
-	Path bool `json:"path,omitempty"`
-	Kept bool `json:"kept"`
-	// Labels is this fit's assignment, one cluster per sample: under
-	// SameStart what the graph method at this fixed weight (or the plain
-	// method) gives with the same seed, so that a caller with labels can
-	// score every candidate without refitting.
-	Labels []int `json:"-"`
 }
 
 // collectBeforeCopy is the number of stored entries from which Fit
@@ -255,8 +197,8 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		screen.MinIter = min(screen.MinIter, screen.MaxIter)
 		screen.RestartIters = min(screen.RestartIters, screen.MaxIter)
 	}
-	var cands []Candidate
-	// The fits Auto may keep (see autoChoice), so that the others' factors
+	var cands []autolambda.Candidate
+	// The fits Auto may keep (see autolambda.Choose), so that the others' factors
 	// can go as soon as they are scored.
 	var byCut, byCohesion *fitted
 	// fit runs candidate c, of weight lambda, under o, reporting its
@@ -283,7 +225,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		res.TotalTime = time.Since(begin)
 		return res, err
 	}
-	path := auto && opts.CandidateStart.Resolve(opts.Method) == PathStart
+	path := auto && opts.CandidateStart.Resolve(opts.Method) == autolambda.PathStart
 	// next is where the next candidate starts under PathStart: the
 	// factors the previous positive weight ended with (cf and lccf keep W
 	// in U's place), only they, so that the rest of that fit can go.
@@ -317,21 +259,21 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			return res, nil
 		}
 		report(Progress{Stage: AssignStage, Candidate: c + 1, Candidates: len(lambdas), Lambda: lambda})
-		cand := Candidate{Lambda: lambda, Cohesion: dataCohesion(ds, d, norms, f.res.Labels, opts.Threads), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
+		cand := autolambda.Candidate{Lambda: lambda, Cohesion: dataCohesion(ds, d, norms, f.res.Labels, opts.Threads), Iterations: f.res.Iterations, Objective: f.res.Final(), Labels: f.res.Labels,
 			Screened: screen.MaxIter < full && f.res.Status == solver.IterationLimit, Path: f.init != nil}
 		if res.Graph != nil {
 			cand.Cut, cand.ChanceCut, cand.RelativeCut = graphCut(res.Graph, f.res.Labels)
 		}
 		cand.Largest, cand.SizeEntropy = clusterSizes(f.res.Labels, opts.K)
 		if len(cands) > 0 {
-			cand.Collapsed = collapsed(cand, cands[0], opts.K)
+			cand.Collapsed = autolambda.Collapsed(cand, cands[0], opts.K)
 		}
 		f.cand = len(cands)
 		cands = append(cands, cand)
 		// Ties keep the smaller weight, the earlier candidate; the plain
 		// method comes first, so that each candidate's standing against
-		// it is known here (autoChoice).
-		forCut, forCohesion := standing(cands, f.cand)
+		// it is known here (autolambda.Choose).
+		forCut, forCohesion := autolambda.Standing(cands, f.cand)
 		if forCut && (byCut == nil || cand.RelativeCut < cands[byCut.cand].RelativeCut) {
 			byCut = f
 		}
@@ -339,10 +281,10 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			byCohesion = f
 		}
 	}
-	kept, verdict := autoChoice(cands)
+	kept, verdict := autolambda.Choose(cands)
 	cands[kept].Kept = true
 	f := byCohesion
-	if verdict == GraphTrusted {
+	if verdict == autolambda.GraphTrusted {
 		f = byCut
 	}
 	if f.cand != kept {
@@ -362,103 +304,6 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	res.Result, res.Lambda, res.Candidates, res.Verdict, res.Centers = f.res, cands[kept].Lambda, cands, verdict, f.centers
 	res.TotalTime = time.Since(begin)
 	return res, nil
-}
-
-// Verdict is what Auto concluded about the graph of the samples from its
-// candidates' clusterings (see Options.Lambda).
-type Verdict int
-
-const (
-	// NoVerdict: lambda was fixed, Auto chose nothing.
-	NoVerdict Verdict = iota
-	// GraphTrusted: the graph and the data support the same clusters;
-	// the clustering that cuts the graph least, relative to chance, was
-	// kept.
-	GraphTrusted
-	// GraphUntrusted: no weight's clustering cut the graph much less than
-	// the plain method's; the most cohesive clustering in the data that
-	// keeps the plain one's cluster sizes was kept.
-	GraphUntrusted
-	// GraphOffTopic: the plain method's clusters cut the graph at half
-	// the rate of chance or more, so the graph's edges do not follow the
-	// clusters the data supports (its neighbours may share authors,
-	// templates or rare words rather than topics), and no weight's
-	// clustering that keeps the plain one's sizes cut it to half; kept
-	// as under GraphUntrusted.
-	GraphOffTopic
-)
-
-var verdictNames = [...]string{NoVerdict: "none", GraphTrusted: "trusted", GraphUntrusted: "untrusted", GraphOffTopic: "off-topic"}
-
-// String returns the verdict's name: none, trusted, untrusted or
-// off-topic.
-func (v Verdict) String() string {
-	if v < 0 || int(v) >= len(verdictNames) {
-		return fmt.Sprintf("Verdict(%d)", int(v))
-	}
-	return verdictNames[v]
-}
-
-// MarshalText returns the verdict's name.
-func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
-
-// UnmarshalText parses a verdict's name.
-func (v *Verdict) UnmarshalText(b []byte) error {
-	if i := slices.Index(verdictNames[:], string(b)); i >= 0 {
-		*v = Verdict(i)
-		return nil
-	}
-	return fmt.Errorf("model: unknown verdict %q (want none, trusted, untrusted or off-topic)", b)
-}
-
-// The constants of Auto's rule, measured on every candidate of every draw
-// of the protocol on the seven corpora of ../shared/data and on generated
-// corpora with authors (docs/REPRODUCTION.md, "Lambda auto on corpora
-// with authors").
-const (
-	// offTopicCut is the plain clustering's relative cut from which the
-	// graph is not trusted to reshape it: at most 0.45 on every draw of
-	// the protocol and on every whole corpus of ../shared/data, 0.75 to
-	// 0.97 on generated corpora whose neighbours are mostly one author's
-	// documents, 0.71 on a real corpus of blog posts.
-	offTopicCut = 0.5
-	// collapseShare is the share of the plain clustering's effective
-	// number of clusters below which a clustering is collapsed: no draw
-	// of the protocol that the rule keeps a weight on is below 0.45
-	// (TDT2, k = 7: a true class of most of the documents that NMF
-	// split), the blog corpus's lambda 1000 was at 0.11.
-	collapseShare = 0.4
-	// refineGrowth bounds the largest cluster of a weight's clustering
-	// that refines the plain one: at most this many times the plain
-	// one's share of the samples.
-	refineGrowth = 1.5
-)
-
-// collapsed reports whether c has fewer than collapseShare times the
-// effective number of clusters of the plain clustering, k^SizeEntropy
-// (the exponential of the size entropy).
-func collapsed(c, plain Candidate, k int) bool {
-	return math.Pow(float64(k), c.SizeEntropy-plain.SizeEntropy) < collapseShare
-}
-
-// refines reports whether c keeps the plain clustering's sizes, so that
-// it may be kept without the graph's trust: it is not collapsed and its
-// largest cluster is at most refineGrowth times the plain one's.
-func refines(c, plain Candidate) bool {
-	return !c.Collapsed && c.Largest <= refineGrowth*plain.Largest
-}
-
-// standing reports whether candidate i of c (c[0] the plain method) may
-// be kept by autoChoice for cutting the graph least and for its cohesion:
-// the plain method for both; another, not collapsed, for its cohesion
-// when it refines the plain one, for its cut also when the graph is not
-// off topic.
-func standing(c []Candidate, i int) (forCut, forCohesion bool) {
-	if i == 0 {
-		return true, true
-	}
-	fine := refines(c[i], c[0])
-	return !c[i].Collapsed && (fine || c[0].RelativeCut < offTopicCut), fine
 }
 
 // sampleStream is mixed into Options.Seed for Auto's sample.
@@ -496,7 +341,7 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 	if err != nil {
 		return nil, fmt.Errorf("lambda auto on a sample of %d: %w", s, err)
 	}
-	choice := &SampleChoice{Samples: s, Lambda: sres.Lambda, Verdict: sres.Verdict, Candidates: sres.Candidates}
+	choice := &autolambda.Sample{Samples: s, Lambda: sres.Lambda, Verdict: sres.Verdict, Candidates: sres.Candidates}
 	// The sample's data and fits are garbage now.
 	sres, sub = nil, nil
 	wo := opts
@@ -507,7 +352,7 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 	// whole data too, and its neighbour search alone cost about as much
 	// as the plain fit (docs/REPRODUCTION.md, "Lambda auto on large
 	// corpora").
-	if choice.Verdict == GraphOffTopic || choice.Lambda == 0 {
+	if choice.Verdict == autolambda.GraphOffTopic || choice.Lambda == 0 {
 		wo.Lambda = solver.Fixed(0)
 	} else {
 		wo.Lambdas, wo.fromPlain = []float64{choice.Lambda}, true
@@ -521,57 +366,6 @@ func fitSampled(ctx context.Context, ds *dataset.Dataset, opts Options, s int, b
 		res.TotalTime = time.Since(begin)
 	}
 	return res, err
-}
-
-// autoChoice is Auto's rule (see Options.Lambda): the index of the kept
-// candidate and the verdict on the graph. c[0] is the plain method; the
-// others' Collapsed is set (collapsed).
-//
-// A collapsed clustering is never kept. The graph is trusted when the
-// clustering that cuts least of it, measured against chance
-// (RelativeCut), is the plain method's or cuts at most half as much: the
-// graph and the data support the same clusters (the plain factorization
-// found them unaided, or the one pulled towards the graph did). That
-// candidate is kept. Without the first case a plain clustering that
-// already follows the graph closely lost to a weight's that cuts three
-// times as much but is slightly more cohesive (TDT2 topics 1, 4, 9 and
-// 17, seed 2: accuracy 0.787 kept against the plain method's 0.994).
-// Relative to chance, because a clustering that puts almost every sample
-// in one cluster cuts almost nothing.
-//
-// Where the plain clusters cut the graph at half the rate of chance or
-// more (offTopicCut), the graph does not follow the clusters the data
-// supports by itself: only the weights whose clustering refines the plain
-// one (refines) are weighed then, and the plain clustering cutting least
-// proves nothing. The graph may sharpen clusters the data shows weakly
-// but not reshape them: on a graph whose neighbours were one author's
-// posts, a large weight halved the cut by putting 95 % of 575,229 blog
-// posts in two clusters.
-//
-// Untrusted, the clustering most cohesive in the data is kept among the
-// plain one and those that refine it. Ties keep the smaller weight.
-//
-// How the rule was chosen, against the best fixed weight on seven labelled
-// corpora, and the rules it replaced: docs/REPRODUCTION.md, "Lambda auto".
-func autoChoice(c []Candidate) (kept int, v Verdict) {
-	offTopic := c[0].RelativeCut >= offTopicCut
-	byCut, byCohesion := 0, 0
-	for i := 1; i < len(c); i++ {
-		forCut, forCohesion := standing(c, i)
-		if forCut && c[i].RelativeCut < c[byCut].RelativeCut {
-			byCut = i
-		}
-		if forCohesion && c[i].Cohesion > c[byCohesion].Cohesion {
-			byCohesion = i
-		}
-	}
-	switch {
-	case (byCut == 0 && !offTopic) || c[byCut].RelativeCut <= c[0].RelativeCut/2:
-		return byCut, GraphTrusted
-	case offTopic:
-		return byCohesion, GraphOffTopic
-	}
-	return byCohesion, GraphUntrusted
 }
 
 // graphCut returns the share of g's edge weight that labels cut, the
@@ -637,7 +431,7 @@ func sampleGraph(ctx context.Context, ds *dataset.Dataset, opts Options) (*graph
 		}
 		return opts.SampleGraph, nil
 	}
-	g, err := BuildGraph(ctx, ds, opts.Graph, opts.Seed, opts.Threads)
+	g, err := buildGraph(ctx, ds, opts.Graph, opts.Seed, opts.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -652,10 +446,10 @@ func sampleGraph(ctx context.Context, ds *dataset.Dataset, opts Options) (*graph
 	return nil, fmt.Errorf("the %d-NN graph has no edge of positive weight (%v weights, heat width %v); the graph term would be zero", opts.Graph.Neighbors, opts.Graph.Weight, opts.Graph.HeatT)
 }
 
-// BuildGraph returns the p-nearest-neighbour graph of ds's samples as o
+// buildGraph returns the p-nearest-neighbour graph of ds's samples as o
 // says, with o's Seed and Threads replaced by seed and threads: cosine
 // neighbours for sparse samples, Euclidean for dense ones.
-func BuildGraph(ctx context.Context, ds *dataset.Dataset, o graph.Options, seed uint64, threads int) (*graph.Graph, error) {
+func buildGraph(ctx context.Context, ds *dataset.Dataset, o graph.Options, seed uint64, threads int) (*graph.Graph, error) {
 	o.Seed, o.Threads = seed, threads
 	if ds.Sparse != nil {
 		return graph.Sparse(ctx, ds.Sparse, o)
@@ -663,27 +457,15 @@ func BuildGraph(ctx context.Context, ds *dataset.Dataset, o graph.Options, seed 
 	return graph.Dense(ctx, ds.Dense, o)
 }
 
-// GraphMetric returns how BuildGraph compares ds's samples under o: by
+// graphMetric returns how buildGraph compares ds's samples under o: by
 // cosine similarity when they are sparse, else o.Metric resolved for
 // their number of features (graph.Metric.ForDense).
-func GraphMetric(ds *dataset.Dataset, o graph.Options) graph.Metric {
+func graphMetric(ds *dataset.Dataset, o graph.Options) graph.Metric {
 	if ds.Sparse != nil {
 		return graph.CosineMetric
 	}
 	_, m := ds.Dims()
 	return o.Metric.ForDense(m)
-}
-
-// GraphRecall returns the share of the exact p nearest neighbours of
-// queries samples drawn with seed that g, built by BuildGraph from ds with
-// o, joins to them (graph.SparseRecall, graph.DenseRecall): how much an
-// approximate search lost.
-func GraphRecall(ctx context.Context, ds *dataset.Dataset, g *graph.Graph, o graph.Options, seed uint64, threads, queries int) (float64, error) {
-	o.Seed, o.Threads = seed, threads
-	if ds.Sparse != nil {
-		return graph.SparseRecall(ctx, ds.Sparse, g, o, queries)
-	}
-	return graph.DenseRecall(ctx, ds.Dense, g, o, queries)
 }
 
 // Cohesion measures how tight the clusters of labels are in the data, in

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/manifactor/manifactor/internal/testenv"
+	"github.com/manifactor/manifactor/model/autolambda"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -138,8 +139,8 @@ func TestFitLambdaZeroAndDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(auto.Candidates) != len(DefaultLambdas())+1 || auto.Graph == nil {
-			t.Errorf("%v: zero Lambda ran %d candidates, want Auto's %d", pair[1], len(auto.Candidates), len(DefaultLambdas())+1)
+		if len(auto.Candidates) != len(autolambda.Grid())+1 || auto.Graph == nil {
+			t.Errorf("%v: zero Lambda ran %d candidates, want Auto's %d", pair[1], len(auto.Candidates), len(autolambda.Grid())+1)
 		}
 		// The plain candidate is the plain method.
 		if c := auto.Candidates[0]; c.Lambda != 0 || c.Objective != plain.Final() {
@@ -232,12 +233,12 @@ func TestAutoRule(t *testing.T) {
 		if c := res.Candidates[kept]; math.Abs(c.Cut-(1-same/total)) > 1e-12 || math.Abs(c.ChanceCut-chance) > 1e-12 {
 			t.Fatalf("%s: kept candidate's cut %v and chance %v, its labels give %v and %v", what, c.Cut, c.ChanceCut, 1-same/total, chance)
 		}
-		if want, verdict := autoChoice(res.Candidates); kept != want || verdict != res.Verdict || res.Lambda != res.Candidates[want].Lambda {
+		if want, verdict := autolambda.Choose(res.Candidates); kept != want || verdict != res.Verdict || res.Lambda != res.Candidates[want].Lambda {
 			t.Fatalf("%s: kept candidate %d (lambda %v, %v), the rule says %d (%v)", what, kept, res.Lambda, res.Verdict, want, verdict)
 		}
 		for i, c := range res.Candidates {
 			largest, entropy := clusterSizes(c.Labels, 4)
-			if c.Largest != largest || c.SizeEntropy != entropy || c.Collapsed != (i > 0 && collapsed(c, res.Candidates[0], 4)) {
+			if c.Largest != largest || c.SizeEntropy != entropy || c.Collapsed != (i > 0 && autolambda.Collapsed(c, res.Candidates[0], 4)) {
 				t.Fatalf("%s: candidate %d: largest %v, size entropy %v, collapsed %v; its labels give %v, %v", what, i, c.Largest, c.SizeEntropy, c.Collapsed, largest, entropy)
 			}
 		}
@@ -247,10 +248,10 @@ func TestAutoRule(t *testing.T) {
 	for _, c := range []struct {
 		what    string
 		g       *graph.Graph
-		verdict Verdict
+		verdict autolambda.Verdict
 	}{
-		{"class graph", randomGraph(t, ds.Labels, 0.95, 1), GraphTrusted},
-		{"random graph", randomGraph(t, ds.Labels, 0, 2), GraphOffTopic},
+		{"class graph", randomGraph(t, ds.Labels, 0.95, 1), autolambda.GraphTrusted},
+		{"random graph", randomGraph(t, ds.Labels, 0, 2), autolambda.GraphOffTopic},
 	} {
 		res, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, Seed: 1, SampleGraph: c.g})
 		if err != nil {
@@ -274,7 +275,7 @@ func TestAutoScreen(t *testing.T) {
 	g := randomGraph(t, ds.Labels, 0.95, 1)
 	// No stopping rule: every fit runs its budget, so every candidate is
 	// cut short and the kept one must be refitted.
-	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, CandidateStart: SameStart, Solver: solver.Control{MaxIter: 25, Tol: -1, PGTol: -1}}
+	o := Options{Method: solver.GNMF, K: 4, Seed: 2, SampleGraph: g, ScreenIter: 4, CandidateStart: autolambda.SameStart, Solver: solver.Control{MaxIter: 25, Tol: -1, PGTol: -1}}
 	res, err := Fit(ctx, ds, o)
 	if err != nil {
 		t.Fatal(err)
@@ -284,7 +285,7 @@ func TestAutoScreen(t *testing.T) {
 			t.Errorf("candidate %d (lambda %v): screened %v after %d iterations, want the budget of 4", i, c.Lambda, c.Screened, c.Iterations)
 		}
 	}
-	if want, verdict := autoChoice(res.Candidates); res.Lambda != res.Candidates[want].Lambda || verdict != res.Verdict || !res.Candidates[want].Kept {
+	if want, verdict := autolambda.Choose(res.Candidates); res.Lambda != res.Candidates[want].Lambda || verdict != res.Verdict || !res.Candidates[want].Kept {
 		t.Errorf("kept lambda %v (%v); the rule on the screened fits says %v (%v)", res.Lambda, res.Verdict, res.Candidates[want].Lambda, verdict)
 	}
 	fixed := o
@@ -310,66 +311,6 @@ func TestAutoScreen(t *testing.T) {
 		}
 		if c.Screened || c.Iterations != 25 || c.Objective != one.Final() || !slices.Equal(c.Labels, one.Labels) {
 			t.Errorf("unscreened candidate %d (lambda %v): screened %v, %d iterations, objective %v; the fixed fit %v", i, c.Lambda, c.Screened, c.Iterations, c.Objective, one.Final())
-		}
-	}
-}
-
-// TestAutoChoice: Auto's rule on hand-made candidates (the plain method
-// first).
-func TestAutoChoice(t *testing.T) {
-	// Equal cluster sizes but for the arguments that say otherwise.
-	cand := func(rel, coh float64) Candidate {
-		return Candidate{RelativeCut: rel, Cohesion: coh, Largest: 0.25, SizeEntropy: 1}
-	}
-	sized := func(c Candidate, largest, entropy float64) Candidate {
-		c.Largest, c.SizeEntropy = largest, entropy
-		return c
-	}
-	for _, c := range []struct {
-		what    string
-		c       []Candidate
-		k       int
-		kept    int
-		verdict Verdict
-	}{
-		{"a weight halves the relative cut", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49), cand(0.15, 0.45), cand(0.2, 0.46)}, 4, 2, GraphTrusted},
-		{"exactly half", []Candidate{cand(0.4, 0.5), cand(0.2, 0.45)}, 4, 1, GraphTrusted},
-		{"no weight halves it: the most cohesive", []Candidate{cand(0.4, 0.5), cand(0.25, 0.52), cand(0.21, 0.51)}, 4, 1, GraphUntrusted},
-		{"untrusted, the plain method most cohesive", []Candidate{cand(0.4, 0.5), cand(0.3, 0.49)}, 4, 0, GraphUntrusted},
-		{"ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.1, 0.45), cand(0.1, 0.46)}, 4, 1, GraphTrusted},
-		{"cohesion ties keep the smaller weight", []Candidate{cand(0.4, 0.5), cand(0.3, 0.5)}, 4, 0, GraphUntrusted},
-		{"the plain method already follows the graph", []Candidate{cand(0, 0.5), cand(0, 0.6)}, 4, 0, GraphTrusted},
-		// TDT2 topics 1, 4, 9 and 17 with seed 2: the plain clustering
-		// (accuracy 0.994) cuts least; lambda 1's (0.787) is a little
-		// more cohesive.
-		{"the plain method cuts least, whatever the cohesion", []Candidate{cand(0.0249, 0.2326), cand(0.0801, 0.2344), cand(0.0355, 0.2313)}, 4, 0, GraphTrusted},
-		// TDT2 at k = 3, seed 1 of the protocol's draw 3: NMF splits the
-		// large topic (0.58 of the samples, accuracy 0.49), lambda 1000
-		// finds it (0.91, accuracy 1.00): a true class, not a collapse.
-		{"a trusted weight may merge split clusters", []Candidate{sized(cand(0.413, 0.2895), 0.58, 0.88), sized(cand(0.016, 0.2862), 0.91, 0.32)}, 3, 1, GraphTrusted},
-		// The blog corpus of 575,229 posts at k = 40: the plain clusters
-		// cut the 5-NN graph at 0.71 of chance; lambda 1000 cuts 0.23 by
-		// putting 95 % of the posts in two clusters (size entropy 0.25
-		// of its maximum against the plain one's 0.85); lambda 10 kept
-		// the sizes (largest 0.205, entropy 0.80).
-		{"off topic: the blog corpus", []Candidate{sized(cand(0.71, 0.1), 0.26, 0.85), sized(cand(0.6, 0.101), 0.205, 0.80), sized(cand(0.23, 0.09), 0.56, 0.25)}, 40, 1, GraphOffTopic},
-		{"off topic, the plain method most cohesive", []Candidate{sized(cand(0.71, 0.1), 0.26, 0.85), sized(cand(0.6, 0.09), 0.27, 0.84)}, 40, 0, GraphOffTopic},
-		{"off topic at exactly half of chance", []Candidate{cand(0.5, 0.5), sized(cand(0.1, 0.4), 0.5, 0.8)}, 4, 0, GraphOffTopic},
-		{"a collapsed clustering is not kept, however little it cuts", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.15, 0.45), 0.3, 0.85), sized(cand(0.01, 0.45), 0.9, 0.2)}, 20, 1, GraphTrusted},
-		{"nor when it is the most cohesive", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.3, 0.6), 0.9, 0.2)}, 20, 0, GraphTrusted},
-		// Planted classes the data shows weakly (the plain clusters cut
-		// the class graph at 0.85 of chance), which a weight finds
-		// without reshaping the clusters.
-		{"off topic, but a weight that keeps the sizes halves the cut", []Candidate{sized(cand(0.85, 0.487), 0.29, 0.995), sized(cand(0.26, 0.481), 0.26, 0.999), sized(cand(0.17, 0.478), 0.25, 1)}, 4, 2, GraphTrusted},
-		{"off topic: the plain method cutting least proves nothing", []Candidate{sized(cand(0.6, 0.5), 0.2, 0.9), sized(cand(0.7, 0.49), 0.2, 0.9)}, 20, 0, GraphOffTopic},
-		{"untrusted, a weight that grows the largest cluster past 1.5 times is not kept", []Candidate{sized(cand(0.4, 0.5), 0.2, 0.9), sized(cand(0.3, 0.6), 0.31, 0.88), sized(cand(0.35, 0.55), 0.3, 0.88)}, 20, 2, GraphUntrusted},
-	} {
-		for i := 1; i < len(c.c); i++ {
-			c.c[i].Collapsed = collapsed(c.c[i], c.c[0], c.k)
-		}
-		kept, verdict := autoChoice(c.c)
-		if kept != c.kept || verdict != c.verdict {
-			t.Errorf("%s: kept %d (%v), want %d (%v)", c.what, kept, verdict, c.kept, c.verdict)
 		}
 	}
 }
@@ -523,15 +464,15 @@ func TestAutoRealData(t *testing.T) {
 	for _, c := range []struct {
 		file    string
 		classes []int
-		verdict Verdict
+		verdict autolambda.Verdict
 		gain    float64 // the least gain in accuracy over NMF
 		seed    uint64
 	}{
-		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, GraphTrusted, 0.1, 3},
+		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, autolambda.GraphTrusted, 0.1, 3},
 		// NMF already follows the graph here (0.994); a rule that trusted
 		// only a weight halving NMF's cut kept lambda 1 (0.787).
-		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, GraphTrusted, -0.01, 2},
-		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, GraphUntrusted, -0.01, 1},
+		{"tdt2/TDT2.mat", []int{1, 4, 9, 17}, autolambda.GraphTrusted, -0.01, 2},
+		{"cluto/ohscal.mat", []int{2, 5, 7, 9}, autolambda.GraphUntrusted, -0.01, 1},
 	} {
 		sub := subsetOf(t, realData(t, c.file), c.classes)
 		o := Options{Method: solver.NMF, K: len(c.classes), Seed: c.seed}
@@ -610,7 +551,7 @@ func TestFitGraphProgress(t *testing.T) {
 // weight from the factors the previous weight's fit ended with: the solver
 // run from those factors gives the same fit, bit for bit. A screened
 // candidate kept is refitted from the same factors with the full budget.
-// DefaultCandidateStart is PathStart for gnmf and lccf only.
+// autolambda.DefaultStart is PathStart for gnmf and lccf only.
 func TestAutoPath(t *testing.T) {
 	ds := planted(t, 3, 240, 120, 4, 0.8)
 	ctx := context.Background()
@@ -621,7 +562,7 @@ func TestAutoPath(t *testing.T) {
 		screen int
 	}{{solver.GNMF, 0}, {solver.GNMF, 3}, {solver.LCCF, 0}} {
 		method, screen := run.method, run.screen
-		o := Options{Method: method, K: 4, Seed: 5, SampleGraph: g, Lambdas: []float64{3, 30, 300}, ScreenIter: screen, CandidateStart: PathStart, Solver: solver.Control{MaxIter: 40}}
+		o := Options{Method: method, K: 4, Seed: 5, SampleGraph: g, Lambdas: []float64{3, 30, 300}, ScreenIter: screen, CandidateStart: autolambda.PathStart, Solver: solver.Control{MaxIter: 40}}
 		res, err := Fit(ctx, ds, o)
 		if err != nil {
 			t.Fatal(err)
@@ -685,21 +626,23 @@ func TestAutoPath(t *testing.T) {
 	if keptPath < 2 {
 		t.Errorf("a candidate along the path kept in %d of the 3 runs; the check of the kept fit needs gnmf's two", keptPath)
 	}
-	for m, want := range map[solver.Method]CandidateStart{solver.GNMF: PathStart, solver.LCCF: PathStart, solver.LPNMF: SameStart, solver.GNMFNCW: SameStart, solver.LCCFNCW: SameStart} {
-		if got := DefaultCandidateStart.Resolve(m); got != want {
-			t.Errorf("DefaultCandidateStart for %v: %v, want %v", m, got, want)
+	for m, want := range map[solver.Method]autolambda.Start{solver.GNMF: autolambda.PathStart, solver.LCCF: autolambda.PathStart, solver.LPNMF: autolambda.SameStart, solver.GNMFNCW: autolambda.SameStart, solver.LCCFNCW: autolambda.SameStart} {
+		if got := autolambda.DefaultStart.Resolve(m); got != want {
+			t.Errorf("DefaultStart for %v: %v, want %v", m, got, want)
 		}
-		if got := SameStart.Resolve(m); got != SameStart {
+		if got := autolambda.SameStart.Resolve(m); got != autolambda.SameStart {
 			t.Errorf("SameStart for %v resolved to %v", m, got)
 		}
 	}
-	for _, s := range []CandidateStart{DefaultCandidateStart, PathStart, SameStart} {
-		if got, err := parseCandidateStart(s.String()); err != nil || got != s {
+	for _, s := range []autolambda.Start{autolambda.DefaultStart, autolambda.PathStart, autolambda.SameStart} {
+		var got autolambda.Start
+		if err := got.UnmarshalText([]byte(s.String())); err != nil || got != s {
 			t.Errorf("%v does not round-trip: %v, %v", s, got, err)
 		}
 	}
-	if _, err := parseCandidateStart("warm"); err == nil {
-		t.Error("parseCandidateStart accepted \"warm\"")
+	var warm autolambda.Start
+	if err := warm.UnmarshalText([]byte("warm")); err == nil {
+		t.Error("Start.UnmarshalText accepted \"warm\"")
 	}
 	if _, err := Fit(ctx, ds, Options{Method: solver.GNMF, K: 4, CandidateStart: 7}); err == nil {
 		t.Error("Fit accepted candidate start 7")
@@ -756,10 +699,10 @@ func TestAutoSample(t *testing.T) {
 			if s == nil || s.Samples != c.size || len(s.Candidates) != 8 || len(s.Candidates[0].Labels) != c.size {
 				t.Fatalf("%s: sample %+v", c.what, s)
 			}
-			if kept, v := autoChoice(s.Candidates); s.Candidates[kept].Lambda != s.Lambda || v != s.Verdict || !s.Candidates[kept].Kept {
+			if kept, v := autolambda.Choose(s.Candidates); s.Candidates[kept].Lambda != s.Lambda || v != s.Verdict || !s.Candidates[kept].Kept {
 				t.Errorf("%s: the sample's choice %v (%v), its rule says %v (%v)", c.what, s.Lambda, s.Verdict, s.Candidates[kept].Lambda, v)
 			}
-			if (s.Lambda > 0 && s.Verdict != GraphOffTopic) != c.weight {
+			if (s.Lambda > 0 && s.Verdict != autolambda.GraphOffTopic) != c.weight {
 				t.Fatalf("%s: the sample kept lambda %v; the test wants a weight %v", c.what, s.Lambda, c.weight)
 			}
 			plain := o
@@ -768,7 +711,7 @@ func TestAutoSample(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Lambda == 0 || s.Verdict == GraphOffTopic {
+			if s.Lambda == 0 || s.Verdict == autolambda.GraphOffTopic {
 				if res.Lambda != 0 || res.Candidates != nil || res.Verdict != s.Verdict || !mat.Equal(res.U, p.U) || !mat.Equal(res.V, p.V) || !slices.Equal(res.Labels, p.Labels) {
 					t.Errorf("%s: the sample kept the plain method, the whole data's fit is not the plain fit (lambda %v, %v)", c.what, res.Lambda, res.Verdict)
 				}
@@ -778,7 +721,7 @@ func TestAutoSample(t *testing.T) {
 			if len(cs) != 2 || cs[0].Lambda != 0 || cs[1].Lambda != s.Lambda || !cs[1].Path || cs[0].Objective != p.Final() {
 				t.Fatalf("%s: the whole data's candidates %+v, want the plain fit (objective %v) and lambda %v from its factors", c.what, cs, p.Final(), s.Lambda)
 			}
-			if kept, v := autoChoice(cs); cs[kept].Lambda != res.Lambda || v != res.Verdict {
+			if kept, v := autolambda.Choose(cs); cs[kept].Lambda != res.Lambda || v != res.Verdict {
 				t.Errorf("%s: kept lambda %v (%v) on the whole data, the rule says %v (%v)", c.what, res.Lambda, res.Verdict, cs[kept].Lambda, v)
 			}
 		}

@@ -532,3 +532,21 @@ func TestModelGraphMetric(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedReadGraph: a graph file is read for the prepared data's
+// samples, and one of another size is refused with both counts named.
+func TestPreparedReadGraph(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.mtx")
+	if err := os.WriteFile(path, []byte("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 1\n3 2 0.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &Prepared{Data: &dataset.Dataset{Dense: mat.NewDense(3, 2, nil)}}
+	g, _, err := p.ReadGraph(path)
+	if err != nil || g.W.NNZ() != 4 {
+		t.Fatalf("ReadGraph: %v", err)
+	}
+	p.Data = &dataset.Dataset{Dense: mat.NewDense(4, 2, nil)}
+	if _, _, err := p.ReadGraph(path); err == nil || !strings.Contains(err.Error(), "3") || !strings.Contains(err.Error(), "4") {
+		t.Errorf("a graph of 3 for 4 samples: %v", err)
+	}
+}

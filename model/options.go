@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -41,80 +42,6 @@ func parseAssign(s string) (Assign, error) {
 	}
 	return 0, fmt.Errorf("model: unknown assignment %q (want kmeans or argmax)", s)
 }
-
-// CandidateStart is where Auto's candidate fits start. The zero value is
-// DefaultCandidateStart.
-type CandidateStart int
-
-const (
-	// DefaultCandidateStart is PathStart for gnmf and lccf and SameStart
-	// for lpnmf and the -ncw forms, whose candidates along a path have not
-	// been measured under the protocol.
-	DefaultCandidateStart CandidateStart = iota
-	// PathStart continues along the weights: the plain fit and the
-	// smallest positive weight start from the run's start, and each larger
-	// weight from the factors the previous weight's fit ended with. A
-	// large weight then begins near a clustering the graph already shaped
-	// instead of from random factors, which it needs many iterations to
-	// smooth: under the protocol on the seven corpora of ../shared/data,
-	// GNMF's auto took far less time and scored 0.6 points higher on
-	// average (docs/REPRODUCTION.md, "Lambda auto along the weights"). A
-	// candidate above the smallest weight is then not the fit its weight
-	// gives when fixed.
-	PathStart
-	// SameStart starts every candidate from the run's start, so that each
-	// is the fit its weight gives when fixed (experiment's candidate
-	// columns are then a sweep of fixed weights).
-	SameStart
-)
-
-var candidateStartNames = [...]string{DefaultCandidateStart: "auto", PathStart: "path", SameStart: "same"}
-
-// String returns the name UnmarshalText accepts.
-func (s CandidateStart) String() string {
-	if s < 0 || int(s) >= len(candidateStartNames) {
-		return fmt.Sprintf("CandidateStart(%d)", int(s))
-	}
-	return candidateStartNames[s]
-}
-
-// parseCandidateStart parses "auto", "path" or "same".
-func parseCandidateStart(s string) (CandidateStart, error) {
-	if i := slices.Index(candidateStartNames[:], s); i >= 0 {
-		return CandidateStart(i), nil
-	}
-	return 0, fmt.Errorf("model: unknown candidate start %q (want auto, path or same)", s)
-}
-
-// MarshalText implements encoding.TextMarshaler.
-func (s CandidateStart) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (s *CandidateStart) UnmarshalText(b []byte) error {
-	v, err := parseCandidateStart(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// Resolve returns PathStart or SameStart for method m.
-func (s CandidateStart) Resolve(m solver.Method) CandidateStart {
-	if s != DefaultCandidateStart {
-		return s
-	}
-	if m == solver.GNMF || m == solver.LCCF {
-		return PathStart
-	}
-	return SameStart
-}
-
-// DefaultLambdas returns the weights Auto chooses among (besides 0, the
-// plain method): a factor of about 3 apart, from a graph term that barely
-// moves the plain factorization to one that makes V nearly constant on the
-// graph's communities (see Options.Lambda).
-func DefaultLambdas() []float64 { return []float64{1, 3, 10, 30, 100, 300, 1000} }
 
 // defaultAutoSample is the size of Auto's sample (Options.AutoSample) on
 // data of at least sampleFrom times as many samples. On generated
@@ -173,7 +100,7 @@ type Options struct {
 	// reports every candidate.
 	Lambda solver.Lambda
 	// Lambdas are Auto's candidate weights (0 is always added); nil means
-	// DefaultLambdas. Each must be finite and positive, and a non-nil
+	// autolambda.Grid. Each must be finite and positive, and a non-nil
 	// slice must not be empty.
 	Lambdas []float64
 	// ScreenIter, when positive, is a screening budget for Auto: each
@@ -190,8 +117,8 @@ type Options struct {
 	// screens nothing; a budget at or above MaxIter is the same.
 	ScreenIter int
 	// CandidateStart is where Auto's candidates start (see PathStart);
-	// the zero value is DefaultCandidateStart.
-	CandidateStart CandidateStart
+	// the zero value is autolambda.DefaultStart.
+	CandidateStart autolambda.Start
 	// AutoSample is the size of the seeded sample on which Auto chooses
 	// its weight on large data: every candidate and the rule run on the
 	// sample, with its own nearest-neighbour graph. Sparse samples are
@@ -343,7 +270,7 @@ func (o Options) Check() error {
 	if o.AutoSample > 0 && o.AutoSample < minSamplePerCluster*o.K {
 		return fmt.Errorf("model: a sample of %d for lambda auto with k = %d: need at least %d samples a cluster (%d)", o.AutoSample, o.K, minSamplePerCluster, minSamplePerCluster*o.K)
 	}
-	if o.CandidateStart < 0 || int(o.CandidateStart) >= len(candidateStartNames) {
+	if !o.CandidateStart.Valid() {
 		return fmt.Errorf("model: invalid candidate start %d", int(o.CandidateStart))
 	}
 	if o.Lambdas != nil && len(o.Lambdas) == 0 {
@@ -371,7 +298,7 @@ func (o Options) lambdas(sparse bool) []float64 {
 	if l.IsDefault() || l.IsAuto() {
 		c := o.Lambdas
 		if c == nil {
-			c = DefaultLambdas()
+			c = autolambda.Grid()
 		}
 		c = slices.Compact(slices.Sorted(slices.Values(c)))
 		return append([]float64{0}, c...)

@@ -142,7 +142,7 @@ func (m *Model) Save(dir string) error {
 		g := m.Graph
 		var metric graph.Metric // auto: a model without its training data
 		if m.Train != nil {
-			metric = GraphMetric(m.Train, g)
+			metric = graphMetric(m.Train, g)
 		}
 		mf.Graph = &graphManifest{Neighbors: g.Neighbors, Weight: g.Weight, Metric: &metric, HeatT: g.HeatT, Symmetry: g.Symmetry, MinShared: g.MinShared, Search: g.Search, Seed: g.Seed}
 	}

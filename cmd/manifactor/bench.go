@@ -15,6 +15,7 @@ import (
 	"github.com/manifactor/manifactor/internal/sysmem"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/memory"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -37,9 +38,9 @@ type benchOutput struct {
 	// PeakRSSBytes is the process's largest resident memory over the
 	// whole run (absent where the system does not report it).
 	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
-	// EstimateBytes is model.EstimateMemory's figure, which --memory
+	// EstimateBytes is memory.Fit's figure, which --memory
 	// checks; EstimatePanelBytes its X V panels, made where they fit
-	// under the limit (model.Memory.Panels).
+	// under the limit (memory.Estimate.Panels).
 	EstimateBytes      int64   `json:"estimate_bytes"`
 	EstimatePanelBytes int64   `json:"estimate_panel_bytes,omitempty"`
 	BLAS               string  `json:"blas"`
@@ -155,13 +156,13 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.SampleGraph, err = f.mf.graph.sampleGraph(p, stderr); err != nil {
 		return err
 	}
-	est := model.EstimateMemory(ds, opts, f.rt.threadCount())
+	est := memory.Fit(ds, opts, f.rt.threadCount())
 	if err := f.rt.checkMemory(ds.Source, est); err != nil {
 		return err
 	}
 	if opts.Method.TakesGraph() && opts.Lambda.Value() > 0 && opts.SampleGraph == nil {
 		// Built here so that set-up includes it, as the pipeline would.
-		if opts.SampleGraph, err = model.BuildGraph(ctx, ds, opts.Graph, opts.Seed, f.rt.threads); err != nil {
+		if opts.SampleGraph, err = p.Graph(ctx, opts.Graph, opts.Seed, f.rt.threads); err != nil {
 			return fmt.Errorf("%s: %w", ds.Source, err)
 		}
 	}

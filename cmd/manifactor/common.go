@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/internal/sysmem"
+	"github.com/manifactor/manifactor/model/memory"
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/dataset"
@@ -231,7 +232,7 @@ const (
 	jobFloor = 1 << 30
 )
 
-func (r *runtimeFlags) checkMemory(source string, est model.Memory) error {
+func (r *runtimeFlags) checkMemory(source string, est memory.Estimate) error {
 	limit, what := r.limit, "--memory "+r.memoryText()
 	if r.memory == "" {
 		if fi, err := os.Stat(source); err == nil && fi.Mode().IsRegular() {

@@ -6,8 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/manifactor/manifactor/model"
 )
 
 type describeOutput struct {
@@ -71,7 +69,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		out.ZeroFeatures = countZeroFeatures(ds)
 	}
 	if *purity && ds.Labels != nil && n > gopt.Neighbors {
-		g, err := model.BuildGraph(ctx, ds, gopt, 1, rt.threads)
+		g, err := p.Graph(ctx, gopt, 1, rt.threads)
 		if err != nil {
 			return fmt.Errorf("%s: %w", ds.Source, err)
 		}

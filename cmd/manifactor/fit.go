@@ -17,6 +17,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -237,7 +238,7 @@ func printSummary(w io.Writer, s *fitSummary) {
 	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)\n", s.Method, s.K, s.Samples, s.Features, s.NNZ)
 	if s.Lambda != nil {
 		fmt.Fprintf(w, "lambda %g (%s formulation)", *s.Lambda, s.Formulation)
-		if s.Verdict != model.NoVerdict {
+		if s.Verdict != autolambda.NoVerdict {
 			fmt.Fprintf(w, ", %s", autoLine(s))
 		}
 		if s.Neighbors > 0 {
@@ -270,7 +271,7 @@ func printSummary(w io.Writer, s *fitSummary) {
 // autoLine says how lambda auto chose: among which weights, on what, and
 // its verdicts.
 func autoLine(s *fitSummary) string {
-	weights := func(cs []model.Candidate) string {
+	weights := func(cs []autolambda.Candidate) string {
 		var w []string
 		for _, c := range cs {
 			w = append(w, strconv.FormatFloat(c.Lambda, 'g', -1, 64))
@@ -292,16 +293,16 @@ func autoLine(s *fitSummary) string {
 }
 
 // verdictLine says what lambda auto concluded from candidates and kept.
-func verdictLine(v model.Verdict, lambda float64, candidates []model.Candidate) string {
+func verdictLine(v autolambda.Verdict, lambda float64, candidates []autolambda.Candidate) string {
 	kept := "the most cohesive clustering kept"
 	if lambda == 0 {
 		kept = "the plain method's clustering kept"
 	}
 	var line string
 	switch v {
-	case model.GraphTrusted:
+	case autolambda.GraphTrusted:
 		line = "graph trusted: the clustering that cuts it least kept"
-	case model.GraphOffTopic:
+	case autolambda.GraphOffTopic:
 		line = fmt.Sprintf("graph off-topic: the plain clusters cut it at %.2f of chance, its edges do not follow them; %s", candidates[0].RelativeCut, kept)
 	default:
 		line = "graph not trusted: " + kept

@@ -10,6 +10,7 @@ import (
 	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/memory"
 )
 
 type graphOutput struct {
@@ -71,7 +72,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := gf.checkMetric(p.Data.Sparse != nil); err != nil {
 		return err
 	}
-	est := model.EstimateGraphMemory(p.Data, gopt, rt.threadCount(), *queries > 0)
+	est := memory.Graph(p.Data, gopt, rt.threadCount(), *queries > 0)
 	if err := rt.checkMemory(p.Data.Source, est); err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		gopt.Progress = func(d, total int) { progress(model.Progress{Stage: model.GraphStage, Done: d, Total: total}) }
 	}
 	t0 := time.Now()
-	g, err := model.BuildGraph(ctx, p.Data, gopt, *seed, rt.threads)
+	g, err := p.Graph(ctx, gopt, *seed, rt.threads)
 	done()
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Data.Source, err)
@@ -90,7 +91,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := graphOutput{Data: df.path, Samples: g.N(), Edges: g.Edges(), Neighbors: gopt.Neighbors, Weight: gopt.Weight.String(),
-		Metric: model.GraphMetric(p.Data, gopt).String(), Symmetry: gopt.Symmetry.String(), Search: g.Search.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
+		Metric: p.GraphMetric(gopt).String(), Symmetry: gopt.Symmetry.String(), Search: g.Search.String(), MinShared: gopt.MinShared, Seconds: secs, Out: *out}
 	for i := 0; i < g.N(); i++ {
 		if g.W.Indptr[i] == g.W.Indptr[i+1] {
 			o.Isolated++
@@ -102,7 +103,7 @@ func runGraph(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *queries > 0 {
 		t0 := time.Now()
-		r, err := model.GraphRecall(ctx, p.Data, g, gopt, *seed, rt.threads, *queries)
+		r, err := p.GraphRecall(ctx, g, gopt, *seed, rt.threads, *queries)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Data.Source, err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/manifactor/manifactor/experiment"
 	"github.com/manifactor/manifactor/internal/backend"
 	"github.com/manifactor/manifactor/internal/testenv"
-	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -493,7 +493,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sampled); err != nil {
 		t.Fatal(err)
 	}
-	if a := sampled.AutoSample; a == nil || a.Samples != 40 || len(a.Candidates) != 8 || sampled.Verdict == model.NoVerdict {
+	if a := sampled.AutoSample; a == nil || a.Samples != 40 || len(a.Candidates) != 8 || sampled.Verdict == autolambda.NoVerdict {
 		t.Errorf("--auto-sample 40: %+v, verdict %v", a, sampled.Verdict)
 	}
 	// --lambdas with one weight: auto between it and the plain method,
@@ -784,7 +784,7 @@ func TestExperiment(t *testing.T) {
 	// gnmf ran lambda auto: its candidates, the plain fit first, each
 	// scored, one kept in each of the 4 runs.
 	var cands map[string][]map[string]any
-	if err := json.Unmarshal(raw[experiment.CandidatesKey], &cands); err != nil || len(cands) != 1 || len(cands["gnmf"]) != len(model.DefaultLambdas())+1 {
+	if err := json.Unmarshal(raw[experiment.CandidatesKey], &cands); err != nil || len(cands) != 1 || len(cands["gnmf"]) != len(autolambda.Grid())+1 {
 		t.Fatalf("candidates %v: %s", err, raw[experiment.CandidatesKey])
 	}
 	kept := 0.0

@@ -12,8 +12,11 @@ import (
 
 	"github.com/manifactor/manifactor/blas"
 	"github.com/manifactor/manifactor/graph"
+	"github.com/manifactor/manifactor/internal/graphfile"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/autolambda"
+	"github.com/manifactor/manifactor/model/memory"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -28,7 +31,7 @@ type methodFlags struct {
 	lambdas      string
 	screenIters  int
 	autoSample   int
-	candStart    model.CandidateStart
+	candStart    autolambda.Start
 	formulation  solver.Formulation
 	papers       bool
 	start        solver.Start
@@ -122,7 +125,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	f.fs = fs
 	fs.TextVar(&f.lambda, "lambda", solver.Lambda{}, "graph weight of gnmf, lccf and lpnmf: auto (chosen from the data, see --lambdas) or a number >= 0 (0: the plain method); default: auto, or the papers' value under --formulation papers")
 	fs.StringVar(&f.lambdas, "lambdas", "", "the weights --lambda auto chooses among, e.g. 1,10,100 (default 1,3,10,30,100,300,1000)")
-	fs.TextVar(&f.candStart, "candidate-start", model.DefaultCandidateStart, "where --lambda auto's candidate fits start: path (each weight from the previous weight's factors; the plain fit and the smallest weight from the run's start), same (every weight from the run's start, each then the fit its weight gives fixed) or auto (path for gnmf and lccf, same for the others)")
+	fs.TextVar(&f.candStart, "candidate-start", autolambda.DefaultStart, "where --lambda auto's candidate fits start: path (each weight from the previous weight's factors; the plain fit and the smallest weight from the run's start), same (every weight from the run's start, each then the fit its weight gives fixed) or auto (path for gnmf and lccf, same for the others)")
 	fs.IntVar(&f.autoSample, "auto-sample", 0, "--lambda auto chooses on a seeded sample of N samples, then checks its weight against the plain method on the whole data (0: 10000, at least 10 a cluster, on data of ten times as many or more; -1: always on the whole data)")
 	fs.IntVar(&f.screenIters, "screen-iters", 0, "with N > 0, each of --lambda auto's candidates runs at most N iterations for the choice and the kept one, if cut short, is refitted with --iters: auto's time bounded at about 8 N iterations plus one fit, its choice made on the shortened fits (0: every candidate runs to its stopping rule)")
 	fs.TextVar(&f.formulation, "formulation", solver.ScaleInvariant, "graph term: invariant (lambda per unit of mean degree, factor scale fixed) or papers (lambda Tr(V^T L V) as written)")
@@ -384,7 +387,7 @@ func (g *graphFlags) sampleGraph(p *model.Prepared, stderr io.Writer) (*graph.Gr
 
 // readGraph reads --graph, a graph of n samples.
 func (g *graphFlags) readGraph(n int, stderr io.Writer) (*graph.Graph, error) {
-	gr, notes, err := model.ReadGraph(g.file, n)
+	gr, notes, err := graphfile.Read(g.file, n)
 	if err != nil {
 		return nil, err
 	}
@@ -399,26 +402,26 @@ func (g *graphFlags) readGraph(n int, stderr io.Writer) (*graph.Graph, error) {
 
 // fitSummary is summary.json and the --json output of fit and cluster.
 type fitSummary struct {
-	Method      string            `json:"method"`
-	K           int               `json:"k"`
-	Samples     int               `json:"samples"`
-	Features    int               `json:"features"`
-	NNZ         int               `json:"nnz"`
-	Classes     []int             `json:"classes,omitempty"`
-	Formulation string            `json:"formulation,omitempty"`
-	Lambda      *float64          `json:"lambda,omitempty"`
-	LambdaAuto  []model.Candidate `json:"lambda_candidates,omitempty"`
+	Method      string                 `json:"method"`
+	K           int                    `json:"k"`
+	Samples     int                    `json:"samples"`
+	Features    int                    `json:"features"`
+	NNZ         int                    `json:"nnz"`
+	Classes     []int                  `json:"classes,omitempty"`
+	Formulation string                 `json:"formulation,omitempty"`
+	Lambda      *float64               `json:"lambda,omitempty"`
+	LambdaAuto  []autolambda.Candidate `json:"lambda_candidates,omitempty"`
 	// AutoSample is lambda auto's choice on a sample (--auto-sample);
 	// lambda_candidates are then the whole data's check of it.
-	AutoSample *model.SampleChoice `json:"auto_sample,omitempty"`
+	AutoSample *autolambda.Sample `json:"auto_sample,omitempty"`
 	// CandidateStart is where auto's candidates started (path or same).
 	CandidateStart string `json:"candidate_start,omitempty"`
 	// Verdict is lambda auto's verdict on the graph: trusted, untrusted
 	// or off-topic (model.Verdict).
-	Verdict     model.Verdict `json:"graph_verdict,omitempty"`
-	Neighbors   int           `json:"neighbors,omitempty"`
-	Weight      string        `json:"weight,omitempty"`
-	GraphPurity *float64      `json:"graph_purity,omitempty"`
+	Verdict     autolambda.Verdict `json:"graph_verdict,omitempty"`
+	Neighbors   int                `json:"neighbors,omitempty"`
+	Weight      string             `json:"weight,omitempty"`
+	GraphPurity *float64           `json:"graph_purity,omitempty"`
 	// Isolated counts the samples without an edge in the graph: the
 	// graph term does not reach them (a heat kernel's tiny width, or a
 	// --graph file, can leave most of them so).
@@ -477,7 +480,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
 		return nil, nil, opts, err
 	}
-	if err := rt.checkMemory(ds.Source, model.EstimateMemory(ds, opts, rt.threadCount())); err != nil {
+	if err := rt.checkMemory(ds.Source, memory.Fit(ds, opts, rt.threadCount())); err != nil {
 		return nil, nil, opts, err
 	}
 	n, m := ds.Dims()
@@ -504,7 +507,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		sum.Lambda = &res.Lambda
 		sum.LambdaAuto = res.Candidates
 		sum.AutoSample = res.Sample
-		if res.Verdict != model.NoVerdict {
+		if res.Verdict != autolambda.NoVerdict {
 			sum.Verdict = res.Verdict
 			sum.CandidateStart = opts.CandidateStart.Resolve(opts.Method).String()
 		}

@@ -98,7 +98,7 @@ func XVPanels(samples *sparse.CSR, k, threads int) *sparse.ColPanels {
 
 // XVPanelBytes is what XVPanels holds for n samples with nnz stored
 // entries, V of k columns and threads goroutines (0 where V is below the
-// threshold): model.Memory's Panels.
+// threshold): memory.Estimate's Panels.
 func XVPanelBytes(n, nnz, k, threads int) int64 {
 	if n*k*8 <= PanelMinFactorBytes {
 		return 0

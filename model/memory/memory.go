@@ -1,9 +1,10 @@
-package model
+package memory
 
 import (
 	"fmt"
 
 	"github.com/manifactor/manifactor/internal/sysmem"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 
 	"github.com/manifactor/manifactor/internal/nmfstep"
@@ -13,8 +14,8 @@ import (
 	"github.com/manifactor/manifactor/graph"
 )
 
-// Memory is an estimate, in bytes, of what Fit holds at its peak for a
-// data set: Data, the data as loaded plus the solver's two orientations
+// Estimate is an estimate, in bytes, of what model.Fit holds at its peak
+// for a data set: Data, the data as loaded plus the solver's two orientations
 // of it (for sparse data 16 bytes a stored entry each: an index and a
 // value); Graph, the nearest-neighbour search's working set and the graph
 // (0 when no graph is built); Factors, the factors and the solver's
@@ -28,7 +29,7 @@ import (
 // further copy that the solver makes for a large V only where it fits
 // under the runtime's memory limit, so that it speeds a job up without
 // ever being the reason to refuse one. Total leaves it out.
-type Memory struct {
+type Estimate struct {
 	Data, Graph, Factors int64
 	Panels               int64
 }
@@ -41,10 +42,10 @@ type Memory struct {
 const kmeansSampleBytes = cluster.DefaultReplicates*(8+1) + 8 + 8
 
 // Total is the sum of the parts.
-func (m Memory) Total() int64 { return m.Data + m.Graph + m.Factors }
+func (m Estimate) Total() int64 { return m.Data + m.Graph + m.Factors }
 
 // String lists the parts (FormatBytes), Panels where there are any.
-func (m Memory) String() string {
+func (m Estimate) String() string {
 	s := fmt.Sprintf("%s: data %s, graph %s, factors %s", sysmem.FormatBytes(m.Total()), sysmem.FormatBytes(m.Data), sysmem.FormatBytes(m.Graph), sysmem.FormatBytes(m.Factors))
 	if m.Panels > 0 {
 		s += fmt.Sprintf(" (and %s for faster products where it fits)", sysmem.FormatBytes(m.Panels))
@@ -52,16 +53,16 @@ func (m Memory) String() string {
 	return s
 }
 
-// EstimateMemory returns the estimate of Memory for fitting ds with opts
+// Fit returns the Estimate for model.Fit of ds with opts
 // (threads: the goroutines that will run, for the per-thread buffers).
 // It reads only the data's shape and, for a sparse graph search under
 // AutoSearch, the features' document frequencies, and for linear concept
 // factorization whether a value is negative.
-func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
+func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
 	n, m := ds.Dims()
 	k := int64(max(opts.K, 1))
 	n64, m64 := int64(n), int64(m)
-	var est Memory
+	var est Estimate
 	// A copy of the data per orientation for the solver, and the loaded
 	// one, which one of the copies may take over (ConsumeData).
 	est.Data = 3 * dataBytes(ds)
@@ -75,7 +76,7 @@ func EstimateMemory(ds *dataset.Dataset, opts Options, threads int) Memory {
 	// denominators: about six factor-shaped arrays; k-means on V adds its
 	// replicates' assignments and centres (small) and a copy of V.
 	est.Factors = 7 * 8 * k * (n64 + m64)
-	if opts.Assign == KMeansAssign {
+	if opts.Assign == model.KMeansAssign {
 		// And per sample: the seeding's arrays or, later, Lloyd's.
 		est.Factors += kmeansSampleBytes * n64
 	}
@@ -145,13 +146,13 @@ func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
 	return b + 20*nnz + 8*n64*th
 }
 
-// EstimateGraphMemory is EstimateMemory for building the graph alone
-// (BuildGraph): the data as loaded and the search, and with recall what
-// GraphRecall adds: for sparse data an inverted index (20 bytes a stored
+// Graph is Fit for building the graph alone (model.Prepared.Graph): the
+// data as loaded and the search, and with recall what model.Prepared.GraphRecall
+// adds: for sparse data an inverted index (20 bytes a stored
 // entry) and an accumulator of n per thread; for dense data nothing but
 // the lists.
-func EstimateGraphMemory(ds *dataset.Dataset, o graph.Options, threads int, recall bool) Memory {
-	m := Memory{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
+func Graph(ds *dataset.Dataset, o graph.Options, threads int, recall bool) Estimate {
+	m := Estimate{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
 	if a := ds.Sparse; a != nil && recall {
 		n, _ := ds.Dims()
 		m.Graph += 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))

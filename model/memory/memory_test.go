@@ -1,4 +1,4 @@
-package model
+package memory
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/corpus"
+	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -25,35 +26,35 @@ func TestEstimateMemory(t *testing.T) {
 	n, m := ds.Dims()
 	nnz := int64(len(a.Ind))
 	copyBytes := 16*nnz + 8*int64(n+m)
-	nmf := EstimateMemory(ds, Options{Method: solver.NMF, K: 10}, 2)
+	nmf := Fit(ds, model.Options{Method: solver.NMF, K: 10}, 2)
 	if nmf.Data != 3*copyBytes || nmf.Graph != 0 || nmf.Factors != 7*8*10*int64(n+m)+kmeansSampleBytes*int64(n) {
 		t.Errorf("NMF k=10: %+v", nmf)
 	}
-	if am := EstimateMemory(ds, Options{Method: solver.NMF, K: 10, Assign: ArgMaxAssign}, 2); am.Factors != 7*8*10*int64(n+m) {
+	if am := Fit(ds, model.Options{Method: solver.NMF, K: 10, Assign: model.ArgMaxAssign}, 2); am.Factors != 7*8*10*int64(n+m) {
 		t.Errorf("NMF k=10, argmax: %+v", am)
 	}
-	if kl := EstimateMemory(ds, Options{Method: solver.NMFKL, K: 10}, 2); kl.Data <= nmf.Data {
+	if kl := Fit(ds, model.Options{Method: solver.NMFKL, K: 10}, 2); kl.Data <= nmf.Data {
 		t.Errorf("NMF-KL data %d, not above NMF's %d", kl.Data, nmf.Data)
 	}
-	if k20 := EstimateMemory(ds, Options{Method: solver.NMF, K: 20}, 2); k20.Factors-kmeansSampleBytes*int64(n) != 2*(nmf.Factors-kmeansSampleBytes*int64(n)) {
+	if k20 := Fit(ds, model.Options{Method: solver.NMF, K: 20}, 2); k20.Factors-kmeansSampleBytes*int64(n) != 2*(nmf.Factors-kmeansSampleBytes*int64(n)) {
 		t.Errorf("k=20 factors %d, want twice %d beside k-means'", k20.Factors, nmf.Factors)
 	}
-	g := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10}, 2)
+	g := Fit(ds, model.Options{Method: solver.GNMF, K: 10}, 2)
 	if g.Graph <= 0 {
 		t.Errorf("GNMF: no graph counted: %+v", g)
 	}
-	if z := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Lambda: solver.Fixed(0)}, 2); z.Graph != 0 {
+	if z := Fit(ds, model.Options{Method: solver.GNMF, K: 10, Lambda: solver.Fixed(0)}, 2); z.Graph != 0 {
 		t.Errorf("GNMF at lambda 0 counts a graph: %+v", z)
 	}
-	ap := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ApproxSearch}}, 2)
-	ex := EstimateMemory(ds, Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ExactSearch}}, 2)
+	ap := Fit(ds, model.Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ApproxSearch}}, 2)
+	ex := Fit(ds, model.Options{Method: solver.GNMF, K: 10, Graph: graph.Options{Search: graph.ExactSearch}}, 2)
 	if ap.Graph == ex.Graph {
 		t.Error("approx and exact searches estimated alike")
 	}
-	if got := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2, false); got.Graph != ex.Graph || got.Data != copyBytes {
+	if got := Graph(ds, graph.Options{Search: graph.ExactSearch}, 2, false); got.Graph != ex.Graph || got.Data != copyBytes {
 		t.Errorf("graph alone: %+v, want graph %d and data %d", got, ex.Graph, copyBytes)
 	}
-	if r := EstimateGraphMemory(ds, graph.Options{Search: graph.ExactSearch}, 2, true).Graph - ex.Graph; r != 20*nnz+16*int64(n) {
+	if r := Graph(ds, graph.Options{Search: graph.ExactSearch}, 2, true).Graph - ex.Graph; r != 20*nnz+16*int64(n) {
 		t.Errorf("recall: %d bytes", r)
 	}
 	if nmf.Panels != 0 {
@@ -65,14 +66,30 @@ func TestEstimateMemory(t *testing.T) {
 	// MB) it does not.
 	big := &dataset.Dataset{Sparse: &sparse.CSR{Rows: 100000, Cols: 3, Indptr: make([]int, 100001)}}
 	bigCopy := 8 * int64(100000+3)
-	e := EstimateMemory(big, Options{Method: solver.NMF, K: 30}, 2)
+	e := Fit(big, model.Options{Method: solver.NMF, K: 30}, 2)
 	if e.Data != 3*bigCopy || e.Panels != 8*100001*16 || e.Total() != e.Data+e.Graph+e.Factors {
 		t.Errorf("100,000 samples, k = 30: %+v, want data %d and panels %d outside the total", e, 3*bigCopy, 8*100001*16)
 	}
 	if !strings.Contains(e.String(), "12.80 MB for faster products") {
 		t.Errorf("String %q does not name the panels", e)
 	}
-	if e := EstimateMemory(big, Options{Method: solver.NMF, K: 10}, 2); e.Panels != 0 {
+	if e := Fit(big, model.Options{Method: solver.NMF, K: 10}, 2); e.Panels != 0 {
 		t.Errorf("100,000 samples, k = 10: panels %d", e.Panels)
+	}
+}
+
+// TestFitConsumeData: letting the solver take over the sparse data
+// (model.Options.ConsumeData) counts one copy of it fewer.
+func TestFitConsumeData(t *testing.T) {
+	a, _, err := corpus.Generate(corpus.Options{Docs: 200, Terms: 500, Classes: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	o := model.Options{K: 3}
+	full := Fit(ds, o, 1)
+	o.ConsumeData = true
+	if less := Fit(ds, o, 1); full.Data-less.Data != dataBytes(ds) {
+		t.Errorf("ConsumeData's estimate %d, without %d: want one copy (%d) less", less.Data, full.Data, dataBytes(ds))
 	}
 }

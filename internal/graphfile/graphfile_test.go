@@ -1,4 +1,4 @@
-package model
+package graphfile
 
 import (
 	"bytes"
@@ -84,7 +84,7 @@ func TestReadGraph(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g, notes, err := ReadGraph(writeText(t, c.name, c.text), c.n)
+			g, notes, err := Read(writeText(t, c.name, c.text), c.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestReadGraphErrors(t *testing.T) {
 		{"loops.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n2 2 3\n", 3, []string{"no edges"}},
 	} {
 		path := writeText(t, c.name, c.text)
-		g, _, err := ReadGraph(path, c.n)
+		g, _, err := Read(path, c.n)
 		if err == nil || g != nil {
 			t.Errorf("%s: no error", c.name)
 			continue
@@ -138,7 +138,7 @@ func TestReadGraphErrors(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := ReadGraph(filepath.Join(t.TempDir(), "absent.mtx"), 3); err == nil || !strings.Contains(err.Error(), "absent.mtx") {
+	if _, _, err := Read(filepath.Join(t.TempDir(), "absent.mtx"), 3); err == nil || !strings.Contains(err.Error(), "absent.mtx") {
 		t.Errorf("absent file: %v", err)
 	}
 }
@@ -175,7 +175,7 @@ func TestGraphWriteReadRoundTrip(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		back, notes, err := ReadGraph(path, 60)
+		back, notes, err := Read(path, 60)
 		if err != nil {
 			t.Fatal(err)
 		}
