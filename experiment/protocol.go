@@ -723,7 +723,7 @@ func (t *Table) CSV(w io.Writer) error {
 }
 
 // CandidatesKey is the key of Table's JSON under which Auto's candidates
-// are, beside the methods' names (which ParseMethod and the baselines
+// are, beside the methods' names (which solver.Method.UnmarshalText and the baselines
 // never give it).
 const CandidatesKey = "lambda_candidates"
 

@@ -229,7 +229,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	// next is where the next candidate starts under PathStart: the
 	// factors the previous positive weight ended with (cf and lccf keep W
 	// in U's place), only they, so that the rest of that fit can go.
-	var next *solver.Factors
+	var next *solver.Result
 	large := d.NNZ() >= collectBeforeCopy
 	for c, lambda := range lambdas {
 		o := screen
@@ -248,10 +248,7 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 		}
 		f.init = o.Init
 		if path && (lambda > 0 || opts.fromPlain) {
-			next = &solver.Factors{U: f.res.U, V: f.res.V}
-			if f.res.W != nil {
-				next.U = f.res.W
-			}
+			next = f.res
 		}
 		if !auto {
 			res.Result, res.Lambda, res.Centers = f.res, lambda, f.centers
@@ -397,7 +394,7 @@ type fitted struct {
 	res     *solver.Result
 	centers *mat.Dense // k-means's centres of V's rows, nil under ArgMaxAssign
 	cand    int
-	init    *solver.Factors // the start of an Auto candidate along the weights
+	init    *solver.Result // the start of an Auto candidate along the weights
 }
 
 // fitOne runs the solver and the assignment.

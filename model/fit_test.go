@@ -596,10 +596,7 @@ func TestAutoPath(t *testing.T) {
 				}
 				want = one.Result
 			} else {
-				so.Init = &solver.Factors{U: prev.U, V: prev.V}
-				if prev.W != nil {
-					so.Init.U = prev.W // cf and lccf start from W
-				}
+				so.Init = prev
 				if want, err = solver.Fit(ctx, d, so); err != nil {
 					t.Fatal(err)
 				}

@@ -204,7 +204,7 @@ type Transformed struct {
 // they are prepared as the training corpus was (Preparation.Apply: ds is
 // changed and must not be used afterwards), linked to their nearest
 // training samples when the method has a graph, and their rows of V
-// computed with the basis fixed (solver.Transform). A sample's row
+// computed with the basis fixed (solver.Result.Transform). A sample's row
 // depends on the sample and its position alone (its start is the
 // position's draw from the model's seed), not on the thread count, and
 // on the other samples only through the rounding of the kernels that
@@ -235,7 +235,7 @@ func (m *Model) transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 		return nil, fmt.Errorf("%s: %d of its %d stored entries fall on the model's %d features (the least is 1 in %d): is this the model of other data?", x.Source, known, entries, len(m.Preparation.Features), minKnownShare)
 	}
 	out := &Transformed{Alignment: al, Data: x}
-	res, err := solver.Restore(m.State, m.U, m.V, m.W)
+	res, err := m.State.Restore(m.U, m.V, m.W)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -262,7 +262,7 @@ func (m *Model) transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 			return nil, fmt.Errorf("%s: links to the training samples: %w", x.Source, err)
 		}
 	}
-	if out.V, err = solver.Transform(ctx, res, train, xd, so); err != nil {
+	if out.V, err = res.Transform(ctx, train, xd, so); err != nil {
 		return nil, fmt.Errorf("%s: %w", x.Source, err)
 	}
 	out.Labels = m.assign(out.V)

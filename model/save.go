@@ -434,7 +434,7 @@ func Load(dir string) (*Model, error) {
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if _, err := solver.Restore(m.State, m.U, m.V, m.W); err != nil {
+	if _, err := m.State.Restore(m.U, m.V, m.W); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return m, nil

@@ -476,9 +476,9 @@ func TestNonFiniteStops(t *testing.T) {
 				init.V.Scale(1e160, init.V) // y itself overflows
 			}
 			res, err := Fit(context.Background(), all["sparse"], Options{Method: m, K: 2, Init: init, Control: Control{Algorithm: alg, MaxIter: 5}})
-			var nf *NonFiniteError
+			var nf *nonFiniteError
 			if res != nil || !errors.As(err, &nf) {
-				t.Fatalf("%s/%s: result %v, error %v; want no result and a NonFiniteError", m, alg, res != nil, err)
+				t.Fatalf("%s/%s: result %v, error %v; want no result and a nonFiniteError", m, alg, res != nil, err)
 			}
 			if !strings.Contains(err.Error(), "start 1") {
 				t.Errorf("%s/%s: error %q does not name the start", m, alg, err)

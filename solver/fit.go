@@ -31,7 +31,7 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 		return nil, err
 	}
 	best, err := drive(ctx, p)
-	var nf *NonFiniteError
+	var nf *nonFiniteError
 	if best == nil || errors.As(err, &nf) {
 		// Never factors with NaN or Inf in them.
 		return nil, err
@@ -57,25 +57,25 @@ func Fit(ctx context.Context, d *Data, opts Options) (*Result, error) {
 	return res, err
 }
 
-// NonFiniteError reports an objective that became NaN or infinite: the
+// nonFiniteError reports an objective that became NaN or infinite: the
 // data or a factor overflowed, or an update divided by zero. Fit returns
 // no result with it.
-type NonFiniteError struct {
+type nonFiniteError struct {
 	Start, Iter int // Iter 0 is the starting point
 	Objective   float64
 }
 
-func (e *NonFiniteError) Error() string {
+func (e *nonFiniteError) Error() string {
 	if e.Iter == 0 {
 		return fmt.Sprintf("solver: the objective of start %d is %v at its starting point (the data or the start overflow)", e.Start+1, e.Objective)
 	}
 	return fmt.Sprintf("solver: the objective of start %d became %v at iteration %d (a factor overflowed or an update divided by zero)", e.Start+1, e.Objective, e.Iter)
 }
 
-// checkFinite returns a *NonFiniteError when obj is NaN or infinite.
+// checkFinite returns a *nonFiniteError when obj is NaN or infinite.
 func checkFinite(start, iter int, obj float64) error {
 	if math.IsNaN(obj) || math.IsInf(obj, 0) {
-		return &NonFiniteError{Start: start, Iter: iter, Objective: obj}
+		return &nonFiniteError{Start: start, Iter: iter, Objective: obj}
 	}
 	return nil
 }
@@ -539,7 +539,7 @@ func (p *problem) row(r int) int {
 	return p.d.feature(r)
 }
 
-func (p *problem) setInit(f *factors, init *Factors) {
+func (p *problem) setInit(f *factors, init *Result) {
 	k := f.k
 	// Row by row in parallel: a start is copied at every fit, and Auto's
 	// path starts each candidate from the previous one's factors. A
@@ -560,7 +560,11 @@ func (p *problem) setInit(f *factors, init *Factors) {
 			}
 		}
 	}
-	fill(f.a, init.U, p.row)
+	first := init.U
+	if p.spec.Concept() {
+		first = init.W
+	}
+	fill(f.a, first, p.row)
 	fill(f.v, init.V, func(i int) int { return i })
 	// Under NC weighting the updates work on V' = Gamma^(1/2) V and
 	// W' = Gamma^(-1/2) W.

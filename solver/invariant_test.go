@@ -217,7 +217,8 @@ func TestInvariantLambdaMeaning(t *testing.T) {
 		init := randomFactors(223, rowsA, n, k)
 		// The start with U's columns times d and V's divided by it.
 		d := []float64{3, 0.1, 40}
-		init2 := &Factors{U: mat.DenseCopyOf(init.U), V: mat.DenseCopyOf(init.V)}
+		u2 := mat.DenseCopyOf(init.U)
+		init2 := &Result{U: u2, W: u2, V: mat.DenseCopyOf(init.V)}
 		for c, s := range d {
 			for i := 0; i < rowsA; i++ {
 				init2.U.Set(i, c, init2.U.At(i, c)*s)
@@ -230,7 +231,7 @@ func TestInvariantLambdaMeaning(t *testing.T) {
 		// concept factorization the same W and V): the same path, the
 		// objective times 49 (7 for the KL objective).
 		const c = 7
-		init3 := &Factors{U: init.U, V: mat.DenseCopyOf(init.V)}
+		init3 := &Result{U: init.U, W: init.U, V: mat.DenseCopyOf(init.V)}
 		if !method.Concept() {
 			init3.V.Scale(c, init3.V)
 		}
@@ -240,7 +241,7 @@ func TestInvariantLambdaMeaning(t *testing.T) {
 		}
 		for _, f := range []Formulation{ScaleInvariant, Papers} {
 			o := Options{Method: method, K: k, Lambda: Fixed(2), Graph: g, Formulation: f, Control: Control{Algorithm: paperAlgo(method), MaxIter: iters, Tol: -1, CGTol: 1e-13}}
-			run := func(d *Data, init *Factors, g *graph.Graph) *Result {
+			run := func(d *Data, init *Result, g *graph.Graph) *Result {
 				o := o
 				o.Init, o.Graph = init, g
 				res, err := Fit(context.Background(), d, o)

@@ -53,7 +53,7 @@ type klIter struct {
 	wsumV   []float64 // sum_j g_j v_jc
 	b       blas64.General
 	rxt     []float64 // x / y at each stored entry of X^T
-	cg      CGStats
+	cg      cgStats
 	vdots   []float64 // per sample: sum_i x_ij log y_ij
 	scratch [][]float64
 	// graph: LPNMF with a regularizer. invariant: its scale-invariant

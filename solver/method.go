@@ -44,7 +44,7 @@ func Methods() []Method {
 	return out
 }
 
-// methodNames returns the names ParseMethod accepts, in the order of
+// methodNames returns the names UnmarshalText accepts, in the order of
 // Methods.
 func methodNames() []string {
 	out := make([]string, numMethods)
@@ -54,8 +54,8 @@ func methodNames() []string {
 	return out
 }
 
-// ParseMethod returns the method named s, e.g. "gnmf" or "lccf-ncw".
-func ParseMethod(s string) (Method, error) {
+// parseMethod returns the method named s, e.g. "gnmf" or "lccf-ncw".
+func parseMethod(s string) (Method, error) {
 	for _, m := range Methods() {
 		if m.String() == s {
 			return m, nil
@@ -67,7 +67,7 @@ func ParseMethod(s string) (Method, error) {
 // Valid reports whether m is one of the methods.
 func (m Method) Valid() bool { return m >= 0 && m < numMethods }
 
-// String returns the method's name, as ParseMethod accepts it.
+// String returns the method's name, as UnmarshalText accepts it.
 func (m Method) String() string {
 	if !m.Valid() {
 		return fmt.Sprintf("Method(%d)", int(m))
@@ -87,9 +87,11 @@ func (m Method) MarshalText() ([]byte, error) {
 	return []byte(m.String()), nil
 }
 
-// UnmarshalText parses a method name.
+// UnmarshalText parses a method name, e.g. "gnmf" or "lccf-ncw": how a
+// program turns a name into a Method (flag.TextVar and encoding/json call
+// it too).
 func (m *Method) UnmarshalText(b []byte) error {
-	v, err := ParseMethod(string(b))
+	v, err := parseMethod(string(b))
 	if err != nil {
 		return err
 	}

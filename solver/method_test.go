@@ -13,9 +13,9 @@ func TestMethodNamesRoundTrip(t *testing.T) {
 			t.Fatalf("name %q used twice", name)
 		}
 		seen[name] = true
-		got, err := ParseMethod(name)
+		got, err := parseMethod(name)
 		if err != nil || got != m {
-			t.Fatalf("ParseMethod(%q) = %v, %v; want %v", name, got, err, m)
+			t.Fatalf("parseMethod(%q) = %v, %v; want %v", name, got, err, m)
 		}
 		b, err := json.Marshal(m)
 		if err != nil {
@@ -30,8 +30,8 @@ func TestMethodNamesRoundTrip(t *testing.T) {
 		t.Fatalf("%d methods, want 12", len(seen))
 	}
 	for _, bad := range []string{"", "bogus", "gnmf-ncw-ncw", "NMF", "-ncw"} {
-		if _, err := ParseMethod(bad); err == nil {
-			t.Errorf("ParseMethod(%q) accepted", bad)
+		if _, err := parseMethod(bad); err == nil {
+			t.Errorf("parseMethod(%q) accepted", bad)
 		}
 	}
 	if Method(-1).Valid() || Method(12).Valid() {

@@ -196,9 +196,10 @@ type Options struct {
 	InitLabels []int
 
 	// Init, when set, is the starting point of the first start instead of
-	// random factors; it is copied, not modified. For nmf and gnmf it holds
-	// U (m x k) and V; for cf and lccf, W (n x k, in U's place) and V.
-	Init *Factors
+	// random factors: a previous fit's Result (a warm start), or one the
+	// caller fills. Its U (m x k) and V, for cf and lccf its W (n x k) and
+	// V, are copied, not modified.
+	Init *Result
 
 	// explicitKernel forms K even when the implicit linear path applies,
 	// so tests can compare the two.
@@ -289,12 +290,6 @@ type Control struct {
 	// A solve that does not converge is an error, not a silent result.
 	CGTol     float64
 	CGMaxIter int
-}
-
-// Factors is a pair of factors: U (m x k) or, for concept factorization,
-// W (n x k), and V (n x k).
-type Factors struct {
-	U, V *mat.Dense
 }
 
 // Status says why a fit stopped.
@@ -389,11 +384,16 @@ type Result struct {
 	// general updates (paper 002 eqs. 25 and 28) ran.
 	General bool
 
-	// CG reports LPNMF's linear solves over the returned start: the
-	// conjugate-gradient iterations summed over all solves, the largest
-	// final relative residual, and how many round-off negatives of V were
-	// set to zero.
-	CG CGStats
+	// CG reports LPNMF's linear solves over the returned start: their
+	// number, the conjugate-gradient iterations summed over all of them,
+	// the largest final relative residual, and how many round-off
+	// negatives of V were set to zero.
+	CG struct {
+		Solves      int
+		Iterations  int
+		MaxResidual float64
+		Clamped     int
+	}
 
 	// GraphPasses counts the passes over the graph that GNMF's cd V half
 	// made over the returned start: one or more an iteration, more while
@@ -418,8 +418,8 @@ type model struct {
 // Final returns the last objective value.
 func (r *Result) Final() float64 { return r.Objective[len(r.Objective)-1] }
 
-// CGStats summarizes the conjugate-gradient solves of a fit.
-type CGStats struct {
+// cgStats is Result.CG as the solves count it.
+type cgStats struct {
 	Solves      int
 	Iterations  int
 	MaxResidual float64
@@ -554,20 +554,20 @@ func (o Options) check(d *Data) error {
 		return fmt.Errorf("solver: kernel parameters out of range (sigma %v, coef0 %v)", o.Kernel.Sigma, o.Kernel.Coef0)
 	}
 	if o.Init != nil {
-		rows := d.m
+		rows, first, name := d.m, o.Init.U, "U"
 		if spec.Concept() {
-			rows = d.n
+			rows, first, name = d.n, o.Init.W, "W"
 		}
-		if o.Init.U == nil || o.Init.V == nil {
-			return fmt.Errorf("solver: Init needs both factors")
+		if first == nil || o.Init.V == nil {
+			return fmt.Errorf("solver: Init needs both factors (%s and V)", name)
 		}
-		if r, c := o.Init.U.Dims(); r != rows || c != o.K {
-			return fmt.Errorf("solver: Init.U is %d x %d, want %d x %d", r, c, rows, o.K)
+		if r, c := first.Dims(); r != rows || c != o.K {
+			return fmt.Errorf("solver: Init.%s is %d x %d, want %d x %d", name, r, c, rows, o.K)
 		}
 		if r, c := o.Init.V.Dims(); r != d.n || c != o.K {
 			return fmt.Errorf("solver: Init.V is %d x %d, want %d x %d", r, c, d.n, o.K)
 		}
-		for _, f := range []*mat.Dense{o.Init.U, o.Init.V} {
+		for _, f := range []*mat.Dense{first, o.Init.V} {
 			r, c := f.Dims()
 			for i := 0; i < r; i++ {
 				for j := 0; j < c; j++ {

@@ -192,7 +192,7 @@ func TestProjGradScaleFree(t *testing.T) {
 		a Algorithm
 	}{{NMF, MU}, {NMF, CD}, {NMFKL, MU}, {NMFKL, CD}, {NMFNCW, CD}} {
 		d := all["sparse"]
-		base := Options{Method: c.m, K: k, Init: &Factors{U: u0, V: v0}, Control: Control{Algorithm: c.a, MaxIter: 30, Tol: -1, PGTol: -1}}
+		base := Options{Method: c.m, K: k, Init: &Result{U: u0, W: u0, V: v0}, Control: Control{Algorithm: c.a, MaxIter: 30, Tol: -1, PGTol: -1}}
 		ref, err := Fit(context.Background(), d, base)
 		if err != nil {
 			t.Fatal(err)
@@ -215,7 +215,7 @@ func TestProjGradScaleFree(t *testing.T) {
 			}
 		}
 		o := base
-		o.Init = &Factors{U: u1, V: v1}
+		o.Init = &Result{U: u1, W: u1, V: v1}
 		res, err := Fit(context.Background(), ds, o)
 		if err != nil {
 			t.Fatal(err)

@@ -37,7 +37,7 @@ func randomSamples(seed uint64, n, m int, density float64) (*sparse.CSR, *mat.De
 	return a, dense
 }
 
-func randomFactors(seed uint64, m, n, k int) *Factors {
+func randomFactors(seed uint64, m, n, k int) *Result {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	u, v := mat.NewDense(m, k, nil), mat.NewDense(n, k, nil)
 	for i := 0; i < m; i++ {
@@ -50,7 +50,8 @@ func randomFactors(seed uint64, m, n, k int) *Factors {
 			v.Set(i, j, rng.Float64())
 		}
 	}
-	return &Factors{U: u, V: v}
+	// U and W both: the first factor of whichever method runs.
+	return &Result{U: u, W: u, V: v}
 }
 
 // referenceNMF runs the Lee-Seung updates with plain loops over the dense
@@ -411,8 +412,8 @@ func TestBadInput(t *testing.T) {
 		{Options{K: 2, Method: Method(-1)}, "unknown method"},
 		{Options{K: 2, Control: Control{MaxIter: -1}}, "negative"},
 		{Options{K: 2, Threads: -2}, "negative thread"},
-		{Options{K: 2, Init: &Factors{U: mat.NewDense(8, 3, nil), V: mat.NewDense(10, 2, nil)}}, "Init.U is 8 x 3"},
-		{Options{K: 1, Init: &Factors{U: mat.NewDense(8, 1, nil), V: mat.NewDense(10, 1, []float64{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0})}}, "non-negative"},
+		{Options{K: 2, Init: &Result{U: mat.NewDense(8, 3, nil), V: mat.NewDense(10, 2, nil)}}, "Init.U is 8 x 3"},
+		{Options{K: 1, Init: &Result{U: mat.NewDense(8, 1, nil), V: mat.NewDense(10, 1, []float64{-1, 0, 0, 0, 0, 0, 0, 0, 0, 0})}}, "non-negative"},
 	} {
 		if _, err := Fit(ctx, d, c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: err %v, want %q", c.opts, err, c.want)

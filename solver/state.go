@@ -8,10 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// State is what Transform needs of a fit beyond its factors: the values
-// the fit derived from its training data. A saved model keeps it beside
-// U, V and W, and Restore rebuilds from them a Result that Transform
-// accepts, so that new samples are transformed in another process exactly
+// State is what Result.Transform needs of a fit beyond its factors: the
+// values the fit derived from its training data. A saved model keeps it
+// beside U, V and W, and Restore rebuilds from them a Result whose
+// Transform works, so that new samples are transformed in another process exactly
 // as in the one that fitted.
 type State struct {
 	Method Method
@@ -31,7 +31,7 @@ type State struct {
 }
 
 // State returns what Transform needs of r beyond its factors (see
-// Restore). r must come from Fit.
+// State.Restore). r must come from Fit.
 func (r *Result) State() State {
 	m := r.model
 	s := State{Method: m.spec, GraphWeight: m.lambda, NCWNorm: m.ncwNorm,
@@ -42,14 +42,14 @@ func (r *Result) State() State {
 	return s
 }
 
-// Restore rebuilds a Result that Transform accepts from a fit's State and
-// its factors: U (features x k), V (samples x k) and, for cf and lccf, W
+// Restore rebuilds from s and a fit's factors a Result whose Transform
+// works: U (features x k), V (samples x k) and, for cf and lccf, W
 // (samples x k); W must be nil for the other methods. The matrices are
 // used, not copied. Everything is checked: the method, the dimensions
 // against each other and the State, finite non-negative factors (V and, but
 // for cf and lccf, U), and the State's
 // numbers.
-func Restore(s State, u, v, w *mat.Dense) (*Result, error) {
+func (s State) Restore(u, v, w *mat.Dense) (*Result, error) {
 	if !s.Method.Valid() {
 		return nil, fmt.Errorf("solver: Restore: unknown method %d", int(s.Method))
 	}

@@ -71,11 +71,11 @@ type TransformOptions struct {
 // x must have its features. Each new sample is independent (its random
 // start is the draw of its position from Seed), so rows are computed in
 // parallel and the result does not depend on Threads.
-func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformOptions) (*mat.Dense, error) {
-	if res == nil || res.V == nil || res.model.trainN == 0 {
+func (r *Result) Transform(ctx context.Context, train, x *Data, opts TransformOptions) (*mat.Dense, error) {
+	if r == nil || r.V == nil || r.model.trainN == 0 {
 		return nil, fmt.Errorf("solver: Transform needs a result returned by Fit")
 	}
-	md := res.model
+	md := r.model
 	if x == nil {
 		return nil, fmt.Errorf("solver: Transform needs the new data")
 	}
@@ -118,7 +118,7 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 			}
 		}
 	}
-	n2, k := x.n, res.V.RawMatrix().Cols
+	n2, k := x.n, r.V.RawMatrix().Cols
 	// The NC weights of the training samples (for V' = Gamma^(1/2) V) and
 	// of the new ones.
 	var trainScale, newScale, gNew []float64
@@ -136,7 +136,7 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 		}
 		newScale = ncwScales(x, md.colSum, md.ncwNorm)
 	}
-	v := toGeneral(res.V)
+	v := toGeneral(r.V)
 	if trainScale != nil {
 		scaleRows(v, trainScale)
 	}
@@ -177,11 +177,11 @@ func Transform(ctx context.Context, res *Result, train, x *Data, opts TransformO
 	var err error
 	switch {
 	case md.spec.Concept():
-		err = transformConcept(ctx, res, md, train, x, v, trainScale, newScale, links, deg, opts, out)
+		err = transformConcept(ctx, r, md, train, x, v, trainScale, newScale, links, deg, opts, out)
 	case md.spec.KL():
-		err = transformKL(ctx, res, x, v, gNew, links, deg, opts, out)
+		err = transformKL(ctx, r, x, v, gNew, links, deg, opts, out)
 	default:
-		err = transformNMF(ctx, res, x, v, newScale, links, deg, opts, out)
+		err = transformNMF(ctx, r, x, v, newScale, links, deg, opts, out)
 	}
 	if err != nil {
 		return nil, err

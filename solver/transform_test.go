@@ -158,7 +158,7 @@ func TestTransformNewSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := Transform(context.Background(), res, dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
+		v, err := res.Transform(context.Background(), dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestTransformTrainingDataNMF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Transform(context.Background(), res, d, d, TransformOptions{MaxIter: 3000})
+	v, err := res.Transform(context.Background(), d, d, TransformOptions{MaxIter: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,10 +229,10 @@ func TestTransformBadInput(t *testing.T) {
 	}
 	other, _ := randomSamples(9, 5, 11, 0.5)
 	dOther, _ := NewSparseData(other)
-	if _, err := Transform(context.Background(), res, d, dOther, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "features") {
+	if _, err := res.Transform(context.Background(), d, dOther, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "features") {
 		t.Errorf("feature mismatch: %v", err)
 	}
-	if _, err := Transform(context.Background(), &Result{}, d, d, TransformOptions{}); err == nil {
+	if _, err := (&Result{}).Transform(context.Background(), d, d, TransformOptions{}); err == nil {
 		t.Error("empty result accepted")
 	}
 	// A model's factors at 1e300 (a hand-edited U.mtx) overflow the
@@ -240,13 +240,13 @@ func TestTransformBadInput(t *testing.T) {
 	huge := *res
 	huge.U = mat.DenseCopyOf(res.U)
 	huge.U.Scale(1e300, huge.U)
-	if v, err := Transform(context.Background(), &huge, d, d, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "overflow") {
+	if v, err := huge.Transform(context.Background(), d, d, TransformOptions{}); err == nil || !strings.Contains(err.Error(), "overflow") {
 		t.Errorf("factors of 1e300: %v, %v", v, err)
 	}
 	g := randomGraph(3, 20, 2)
 	resG, _ := Fit(context.Background(), d, Options{Method: GNMF, K: 2, Lambda: Fixed(1), Graph: g, Control: Control{MaxIter: 5}})
 	bad, _ := sparse.FromTriplets(20, 19, nil, nil, nil)
-	if _, err := Transform(context.Background(), resG, d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
+	if _, err := resG.Transform(context.Background(), d, d, TransformOptions{Links: bad}); err == nil || !strings.Contains(err.Error(), "links are") {
 		t.Errorf("links of the wrong size: %v", err)
 	}
 }
@@ -265,7 +265,7 @@ func TestTransformCancelled(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		done := make(chan error, 1)
 		go func() {
-			_, err := Transform(ctx, res, d, d, TransformOptions{MaxIter: 1 << 40})
+			_, err := res.Transform(ctx, d, d, TransformOptions{MaxIter: 1 << 40})
 			done <- err
 		}()
 		select {
@@ -295,7 +295,7 @@ func TestTransformKL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vNew, err := Transform(context.Background(), res, dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
+		vNew, err := res.Transform(context.Background(), dTrain, dTest, TransformOptions{Links: lk, MaxIter: 300})
 		if err != nil {
 			t.Fatal(err)
 		}

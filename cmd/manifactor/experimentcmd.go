@@ -80,7 +80,7 @@ func (f *protocolFlags) check() ([]int, error) {
 func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) ([]int, *model.Prepared, error) {
 	for _, name := range names {
 		if _, ok := experiment.Baselines()[name]; !ok {
-			m, err := solver.ParseMethod(name)
+			m, err := parseMethod(name)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s: unknown method %q (known: %s)", flag, name, strings.Join(knownNames(), ", "))
 			}
@@ -114,7 +114,7 @@ func (f *protocolFlags) method(name string, sparse bool, tweak func(*model.Optio
 	if m, ok := experiment.Baselines()[name]; ok {
 		return m, nil
 	}
-	m, err := solver.ParseMethod(name)
+	m, err := parseMethod(name)
 	if err != nil {
 		return nil, fmt.Errorf("unknown method %q (known: %s)", name, strings.Join(knownNames(), ", "))
 	}

@@ -453,7 +453,7 @@ func TestClusterAndGraphCommands(t *testing.T) {
 			if *s.Accuracy < 0.99 || len(s.Labels) != 60 {
 				t.Errorf("%s/%s: accuracy %v with %d labels", m, assign, *s.Accuracy, len(s.Labels))
 			}
-			if meth, _ := solver.ParseMethod(m); meth.TakesGraph() && (s.Lambda == nil || s.Neighbors != 5) {
+			if meth, _ := parseMethod(m); meth.TakesGraph() && (s.Lambda == nil || s.Neighbors != 5) {
 				t.Errorf("%s: summary lacks the graph settings", m)
 			}
 		}

@@ -596,6 +596,13 @@ func (f *methodFlags) checkUsed() error {
 	return nil
 }
 
+// parseMethod returns the method named name.
+func parseMethod(name string) (solver.Method, error) {
+	var m solver.Method
+	err := m.UnmarshalText([]byte(name))
+	return m, err
+}
+
 // methodNames lists the methods for which keep holds (every method when
 // keep is nil).
 func methodNames(keep func(solver.Method) bool) []string {

@@ -150,7 +150,7 @@ func checkSweep(fs *flag.FlagSet, method, param string, minShared int) (sweepPar
 	if method == "" {
 		return sweepParam{}, errors.New("--method is required")
 	}
-	m, err := solver.ParseMethod(method)
+	m, err := parseMethod(method)
 	if err != nil {
 		return sweepParam{}, fmt.Errorf("--method: %w", err)
 	}

@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if *data == "" {
 		return errors.New("-data is required")
 	}
-	m, err := solver.ParseMethod(*method)
+	m, err := parseMethod(*method)
 	if err != nil {
 		return err
 	}
@@ -208,4 +208,11 @@ func score(ds *dataset.Dataset, res *model.Result, k, r int) (*record, error) {
 		}
 	}
 	return rec, nil
+}
+
+// parseMethod returns the method named name.
+func parseMethod(name string) (solver.Method, error) {
+	var m solver.Method
+	err := m.UnmarshalText([]byte(name))
+	return m, err
 }
