@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/internal/sysmem"
 	"github.com/manifactor/manifactor/model/memory"
 
@@ -664,6 +665,21 @@ func maxThreads() int { return max(8, 4*runtime.NumCPU()) }
 
 // inputFiles returns the files the data flags name for reading.
 func (d *dataFlags) inputFiles() []string { return []string{d.path, d.opts.Labels} }
+
+// beginOutput checks --out against the inputs (checkOutput) and makes its
+// temporary twin (outdir.Begin) before the work, so that an unusable
+// --out is found at once; it replaces --out only when every file is
+// written.
+func beginOutput(out string, names []string, inputs ...string) (*outdir.Dir, error) {
+	if err := checkOutput("--out", out, inputs...); err != nil {
+		return nil, err
+	}
+	od, err := outdir.Begin(out, names)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return od, nil
+}
 
 // checkOutput refuses an output file that is one of the files the command
 // reads: written at the end of the run, it would replace the data with

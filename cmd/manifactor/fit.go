@@ -112,20 +112,14 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if f.dfl.grid != "" {
 		return fmt.Errorf("--grid %s: only with --distributed", f.dfl.grid)
 	}
-	// The output directory is checked and its temporary twin made before
-	// the work, so that an unusable --out is found at once; it replaces
-	// --out only when every file is written (outdir).
 	var od *outdir.Dir
 	if f.out != nil {
 		if *f.out == "" {
 			return errors.New("--out is required")
 		}
-		if err := checkOutput("--out", *f.out, f.df.inputFiles()...); err != nil {
-			return err
-		}
 		var err error
-		if od, err = outdir.Begin(*f.out, fitOutputs); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if od, err = beginOutput(*f.out, fitOutputs, f.df.inputFiles()...); err != nil {
+			return err
 		}
 		defer od.Abort()
 	}

@@ -417,7 +417,7 @@ type fitSummary struct {
 	// CandidateStart is where auto's candidates started (path or same).
 	CandidateStart string `json:"candidate_start,omitempty"`
 	// Verdict is lambda auto's verdict on the graph: trusted, untrusted
-	// or off-topic (model.Verdict).
+	// or off-topic (autolambda.Verdict).
 	Verdict     autolambda.Verdict `json:"graph_verdict,omitempty"`
 	Neighbors   int                `json:"neighbors,omitempty"`
 	Weight      string             `json:"weight,omitempty"`

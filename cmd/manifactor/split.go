@@ -8,7 +8,6 @@ import (
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/matrixio"
-	"github.com/manifactor/manifactor/internal/outdir"
 )
 
 // runSplit is the split command: a data set written as row blocks (a
@@ -40,12 +39,9 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for t := 0; t < *parts; t++ {
 		known = append(known, matrixio.PartName(t))
 	}
-	if err := checkOutput("--out", *out, df.inputFiles()...); err != nil {
-		return err
-	}
-	od, err := outdir.Begin(*out, known)
+	od, err := beginOutput(*out, known, df.inputFiles()...)
 	if err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return err
 	}
 	defer od.Abort()
 	// The data as read (term counts for a text corpus): fit prepares

@@ -65,12 +65,9 @@ func runTransform(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	path, opts := &df.path, df.opts
 	var od *outdir.Dir
 	if *out != "" {
-		if err := checkOutput("--out", *out, df.inputFiles()...); err != nil {
-			return err
-		}
 		var err error
-		if od, err = outdir.Begin(*out, []string{"V.mtx", "labels.txt", "assignments.tsv", "summary.json"}); err != nil {
-			return fmt.Errorf("--out: %w", err)
+		if od, err = beginOutput(*out, []string{"V.mtx", "labels.txt", "assignments.tsv", "summary.json"}, df.inputFiles()...); err != nil {
+			return err
 		}
 		defer od.Abort()
 	}
