@@ -37,6 +37,9 @@ type Data struct {
 	// neg is the first negative entry, nil when X is non-negative: nmf and
 	// gnmf refuse such data, concept factorization accepts it.
 	neg *entry
+	// hidden lists the entries a fit leaves out of its objective (Hide);
+	// nil when every entry counts.
+	hidden *mask
 	// panels holds xt prepared for X V by column panels, one per panel
 	// count, built on first use; blocked holds x prepared for X V by
 	// column blocks, one per block width (a width depends on k), for a

@@ -43,6 +43,12 @@
 // GNMF's scale-invariant formulation rescales the driver's stored factors
 // with the ones in use, which keeps every pair's objective).
 //
+// Data.Hide leaves entries out of the objective: missing values, or
+// entries held out to measure how well a rank predicts them. nmf, gnmf and
+// nmf-kl (and their -ncw forms) then fit the other entries alone, under mu
+// or cd, with the objective still never increasing; the hidden set costs
+// O(|H| k) an iteration and is never an n x m array (see maskedIter).
+//
 // Results are identical for the same Seed whatever Options.Threads is: the
 // sparse products compute each output row on one goroutine in a fixed
 // order, and every reduction runs on one goroutine.

@@ -595,6 +595,10 @@ func (p *problem) eachRow(n int, fn func(i int)) {
 
 func (p *problem) iterator(f *factors) iterator {
 	switch {
+	case p.d.hidden != nil && p.spec.KL():
+		return newMaskedKLIter(p, f)
+	case p.d.hidden != nil:
+		return newMaskedIter(p, f)
 	case p.spec.Concept():
 		return newCFIter(p, f)
 	case p.spec.KL():

@@ -471,6 +471,9 @@ func (o Options) check(d *Data) error {
 	if d == nil {
 		return fmt.Errorf("solver: nil data")
 	}
+	if err := checkHidden(d, spec); err != nil {
+		return err
+	}
 	if o.K < 1 || o.K > min(d.m, d.n) {
 		return fmt.Errorf("solver: k = %d out of range: need 1 <= k <= min(features, samples) = min(%d, %d)", o.K, d.m, d.n)
 	}

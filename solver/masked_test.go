@@ -1,0 +1,326 @@
+package solver
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// randomHidden returns an n x m pattern of about share of all positions,
+// zeros included, leaving every row and column at least one entry.
+func randomHidden(seed uint64, n, m int, share float64) *sparse.CSR {
+	rng := rand.New(rand.NewPCG(seed, 31))
+	var ri, ci []int
+	var v []float64
+	for i := 0; i < n; i++ {
+		for j := 0; j < m; j++ {
+			// The diagonal band stays observed, so no row or column is
+			// hidden whole.
+			if j%n != i%m && rng.Float64() < share {
+				ri, ci, v = append(ri, i), append(ci, j), append(v, 1)
+			}
+		}
+	}
+	h, err := sparse.FromTriplets(n, m, ri, ci, v)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// maskedCase is a method and solver that fit data with hidden entries.
+type maskedCase struct {
+	method Method
+	alg    Algorithm
+	form   Formulation
+}
+
+func maskedCases() []maskedCase {
+	var out []maskedCase
+	for _, m := range []Method{NMF, GNMF, NMFKL, NMFNCW, GNMFNCW, NMFKLNCW} {
+		for _, a := range []Algorithm{MU, CD} {
+			out = append(out, maskedCase{m, a, ScaleInvariant})
+			if m.TakesGraph() {
+				out = append(out, maskedCase{m, a, Papers})
+			}
+		}
+	}
+	return out
+}
+
+func (c maskedCase) options(k int, seed uint64, n int) Options {
+	o := Options{Method: c.method, K: k, Seed: seed, Formulation: c.form, Control: Control{Algorithm: c.alg, MaxIter: 30, Tol: -1, PGTol: -1}}
+	if c.method.TakesGraph() {
+		o.Graph, o.Lambda = randomGraph(seed+5, n, 4), Fixed(3)
+	}
+	return o
+}
+
+// maskedLoss computes the masked objective's data part from the returned
+// factors with plain loops: sum over the observed entries of (x - y)^2,
+// or of the KL divergence, each sample weighted by gamma (nil: 1).
+func maskedLoss(x *mat.Dense, hidden *sparse.CSR, u, v *mat.Dense, kl bool, gamma []float64) float64 {
+	n, m := x.Dims()
+	_, k := u.Dims()
+	var s float64
+	for j := 0; j < n; j++ {
+		hid := hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]]
+		w := 1.0
+		if gamma != nil {
+			w = gamma[j]
+		}
+		for i := 0; i < m; i++ {
+			if slices.Contains(hid, i) {
+				continue
+			}
+			var y float64
+			for c := 0; c < k; c++ {
+				y += u.At(i, c) * v.At(j, c)
+			}
+			xi := x.At(j, i)
+			switch {
+			case !kl:
+				s += w * (xi - y) * (xi - y)
+			case xi > 0:
+				s += w * (xi*math.Log(xi/max(y, Eps)) - xi + y)
+			default:
+				s += w * y
+			}
+		}
+	}
+	return s
+}
+
+// TestMaskedObjectiveNeverIncreases: for every method that can leave
+// entries out, under mu and cd, on sparse and dense data, the masked
+// objective does not increase from one iteration to the next, and for the
+// plain methods the last one is the masked loss of the returned factors.
+func TestMaskedObjectiveNeverIncreases(t *testing.T) {
+	t.Parallel()
+	const n, m, k = 40, 30, 4
+	a, dense := randomSamples(71, n, m, 0.35)
+	hidden := randomHidden(72, n, m, 0.2)
+	for _, sp := range []bool{true, false} {
+		var d *Data
+		var err error
+		if sp {
+			d, err = NewSparseData(a)
+		} else {
+			d, err = NewDenseData(dense)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err = d.Hide(hidden); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range maskedCases() {
+			res, err := Fit(context.Background(), d, c.options(k, 3, n))
+			if err != nil {
+				t.Fatalf("%v %v: %v", c, sp, err)
+			}
+			for i := 1; i < len(res.Objective); i++ {
+				if prev, cur := res.Objective[i-1], res.Objective[i]; cur > prev*(1+1e-12)+1e-12 {
+					t.Errorf("%s %v %v sparse=%v: objective rose at iteration %d: %.17g -> %.17g", c.method, c.alg, c.form, sp, i, prev, cur)
+					break
+				}
+			}
+			if c.method.TakesGraph() || c.method.NCW() {
+				continue
+			}
+			got := res.Final()
+			want := maskedLoss(dense, hidden, res.U, res.V, c.method.KL(), nil)
+			if math.Abs(got-want) > 1e-9*want {
+				t.Errorf("%s %v sparse=%v: final objective %.12g, masked loss of the factors %.12g", c.method, c.alg, sp, got, want)
+			}
+		}
+	}
+}
+
+// TestMaskedHiddenValuesIgnored: what the data hold at the hidden entries
+// changes nothing, bit for bit; an empty hidden set is no hidden set.
+func TestMaskedHiddenValuesIgnored(t *testing.T) {
+	t.Parallel()
+	const n, m, k = 30, 25, 3
+	_, dense := randomSamples(81, n, m, 0.5)
+	hidden := randomHidden(82, n, m, 0.15)
+	other := mat.DenseCopyOf(dense)
+	for j := 0; j < n; j++ {
+		for q := hidden.Indptr[j]; q < hidden.Indptr[j+1]; q++ {
+			other.Set(j, hidden.Ind[q], 7+float64(q))
+		}
+	}
+	for _, c := range maskedCases() {
+		var got [2]*Result
+		for i, x := range []*mat.Dense{dense, other} {
+			d, err := NewSparseData(sparse.FromMatrix(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err = d.Hide(hidden); err != nil {
+				t.Fatal(err)
+			}
+			if got[i], err = Fit(context.Background(), d, c.options(k, 4, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !mat.Equal(got[0].U, got[1].U) || !mat.Equal(got[0].V, got[1].V) {
+			t.Errorf("%s %v %v: the hidden entries' values changed the fit", c.method, c.alg, c.form)
+		}
+	}
+	d, err := NewDenseData(dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, empty := range []*sparse.CSR{nil, {Rows: n, Cols: m, Indptr: make([]int, n+1)}} {
+		if e, err := d.Hide(empty); err != nil || e != d {
+			t.Errorf("an empty hidden set: %v, same data %v", err, e == d)
+		}
+	}
+}
+
+// TestMaskedMatchesReference: masked mu NMF is the weighted
+// multiplicative updates written out with a 0/1 weight matrix, V first.
+func TestMaskedMatchesReference(t *testing.T) {
+	t.Parallel()
+	const n, m, k, iters = 20, 15, 3, 12
+	_, dense := randomSamples(91, n, m, 0.6)
+	hidden := randomHidden(92, n, m, 0.25)
+	init := randomFactors(93, m, n, k)
+	w := mat.NewDense(m, n, nil) // 1 where observed, features as rows
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			w.Set(i, j, 1)
+		}
+	}
+	for j := 0; j < n; j++ {
+		for q := hidden.Indptr[j]; q < hidden.Indptr[j+1]; q++ {
+			w.Set(hidden.Ind[q], j, 0)
+		}
+	}
+	x := mat.DenseCopyOf(dense.T())
+	u, v := mat.DenseCopyOf(init.U), mat.DenseCopyOf(init.V)
+	var want []float64
+	var wx mat.Dense
+	wx.MulElem(w, x)
+	for it := 0; it < iters; it++ {
+		var y, wy, num, den mat.Dense
+		y.Mul(u, v.T())
+		wy.MulElem(w, &y)
+		num.Mul(wx.T(), u)
+		den.Mul(wy.T(), u)
+		v.Apply(func(i, j int, val float64) float64 { return val * num.At(i, j) / max(den.At(i, j), Eps) }, v)
+		var y2, wy2, num2, den2 mat.Dense
+		y2.Mul(u, v.T())
+		wy2.MulElem(w, &y2)
+		num2.Mul(&wx, v)
+		den2.Mul(&wy2, v)
+		u.Apply(func(i, j int, val float64) float64 { return val * num2.At(i, j) / max(den2.At(i, j), Eps) }, u)
+		want = append(want, maskedLoss(dense, hidden, u, v, false, nil))
+	}
+	d, err := NewDenseData(dense)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = d.Hide(hidden); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Fit(context.Background(), d, Options{K: k, Init: init, Control: Control{Algorithm: MU, MaxIter: iters, Tol: -1, PGTol: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range res.Objective[1:] {
+		if math.Abs(o-want[i]) > 1e-10*want[i] {
+			t.Errorf("iteration %d: objective %.14g, reference %.14g", i+1, o, want[i])
+		}
+	}
+}
+
+// TestMaskedThreads: the same seed gives the same bits on 1 and 3
+// goroutines.
+func TestMaskedThreads(t *testing.T) {
+	t.Parallel()
+	const n, m, k = 50, 40, 4
+	a, _ := randomSamples(101, n, m, 0.3)
+	d, err := NewSparseData(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = d.Hide(randomHidden(102, n, m, 0.1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range maskedCases() {
+		var got [2]*Result
+		for i, th := range []int{1, 3} {
+			o := c.options(k, 6, n)
+			o.Threads = th
+			if got[i], err = Fit(context.Background(), d, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !mat.Equal(got[0].U, got[1].U) || !mat.Equal(got[0].V, got[1].V) || !slices.Equal(got[0].Objective, got[1].Objective) {
+			t.Errorf("%s %v %v: threads changed the result", c.method, c.alg, c.form)
+		}
+	}
+}
+
+// TestHideErrors: a hidden set of the wrong shape, one that hides a whole
+// sample or feature, hiding twice and a method that cannot leave entries
+// out are errors that say so.
+func TestHideErrors(t *testing.T) {
+	t.Parallel()
+	a, _ := randomSamples(111, 6, 5, 0.8)
+	d, err := NewSparseData(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := func(n, m int, pos ...[2]int) *sparse.CSR {
+		var ri, ci []int
+		var v []float64
+		for _, p := range pos {
+			ri, ci, v = append(ri, p[0]), append(ci, p[1]), append(v, 1)
+		}
+		h, err := sparse.FromTriplets(n, m, ri, ci, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	row := [][2]int{{2, 0}, {2, 1}, {2, 2}, {2, 3}, {2, 4}}
+	col := [][2]int{{0, 3}, {1, 3}, {2, 3}, {3, 3}, {4, 3}, {5, 3}}
+	for _, c := range []struct {
+		h    *sparse.CSR
+		want string
+	}{
+		{pattern(5, 5, [2]int{0, 0}), "5 x 5 hidden entries for data of 6 samples x 5 features"},
+		{pattern(6, 5, row...), "every feature of sample 3 (1-based) is hidden"},
+		{pattern(6, 5, col...), "every sample of feature 4 (1-based) is hidden"},
+	} {
+		if _, err := d.Hide(c.h); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	h, err := d.Hide(pattern(6, 5, [2]int{1, 1}))
+	if err != nil || h.HiddenCount() != 1 {
+		t.Fatalf("one hidden entry: %v", err)
+	}
+	if _, err := h.Hide(pattern(6, 5, [2]int{2, 2})); err == nil {
+		t.Error("hiding twice accepted")
+	}
+	for _, m := range []Method{CF, LCCF, LPNMF} {
+		o := Options{Method: m, K: 2}
+		if m == LPNMF {
+			o.Graph = randomGraph(1, 6, 2)
+		}
+		if _, err := Fit(context.Background(), h, o); err == nil || !strings.Contains(err.Error(), "cannot leave entries out") {
+			t.Errorf("%s on hidden entries: %v", m, err)
+		}
+	}
+}
