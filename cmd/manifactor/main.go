@@ -88,6 +88,7 @@ func commands() []command {
 		{"topics", "factorize and show each factor's strongest terms and dominant class", runTopics},
 		{"experiment", "the papers' protocol: k random classes, R runs, mean and deviation per k", runExperiment},
 		{"sweep", "the protocol's average score against lambda or p (the papers' sensitivity figures)", runSweep},
+		{"rank", "choose k: cross-validate the rank on hidden entries", runRank},
 		{"bench", "time the factorization loop on a data set", runBench},
 		{"demo", "cluster the embedded Reuters-21578 sample (800 raw articles) and score it", runDemo},
 	}

@@ -190,6 +190,7 @@ func TestEveryCommandJSON(t *testing.T) {
 		"topics":     append(slices.Clone(small), "--k", "3"),
 		"experiment": {"--data", data, "--methods", "nmf", "--clusters", "2", "--runs", "1"},
 		"sweep":      {"--data", data, "--method", "gnmf", "--param", "lambda=1", "--clusters", "2", "--runs", "1"},
+		"rank":       append(slices.Clone(small), "--k", "2-3", "--replicates", "2", "--iters", "5"),
 		"bench":      append(slices.Clone(small), "--k", "3", "--iters", "2"),
 		"demo":       {"--k", "3"},
 	}

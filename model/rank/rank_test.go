@@ -1,0 +1,171 @@
+package rank
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// planted returns n samples x m features of rank r: U V^T with factors
+// density non-zero, times 1 + 5 % Gaussian noise on the stored entries.
+func planted(seed uint64, n, m, r int, density float64) *dataset.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	u, v := mat.NewDense(m, r, nil), mat.NewDense(n, r, nil)
+	for _, a := range []*mat.Dense{u, v} {
+		rows, cols := a.Dims()
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				if rng.Float64() < density {
+					a.Set(i, j, rng.Float64())
+				}
+			}
+		}
+	}
+	var x mat.Dense
+	x.Mul(v, u.T())
+	x.Apply(func(_, _ int, y float64) float64 { return y * (1 + 0.05*rng.NormFloat64()) }, &x)
+	return &dataset.Dataset{Source: "planted", Sparse: sparse.FromMatrix(&x)}
+}
+
+// TestCrossValidatePlanted: the curve's minimum and the chosen rank are
+// the planted rank, warm or cold, and the same seed gives the same curve
+// whatever the threads.
+func TestCrossValidatePlanted(t *testing.T) {
+	t.Parallel()
+	ds := planted(1, 300, 120, 4, 0.4)
+	o := Options{Fit: model.Options{Method: solver.NMF, Seed: 2, Threads: 1}, Ks: []int{2, 3, 4, 5, 6, 7}}
+	res, err := CrossValidate(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chosen != 4 || res.Best != 4 {
+		t.Errorf("chosen %d, best %d, want 4: %+v", res.Chosen, res.Best, res.Curve)
+	}
+	n, m := ds.Dims()
+	if want := DefaultTestShare * float64(n*m); math.Abs(float64(res.Hidden)-want) > 0.1*want {
+		t.Errorf("%d entries hidden, want about %.0f", res.Hidden, want)
+	}
+	for _, pt := range res.Curve {
+		if len(pt.Errors) != DefaultReplicates || pt.Iterations < DefaultReplicates {
+			t.Errorf("k = %d: %d errors, %d iterations", pt.K, len(pt.Errors), pt.Iterations)
+		}
+	}
+	o.Fit.Threads = 4
+	again, err := CrossValidate(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, res) {
+		t.Error("4 threads changed the curve")
+	}
+	o.Cold = true
+	cold, err := CrossValidate(context.Background(), ds, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Chosen != 4 {
+		t.Errorf("cold starts chose %d", cold.Chosen)
+	}
+}
+
+// TestCrossValidateKL: nmf-kl is scored by the divergence at the hidden
+// entries and finds the planted rank too.
+func TestCrossValidateKL(t *testing.T) {
+	t.Parallel()
+	ds := planted(5, 300, 120, 3, 0.4)
+	res, err := CrossValidate(context.Background(), ds, Options{Fit: model.Options{Method: solver.NMFKL, Seed: 1}, Ks: []int{2, 3, 4, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Chosen != 3 {
+		t.Errorf("nmf-kl chose %d: %+v", res.Chosen, res.Curve)
+	}
+}
+
+// TestSpeckle: about share of all entries hidden, zeros and non-zeros
+// alike, the values those of the data, and no sample or feature hidden
+// whole even at a large share on a small matrix.
+func TestSpeckle(t *testing.T) {
+	t.Parallel()
+	ds := planted(7, 400, 200, 3, 0.3)
+	h, values := speckle(ds, 0.1, 1, 0)
+	n, m := ds.Dims()
+	if got, want := float64(h.NNZ()), 0.1*float64(n*m); math.Abs(got-want) > 0.05*want {
+		t.Errorf("%v hidden, want about %v", got, want)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	zeros := 0
+	for j := 0; j < n; j++ {
+		for q := h.Indptr[j]; q < h.Indptr[j+1]; q++ {
+			if values[q] != valueAt(ds, j, h.Ind[q]) {
+				t.Fatalf("value at (%d, %d)", j, h.Ind[q])
+			}
+			if values[q] == 0 {
+				zeros++
+			}
+		}
+	}
+	density := float64(ds.Sparse.NNZ()) / float64(n*m)
+	if got := float64(zeros) / float64(h.NNZ()); math.Abs(got-(1-density)) > 0.05 {
+		t.Errorf("%.3f of the hidden entries are zeros, the data %.3f", got, 1-density)
+	}
+	small := planted(8, 3, 4, 1, 1)
+	for seed := uint64(0); seed < 50; seed++ {
+		h, _ := speckle(small, 0.5, seed, 0)
+		rows, cols := make([]int, 3), make([]int, 4)
+		for j := 0; j < 3; j++ {
+			rows[j] = h.Indptr[j+1] - h.Indptr[j]
+			for _, c := range h.Ind[h.Indptr[j]:h.Indptr[j+1]] {
+				cols[c]++
+			}
+		}
+		for j, c := range rows {
+			if c == 4 {
+				t.Fatalf("seed %d: sample %d hidden whole", seed, j)
+			}
+		}
+		for c, k := range cols {
+			if k == 3 {
+				t.Fatalf("seed %d: feature %d hidden whole", seed, c)
+			}
+		}
+	}
+}
+
+// TestCrossValidateErrors: what cannot be cross-validated is refused by
+// name.
+func TestCrossValidateErrors(t *testing.T) {
+	t.Parallel()
+	ds := planted(9, 30, 12, 2, 0.5)
+	fit := model.Options{Method: solver.NMF}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Fit: fit, Ks: []int{2, 3}, TestShare: -0.1}, "test share -0.1"},
+		{Options{Fit: fit, Ks: []int{2, 3}, TestShare: 0.6}, "test share 0.6"},
+		{Options{Fit: fit, Ks: []int{2, 12}}, "ranks up to 12, but the data (30 samples x 12 features) allow 1 to 11"},
+		{Options{Fit: fit, Ks: []int{0, 2}}, "rank 0 out of range"},
+		{Options{Fit: fit, Ks: []int{2, 2}}, "rank 2 given twice"},
+		{Options{Fit: fit}, "no ranks"},
+		{Options{Fit: fit, Ks: []int{2}, Replicates: 101}, "101 replicates"},
+		{Options{Fit: model.Options{Method: solver.CF}, Ks: []int{2}}, "cf cannot leave entries out"},
+		{Options{Fit: model.Options{Method: solver.GNMF, Lambda: solver.Auto}, Ks: []int{2}}, "lambda auto"},
+	} {
+		if _, err := CrossValidate(context.Background(), ds, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
