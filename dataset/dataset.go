@@ -62,6 +62,12 @@ type Dataset struct {
 	// Skipped names what TextOptions.SkipUnreadable left out: files of a
 	// directory corpus (relative paths) or lines of a line corpus.
 	Skipped []string
+	// Missing lists the entries whose values are unknown (LoadOptions.Mask),
+	// one row per sample, the same shape as the data: their values in
+	// Sparse or Dense are zero, and a fit leaves them out of its
+	// objective. nil when every entry is known. Every method that changes
+	// the samples or features keeps it in step.
+	Missing *sparse.CSR
 }
 
 // LoadOptions says how to read a data file. The zero value reads the
@@ -80,6 +86,11 @@ type LoadOptions struct {
 	// one line per sample (blank lines are ignored). It is how a .mtx or
 	// .npy file gets labels, and overrides labels stored in the file.
 	Labels string
+	// Mask is the path of a Matrix Market file (.mtx, or .mtx.gz) whose
+	// stored entries are the data's unknown entries (Dataset.Missing),
+	// one row per sample as the data are read (after Transpose); its
+	// values are not used. The data's values there are dropped.
+	Mask string
 	// CSV says how to read .csv and .tsv files (for .tsv the separator is
 	// always a tab).
 	CSV CSVOptions
@@ -144,7 +155,64 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 			return nil, err
 		}
 	}
+	if opt.Mask != "" {
+		if err := d.readMask(opt.Mask); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
+}
+
+// readMask reads the Matrix Market file path as d's unknown entries
+// (LoadOptions.Mask) and drops d's values there.
+func (d *Dataset) readMask(path string) error {
+	a, dense, err := matrixio.ReadMatrixMarketFile(path)
+	if err != nil {
+		return err
+	}
+	if dense != nil {
+		a = sparse.FromMatrix(dense)
+	}
+	n, m := d.Dims()
+	if a.Rows != n || a.Cols != m {
+		return fmt.Errorf("%s: a mask of %d x %d entries for %s's %d samples x %d features", path, a.Rows, a.Cols, d.Source, n, m)
+	}
+	if a.NNZ() == 0 {
+		return nil
+	}
+	pattern := &sparse.CSR{Rows: n, Cols: m, Indptr: slices.Clone(a.Indptr), Ind: slices.Clone(a.Ind), Val: make([]float64, a.NNZ())}
+	for i := range pattern.Val {
+		pattern.Val[i] = 1
+	}
+	d.Missing = pattern
+	d.zeroMissing()
+	return nil
+}
+
+// zeroMissing drops the stored values at Missing's entries (sparse) or
+// sets them to zero (dense).
+func (d *Dataset) zeroMissing() {
+	h := d.Missing
+	if d.Dense != nil {
+		for i := 0; i < h.Rows; i++ {
+			for q := h.Indptr[i]; q < h.Indptr[i+1]; q++ {
+				d.Dense.Set(i, h.Ind[q], 0)
+			}
+		}
+		return
+	}
+	a := d.Sparse
+	out := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
+	for i := 0; i < a.Rows; i++ {
+		hid := h.Ind[h.Indptr[i]:h.Indptr[i+1]]
+		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+			if _, found := slices.BinarySearch(hid, a.Ind[q]); !found {
+				out.Ind, out.Val = append(out.Ind, a.Ind[q]), append(out.Val, a.Val[q])
+			}
+		}
+		out.Indptr[i+1] = len(out.Ind)
+	}
+	d.Sparse = out
 }
 
 // loadFile reads a data file chosen by extension (see Load).
@@ -654,6 +722,14 @@ func (d *Dataset) Scan() (sparse.Stats, error) {
 	if d.IDs != nil && len(d.IDs) != n {
 		return none, fmt.Errorf("%s: %d sample IDs for %d samples", d.Source, len(d.IDs), n)
 	}
+	if h := d.Missing; h != nil {
+		if h.Rows != n || h.Cols != m {
+			return none, fmt.Errorf("%s: %d x %d missing entries for %d samples x %d features", d.Source, h.Rows, h.Cols, n, m)
+		}
+		if err := h.Validate(); err != nil {
+			return none, fmt.Errorf("%s: missing entries: %v", d.Source, err)
+		}
+	}
 	return st, nil
 }
 
@@ -948,6 +1024,9 @@ func (d *Dataset) KeepUsedFeatures(df []int) (kept []int) {
 		}
 		d.Vocabulary = v
 	}
+	if d.Missing != nil && len(kept) < len(df) {
+		d.Missing = d.Missing.SelectCols(kept)
+	}
 	switch {
 	case len(kept) == len(df):
 		return kept
@@ -985,6 +1064,9 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 		if i < 0 || i >= n {
 			panic("dataset: SelectSamples index out of range")
 		}
+	}
+	if d.Missing != nil {
+		out.Missing = d.Missing.SelectRows(idx)
 	}
 	if d.Sparse != nil {
 		out.Sparse = d.Sparse.SelectRows(idx)
@@ -1034,6 +1116,24 @@ func (d *Dataset) MapFeatures(to []int, m int, names []string) (dropped, dropped
 		}
 	}
 	n, _ := d.Dims()
+	if h := d.Missing; h != nil {
+		out := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
+		for i := 0; i < n; i++ {
+			row0 := len(out.Ind)
+			for _, j := range h.Ind[h.Indptr[i]:h.Indptr[i+1]] {
+				if t := to[j]; t >= 0 {
+					out.Ind = append(out.Ind, t)
+				}
+			}
+			slices.Sort(out.Ind[row0:])
+			out.Indptr[i+1] = len(out.Ind)
+		}
+		out.Val = make([]float64, len(out.Ind))
+		for q := range out.Val {
+			out.Val[q] = 1
+		}
+		d.Missing = out
+	}
 	if a := d.Sparse; a != nil {
 		out := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
 		type entry struct {

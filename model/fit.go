@@ -176,6 +176,10 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 	} else {
 		d, err = solver.NewDenseData(ds.Dense)
 	}
+	if err == nil && ds.Missing != nil {
+		// The unknown entries are left out of the objective.
+		d, err = d.Hide(ds.Missing)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Source, err)
 	}

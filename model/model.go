@@ -210,6 +210,9 @@ type Transformed struct {
 // on the other samples only through the rounding of the kernels that
 // take rows together.
 func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts TransformOptions) (*Transformed, error) {
+	if ds != nil && ds.Missing != nil {
+		return nil, fmt.Errorf("%s: %d entries are unknown (a mask): placing new samples with unknown entries is not supported; fit them with the training data instead", ds.Source, ds.Missing.NNZ())
+	}
 	if err := m.check(); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -78,7 +79,7 @@ func (it *maskedIter) step(eval bool) (float64, error) {
 	case it.cd && it.p.reg != nil:
 		it.cdGraphV()
 	case it.cd:
-		it.p.eachRow(it.f.v.Rows, func(j int) { it.cdRow(j, it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample, 0, nil) })
+		it.cdRows(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample)
 	default:
 		if it.p.reg != nil {
 			it.p.reg.w.MulDenseTo(it.wv, it.f.v, th)
@@ -87,7 +88,7 @@ func (it *maskedIter) step(eval bool) (float64, error) {
 	}
 	it.prepareU()
 	if it.cd {
-		it.p.eachRow(it.f.a.Rows, func(i int) { it.cdRow(i, it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature, 0, nil) })
+		it.cdRows(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature)
 	} else {
 		it.muHalf(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature, false)
 	}
@@ -157,15 +158,41 @@ func (it *maskedIter) hiddenSquares() float64 {
 	a, v := it.f.a.Data, it.f.v.Data
 	return fixedSum(hs.Rows, it.p.opts.Threads, func(lo, hi int) float64 {
 		var s float64
+		var y []float64
 		for j := lo; j < hi; j++ {
-			vj := v[j*k : (j+1)*k]
-			for q := hs.Indptr[j]; q < hs.Indptr[j+1]; q++ {
-				y := dot(a[hs.Ind[q]*k:(hs.Ind[q]+1)*k], vj)
-				s += y * y
+			rows := hiddenRow(hs, j)
+			if len(rows) == 0 {
+				continue
 			}
+			y = slices.Grow(y[:0], len(rows))[:len(rows)]
+			asm.DotGather(y, v[j*k:(j+1)*k], rows, a, k)
+			s += asm.Dot(y, y)
 		}
 		return s
 	})
+}
+
+// maskWork is a worker's room for one row's hidden entries: the model's
+// values there (y) and the other factor's rows at them, transposed (ht,
+// column c contiguous), as asm.DotGatherT writes them.
+type maskWork struct {
+	y, ht, g, den []float64
+}
+
+func newMaskWork(k int) *maskWork {
+	return &maskWork{g: make([]float64, k), den: make([]float64, k)}
+}
+
+// gather sets y and ht for f's row fr against h's rows at the hidden
+// columns rows, and returns them.
+func (w *maskWork) gather(fr []float64, rows []int, h blas64.General) (y, ht []float64) {
+	nq, k := len(rows), len(fr)
+	w.y = slices.Grow(w.y[:0], nq)[:nq]
+	w.ht = slices.Grow(w.ht[:0], nq*k)[:nq*k]
+	if nq > 0 {
+		asm.DotGatherT(w.y, w.ht, fr, rows, h.Data, k)
+	}
+	return w.y, w.ht
 }
 
 // muHalf is the multiplicative step of f's rows against h (the other
@@ -177,14 +204,18 @@ func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV b
 	k := it.f.k
 	reg := it.p.reg
 	parallel.ForWorker(f.Rows, it.p.opts.Threads, 64, func(_, lo, hi int) {
-		den, corr := make([]float64, k), make([]float64, k)
+		w := newMaskWork(k)
 		for r := lo; r < hi; r++ {
 			fr := f.Data[r*k : (r+1)*k]
-			hiddenCorrection(corr, fr, h, hiddenRow(hid, r), k)
-			matVec(den, fr, s)
+			rows := hiddenRow(hid, r)
+			y, ht := w.gather(fr, rows, h)
+			matVec(w.den, fr, s)
 			nr := num.Data[r*k : (r+1)*k]
 			for c := range fr {
-				dn, nm := den[c]-corr[c], nr[c]
+				dn, nm := w.den[c], nr[c]
+				if nq := len(rows); nq > 0 {
+					dn -= asm.Dot(y, ht[c*nq:(c+1)*nq])
+				}
 				if isV && reg != nil {
 					dn += reg.deg[r] * fr[c]
 					nm += it.wv.Data[r*k+c]
@@ -201,26 +232,24 @@ func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV b
 // and nb are the graph term's for a row of V (deg 0 and nb nil
 // otherwise): lambda D_rr and lambda (W V)_r for the neighbours' current
 // rows.
-func (it *maskedIter) cdRow(r int, f, h, num, s blas64.General, hid *sparse.CSR, deg float64, nb []float64) {
+func (it *maskedIter) cdRow(w *maskWork, r int, f, h, num, s blas64.General, hid *sparse.CSR, deg float64, nb []float64) {
 	k := it.f.k
 	fr := f.Data[r*k : (r+1)*k]
 	nr := num.Data[r*k : (r+1)*k]
 	rows := hiddenRow(hid, r)
-	y := make([]float64, len(rows)) // the model's values at the row's hidden entries
-	for q, t := range rows {
-		y[q] = dot(h.Data[t*k:(t+1)*k], fr)
-	}
-	g := make([]float64, k) // fr s
+	nq := len(rows)
+	y, ht := w.gather(fr, rows, h) // kept current as fr moves
+	g := w.g
 	matVec(g, fr, s)
 	for c := 0; c < k; c++ {
 		grad, curv := g[c]-nr[c]+deg*fr[c], s.Data[c*k+c]+deg
 		if nb != nil {
 			grad -= nb[c]
 		}
-		for q, t := range rows {
-			hc := h.Data[t*k+c]
-			grad -= y[q] * hc
-			curv -= hc * hc
+		hc := ht[c*nq : (c+1)*nq]
+		if nq > 0 {
+			grad -= asm.Dot(y, hc)
+			curv -= asm.Dot(hc, hc)
 		}
 		if !(curv > 0) {
 			continue // the objective does not depend on this entry
@@ -231,13 +260,22 @@ func (it *maskedIter) cdRow(r int, f, h, num, s blas64.General, hid *sparse.CSR,
 			continue
 		}
 		fr[c] = nv
-		for b, x := range s.Data[c*k : (c+1)*k] {
-			g[b] += delta * x
-		}
-		for q, t := range rows {
-			y[q] += delta * h.Data[t*k+c]
+		asm.Axpy(delta, s.Data[c*k:(c+1)*k], g)
+		if nq > 0 {
+			asm.Axpy(delta, hc, y)
 		}
 	}
+}
+
+// cdRows runs cdRow on every row of f (no graph term): rows are
+// independent.
+func (it *maskedIter) cdRows(f, h, num, s blas64.General, hid *sparse.CSR) {
+	parallel.ForWorker(f.Rows, it.p.opts.Threads, 64, func(_, lo, hi int) {
+		w := newMaskWork(it.f.k)
+		for r := lo; r < hi; r++ {
+			it.cdRow(w, r, f, h, num, s, hid, 0, nil)
+		}
+	})
 }
 
 // cdGraphV is V's cd half with a graph term: rows of one colour share no
@@ -249,7 +287,7 @@ func (it *maskedIter) cdGraphV() {
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]
 		parallel.For(len(rows), it.p.opts.Threads, 64, func(lo, hi int) {
-			nb := make([]float64, k)
+			nb, w := make([]float64, k), newMaskWork(k)
 			for _, j := range rows[lo:hi] {
 				clear(nb)
 				for q := reg.w.Indptr[j]; q < reg.w.Indptr[j+1]; q++ {
@@ -258,7 +296,7 @@ func (it *maskedIter) cdGraphV() {
 						nb[b] += w * x
 					}
 				}
-				it.cdRow(j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb)
+				it.cdRow(w, j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb)
 			}
 		})
 	}
@@ -267,19 +305,6 @@ func (it *maskedIter) cdGraphV() {
 // hiddenRow returns the hidden entries' columns in row r of the mask's
 // orientation m.
 func hiddenRow(m *sparse.CSR, r int) []int { return m.Ind[m.Indptr[r]:m.Indptr[r+1]] }
-
-// hiddenCorrection sets corr = sum over the hidden t of (fr . h_t) h_t:
-// what the hidden entries add to fr's row of (F H^T) H.
-func hiddenCorrection(corr, fr []float64, h blas64.General, rows []int, k int) {
-	clear(corr)
-	for _, t := range rows {
-		ht := h.Data[t*k : (t+1)*k]
-		y := dot(ht, fr)
-		for c, x := range ht {
-			corr[c] += y * x
-		}
-	}
-}
 
 // matVec sets dst = x s for the k-vector x and the k x k s.
 func matVec(dst, x []float64, s blas64.General) {
@@ -411,7 +436,7 @@ func (it *maskedKLIter) step(eval bool) (float64, error) {
 func (it *maskedKLIter) half(a *sparse.CSR, vals []float64, f, h blas64.General, lin []float64, hid *sparse.CSR, gamma []float64, sweeps int) {
 	k := it.f.k
 	parallel.ForWorker(a.Rows, it.p.opts.Threads, 16, func(_, lo, hi int) {
-		own := make([]float64, k)
+		own, num := make([]float64, k), make([]float64, k)
 		var ht, y, ratios []float64
 		for r := lo; r < hi; r++ {
 			fr := f.Data[r*k : (r+1)*k]
@@ -421,9 +446,7 @@ func (it *maskedKLIter) half(a *sparse.CSR, vals []float64, f, h blas64.General,
 				if gamma != nil {
 					w = gamma[t]
 				}
-				for c, x := range h.Data[t*k : (t+1)*k] {
-					own[c] -= w * x
-				}
+				asm.Axpy(-w, h.Data[t*k:(t+1)*k], own)
 			}
 			p0, p1 := a.Indptr[r], a.Indptr[r+1]
 			nq := p1 - p0
@@ -442,13 +465,10 @@ func (it *maskedKLIter) half(a *sparse.CSR, vals []float64, f, h blas64.General,
 				klCDRow(fr, own, vals[p0:p1], ht[:nq*k], y[:nq], ratios, sweeps, nil, nil, 1, nil)
 				continue
 			}
-			num := make([]float64, k)
+			clear(num)
 			for q := p0; q < p1; q++ {
 				hq := h.Data[a.Ind[q]*k : (a.Ind[q]+1)*k]
-				ratio := vals[q] / max(dot(fr, hq), Eps)
-				for c, x := range hq {
-					num[c] += ratio * x
-				}
+				asm.Axpy(vals[q]/max(asm.Dot(fr, hq), Eps), hq, num)
 			}
 			for c := range fr {
 				fr[c] *= num[c] / max(own[c], Eps)

@@ -353,6 +353,7 @@ func (d *dataFlags) registerRead(fs *flag.FlagSet) {
 	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
+	fs.StringVar(&d.opts.Mask, "mask", "", "Matrix Market file (samples x features) whose entries mark the data's unknown values: nmf, gnmf and nmf-kl leave them out of the fit")
 	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
 	fs.BoolVar(&d.opts.Text.SkipUnreadable, "skip-unreadable", false, "text: leave out the files (lines) that are binary (more than 1 byte in 20 a control byte) or cannot be read, reporting them, rather than stop at the first")
 	fs.StringVar(&d.opts.CSV.LabelColumn, "label-column", "", "CSV: the column of integer labels, by header name or 1-based position; a .txt file of one document per line: 1 for label<TAB>text")
@@ -664,7 +665,7 @@ func decimal(s string) bool {
 func maxThreads() int { return max(8, 4*runtime.NumCPU()) }
 
 // inputFiles returns the files the data flags name for reading.
-func (d *dataFlags) inputFiles() []string { return []string{d.path, d.opts.Labels} }
+func (d *dataFlags) inputFiles() []string { return []string{d.path, d.opts.Labels, d.opts.Mask} }
 
 // beginOutput checks --out against the inputs (checkOutput) and makes its
 // temporary twin (outdir.Begin) before the work, so that an unusable

@@ -229,7 +229,11 @@ func factorsMAT(res *solver.Result, voc []string) output {
 }
 
 func printSummary(w io.Writer, s *fitSummary) {
-	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)\n", s.Method, s.K, s.Samples, s.Features, s.NNZ)
+	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)", s.Method, s.K, s.Samples, s.Features, s.NNZ)
+	if s.Missing > 0 {
+		fmt.Fprintf(w, "; %d unknown entries (--mask) left out of the fit", s.Missing)
+	}
+	fmt.Fprintln(w)
 	if s.Lambda != nil {
 		fmt.Fprintf(w, "lambda %g (%s formulation)", *s.Lambda, s.Formulation)
 		if s.Verdict != autolambda.NoVerdict {

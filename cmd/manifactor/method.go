@@ -402,12 +402,14 @@ func (g *graphFlags) readGraph(n int, stderr io.Writer) (*graph.Graph, error) {
 
 // fitSummary is summary.json and the --json output of fit and cluster.
 type fitSummary struct {
-	Method      string                 `json:"method"`
-	K           int                    `json:"k"`
-	Samples     int                    `json:"samples"`
-	Features    int                    `json:"features"`
-	NNZ         int                    `json:"nnz"`
-	Classes     []int                  `json:"classes,omitempty"`
+	Method   string `json:"method"`
+	K        int    `json:"k"`
+	Samples  int    `json:"samples"`
+	Features int    `json:"features"`
+	NNZ      int    `json:"nnz"`
+	Classes  []int  `json:"classes,omitempty"`
+	// Missing counts the unknown entries (--mask) the fit left out.
+	Missing     int                    `json:"missing,omitempty"`
 	Formulation string                 `json:"formulation,omitempty"`
 	Lambda      *float64               `json:"lambda,omitempty"`
 	LambdaAuto  []autolambda.Candidate `json:"lambda_candidates,omitempty"`
@@ -501,6 +503,9 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: nnz,
 		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
+	if h := ds.Missing; h != nil {
+		sum.Missing = h.NNZ()
+	}
 	var g *graph.Graph // the graph the fit used, if any
 	if opts.Method.TakesGraph() {
 		sum.Formulation = opts.Formulation.String()

@@ -72,6 +72,15 @@ func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
 	if a := ds.Sparse; a != nil {
 		est.Panels = nmfstep.XVPanelBytes(n, len(a.Ind), int(k), threads)
 	}
+	if h := ds.Missing; h != nil {
+		// The unknown entries in both orientations (an index and an unused
+		// value each), and for sparse data the solver's copies of the
+		// observed entries made anew (solver.Data.Hide).
+		est.Data += 2 * (16*int64(h.NNZ()) + 8*(n64+m64))
+		if ds.Sparse != nil {
+			est.Data += 2 * dataBytes(ds)
+		}
+	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its
 	// replicates' assignments and centres (small) and a copy of V.

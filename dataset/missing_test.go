@@ -1,0 +1,54 @@
+package dataset
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// TestMissing: a mask read with the data drops the values at its entries
+// and marks them Missing, which selecting samples and features keeps in
+// step; a mask of another shape is refused with both shapes.
+func TestMissing(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "x.mtx")
+	os.WriteFile(data, []byte("%%MatrixMarket matrix coordinate real general\n3 4 6\n1 1 1\n1 2 2\n2 2 3\n2 4 4\n3 1 5\n3 3 6\n"), 0o644)
+	mask := filepath.Join(dir, "m.mtx")
+	os.WriteFile(mask, []byte("%%MatrixMarket matrix coordinate pattern general\n3 4 3\n1 2\n2 3\n3 1\n"), 0o644)
+	d, err := Load(context.Background(), data, LoadOptions{Mask: mask})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Missing == nil || d.Missing.NNZ() != 3 || d.Sparse.NNZ() != 4 {
+		t.Fatalf("missing %v, stored %d", d.Missing, d.Sparse.NNZ())
+	}
+	for _, e := range [][2]int{{0, 1}, {2, 0}} {
+		if d.Sparse.At(e[0], e[1]) != 0 {
+			t.Errorf("value at masked %v kept", e)
+		}
+	}
+	sub := d.SelectSamples([]int{2, 0})
+	if !slices.Equal(sub.Missing.Indptr, []int{0, 1, 2}) || !slices.Equal(sub.Missing.Ind, []int{0, 1}) {
+		t.Errorf("SelectSamples: missing %+v", sub.Missing)
+	}
+	kept := sub.KeepUsedFeatures([]int{1, 0, 1, 1}) // drop feature 2 (1-based)
+	if !slices.Equal(kept, []int{0, 2, 3}) || !slices.Equal(sub.Missing.Ind, []int{0}) || sub.Missing.Cols != 3 {
+		t.Errorf("KeepUsedFeatures: kept %v, missing %+v", kept, sub.Missing)
+	}
+	if err := sub.Validate(); err != nil {
+		t.Error(err)
+	}
+	sub.Missing = &sparse.CSR{Rows: 1, Cols: 3, Indptr: []int{0, 0}}
+	if err := sub.Validate(); err == nil || !strings.Contains(err.Error(), "missing entries") {
+		t.Errorf("a mask of the wrong shape: %v", err)
+	}
+	os.WriteFile(mask, []byte("%%MatrixMarket matrix coordinate pattern general\n4 4 1\n4 4\n"), 0o644)
+	if _, err := Load(context.Background(), data, LoadOptions{Mask: mask}); err == nil || !strings.Contains(err.Error(), "4 x 4 entries for") {
+		t.Errorf("a 4 x 4 mask for 3 x 4 data: %v", err)
+	}
+}
