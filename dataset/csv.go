@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -41,6 +42,8 @@ type CSVOptions struct {
 	// "" means the file has no label column. A name takes precedence over
 	// a position.
 	LabelColumn string
+	// nan reads fields NaN as NaN values (LoadOptions.MissingNaN).
+	nan bool
 }
 
 // ReadCSV reads a dense data set from CSV text: one sample per record,
@@ -155,6 +158,12 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				return matrixio.ValueErr(name, line, j+1, s, "%s: empty value", colName(j))
 			}
 			x, err := matrixio.ParseValue([]byte(s), "real")
+			if err != nil && strings.EqualFold(s, "nan") {
+				if !opt.nan {
+					return matrixio.ValueErr(name, line, j+1, s, "%s: %v%s", colName(j), err, matrixio.NaNHint(math.NaN()))
+				}
+				x, err = math.NaN(), nil
+			}
 			if err != nil {
 				if hasLetters(s) {
 					// Words in a matrix file: a column of documents.

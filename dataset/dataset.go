@@ -86,6 +86,10 @@ type LoadOptions struct {
 	// one line per sample (blank lines are ignored). It is how a .mtx or
 	// .npy file gets labels, and overrides labels stored in the file.
 	Labels string
+	// MissingNaN reads NaN values as unknown entries (Dataset.Missing)
+	// rather than refusing them: in .npy and .mat files, and fields NaN
+	// (in any case) of .csv and .tsv files.
+	MissingNaN bool
 	// Mask is the path of a Matrix Market file (.mtx, or .mtx.gz) whose
 	// stored entries are the data's unknown entries (Dataset.Missing),
 	// one row per sample as the data are read (after Transpose); its
@@ -155,12 +159,50 @@ func Load(ctx context.Context, path string, opt LoadOptions) (*Dataset, error) {
 			return nil, err
 		}
 	}
+	if opt.MissingNaN {
+		if opt.Mask != "" {
+			return nil, fmt.Errorf("%s: unknown entries given twice, as NaN (MissingNaN) and as a mask (%s): give them one way", path, opt.Mask)
+		}
+		d.nanToMissing()
+	}
 	if opt.Mask != "" {
 		if err := d.readMask(opt.Mask); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
+}
+
+// nanToMissing records d's NaN values as Missing and drops them.
+func (d *Dataset) nanToMissing() {
+	n, m := d.Dims()
+	h := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		if d.Dense != nil {
+			for j, x := range d.Dense.RawRowView(i) {
+				if math.IsNaN(x) {
+					h.Ind = append(h.Ind, j)
+				}
+			}
+		} else {
+			a := d.Sparse
+			for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+				if math.IsNaN(a.Val[q]) {
+					h.Ind = append(h.Ind, a.Ind[q])
+				}
+			}
+		}
+		h.Indptr[i+1] = len(h.Ind)
+	}
+	if len(h.Ind) == 0 {
+		return
+	}
+	h.Val = make([]float64, len(h.Ind))
+	for q := range h.Val {
+		h.Val[q] = 1
+	}
+	d.Missing = h
+	d.zeroMissing()
 }
 
 // readMask reads the Matrix Market file path as d's unknown entries
@@ -269,7 +311,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		d, err = readMTXDataset(r, path, size, opt)
 	case ".npy":
 		var m *mat.Dense
-		if m, err = matrixio.ReadNPYBudget(r, path, size, max(budget, 0)); err == nil {
+		if m, err = matrixio.ReadNPYBudget(r, path, size, max(budget, 0), opt.MissingNaN); err == nil {
 			err = matrixio.NPYEnds(r, path, m)
 		}
 		if err == nil {
@@ -277,6 +319,7 @@ func loadFile(ctx context.Context, path string, opt LoadOptions) (*Dataset, erro
 		}
 	case ".csv", ".tsv":
 		o := opt.CSV
+		o.nan = opt.MissingNaN
 		if ext == ".tsv" {
 			o.Comma = '\t'
 		}
@@ -461,7 +504,7 @@ func readMATDataset(r io.Reader, name string, size int64, opt LoadOptions) (*Dat
 	if opt.Labels == "" {
 		want = append(slices.Clone(dataVars), labelVars...)
 	}
-	vars, names, err := decodeMAT(r, name, size, want, max(opt.MemoryLimit, 0))
+	vars, names, err := decodeMAT(r, name, size, want, max(opt.MemoryLimit, 0), opt.MissingNaN)
 	if err != nil {
 		return nil, err
 	}
@@ -704,7 +747,7 @@ func (d *Dataset) Scan() (sparse.Stats, error) {
 		d.eachDenseRow(func(i int, row []float64) {
 			for j, x := range row {
 				if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
-					err = fmt.Errorf("%s: sample %d, feature %d (1-based): value %v is not finite", d.Source, i+1, j+1, x)
+					err = fmt.Errorf("%s: sample %d, feature %d (1-based): value %v is not finite%s", d.Source, i+1, j+1, x, matrixio.NaNHint(x))
 				}
 			}
 		})

@@ -106,7 +106,7 @@ type matVar struct {
 // rejected). Sizes claimed by the file are checked against the bytes that
 // can back them before anything is allocated.
 func readMAT(r io.Reader, name string, want ...string) (map[string]*matVar, error) {
-	vars, _, err := decodeMAT(r, name, matrixio.SizeOf(r), want, 0)
+	vars, _, err := decodeMAT(r, name, matrixio.SizeOf(r), want, 0, false)
 	return vars, err
 }
 
@@ -143,6 +143,7 @@ type matDecoder struct {
 	// budget bounds the bytes of the data as float64 (and indices); 0
 	// for none.
 	budget int64
+	nan    bool // NaN values are kept (unknown entries), not refused
 	name   string
 	bo     binary.ByteOrder
 	want   map[string]bool // nil: every supported variable
@@ -151,8 +152,8 @@ type matDecoder struct {
 	chunk  []byte   // scratch space for payloads, grown up to 64 KiB as needed
 }
 
-func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64) (map[string]*matVar, []string, error) {
-	d := &matDecoder{name: name, vars: make(map[string]*matVar), budget: budget}
+func decodeMAT(r io.Reader, name string, size int64, want []string, budget int64, nan bool) (map[string]*matVar, []string, error) {
+	d := &matDecoder{name: name, vars: make(map[string]*matVar), budget: budget, nan: nan}
 	if len(want) > 0 {
 		d.want = make(map[string]bool, len(want))
 		for _, w := range want {
@@ -472,8 +473,8 @@ func (d *matDecoder) denseData(e *matElem, v *matVar) error {
 		return err
 	}
 	for k, x := range v.Data {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, k%v.Rows+1, k/v.Rows+1, x)
+		if math.IsInf(x, 0) || (math.IsNaN(x) && !d.nan) {
+			return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite%s", v.Name, k%v.Rows+1, k/v.Rows+1, x, matrixio.NaNHint(x))
 		}
 	}
 	return nil
@@ -568,8 +569,8 @@ func (d *matDecoder) sparseData(e *matElem, v *matVar, logical bool) error {
 				return matrixio.StreamErr(d.name, "variable %q: column %d: row indices not strictly increasing (%d after %d)", v.Name, j+1, i+1, prev+1)
 			}
 			prev = i
-			if x := pr[p]; math.IsNaN(x) || math.IsInf(x, 0) {
-				return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite", v.Name, i+1, j+1, x)
+			if x := pr[p]; math.IsInf(x, 0) || (math.IsNaN(x) && !d.nan) {
+				return matrixio.StreamErr(d.name, "variable %q: row %d, column %d: value %v is not finite%s", v.Name, i+1, j+1, x, matrixio.NaNHint(x))
 			}
 		}
 	}

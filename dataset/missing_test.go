@@ -2,11 +2,15 @@ package dataset
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/manifactor/manifactor/internal/testenv"
 
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -50,5 +54,34 @@ func TestMissing(t *testing.T) {
 	os.WriteFile(mask, []byte("%%MatrixMarket matrix coordinate pattern general\n4 4 1\n4 4\n"), 0o644)
 	if _, err := Load(context.Background(), data, LoadOptions{Mask: mask}); err == nil || !strings.Contains(err.Error(), "4 x 4 entries for") {
 		t.Errorf("a 4 x 4 mask for 3 x 4 data: %v", err)
+	}
+}
+
+// TestMissingNaN: NaN in a .csv or .mat file (.npy: matrixio's
+// TestReadNPYNaN) is an error that names
+// the option, or with MissingNaN an unknown entry whose value is dropped.
+func TestMissingNaN(t *testing.T) {
+	dir := t.TempDir()
+	nan := math.NaN()
+	colMajorVals := []float64{1, 3, nan, 4, 2, nan}
+	files := map[string][]byte{
+		"x.csv": []byte("1,NaN,2\n3,4,nan\n"),
+		"x.mat": matWriter{bo: binary.LittleEndian}.file(denseVar("fea", 2, 3, miDOUBLE, colMajorVals)),
+	}
+	for name, b := range files {
+		path := testenv.WriteFile(t, dir, name, b)
+		if _, err := Load(context.Background(), path, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "--missing nan") {
+			t.Errorf("%s without MissingNaN: %v", name, err)
+		}
+		d, err := Load(context.Background(), path, LoadOptions{MissingNaN: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d.Missing == nil || !slices.Equal(d.Missing.Indptr, []int{0, 1, 2}) || !slices.Equal(d.Missing.Ind, []int{1, 2}) {
+			t.Errorf("%s: missing %+v", name, d.Missing)
+		}
+		if d.Dense == nil || d.Dense.At(0, 1) != 0 || d.Dense.At(1, 2) != 0 || d.Dense.At(1, 1) != 4 {
+			t.Errorf("%s: values %v", name, d.Dense)
+		}
 	}
 }

@@ -316,6 +316,7 @@ type dataFlags struct {
 	prep    model.PrepareOptions
 	classes string
 	header  string
+	missing string    // --missing: "" or "nan"
 	stderr  io.Writer // where readers' notes go; nil for none
 	// What load took: reading the file, and model.Prepare.
 	loadTime, prepareTime time.Duration
@@ -353,6 +354,7 @@ func (d *dataFlags) registerRead(fs *flag.FlagSet) {
 	fs.StringVar(&d.opts.Var, "var", "", "data variable of a .mat file (default fea, else dtm)")
 	fs.StringVar(&d.opts.LabelVar, "label-var", "", "label variable of a .mat file (default gnd, else classid)")
 	fs.StringVar(&d.opts.Labels, "labels", "", "text file with one integer label per sample, for .mtx data")
+	fs.StringVar(&d.missing, "missing", "", "nan: NaN values in .npy, .mat, .csv and .tsv data are unknown entries, which nmf, gnmf and nmf-kl leave out of the fit (default: NaN is an error)")
 	fs.StringVar(&d.opts.Mask, "mask", "", "Matrix Market file (samples x features) whose entries mark the data's unknown values: nmf, gnmf and nmf-kl leave them out of the fit")
 	fs.BoolVar(&d.opts.Transpose, "transpose", false, "the file stores features as rows and samples as columns")
 	fs.BoolVar(&d.opts.Text.SkipUnreadable, "skip-unreadable", false, "text: leave out the files (lines) that are binary (more than 1 byte in 20 a control byte) or cannot be read, reporting them, rather than stop at the first")
@@ -368,6 +370,13 @@ func (d *dataFlags) registerRead(fs *flag.FlagSet) {
 func (d *dataFlags) check() error {
 	if d.path == "" {
 		return errors.New("--data is required")
+	}
+	switch d.missing {
+	case "":
+	case "nan":
+		d.opts.MissingNaN = true
+	default:
+		return fmt.Errorf("--missing %q: the one marker of unknown entries is nan", d.missing)
 	}
 	switch d.header {
 	case "auto", "":

@@ -41,7 +41,7 @@ type npyType struct {
 // first that is not by its row and column. The shape is checked against
 // the bytes that can back it before anything is allocated.
 func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
-	return ReadNPYBudget(r, name, SizeOf(r), 0)
+	return ReadNPYBudget(r, name, SizeOf(r), 0, false)
 }
 
 // NPYEnds checks that the array m, just read from the .npy file name, is
@@ -61,8 +61,9 @@ func NPYEnds(r io.Reader, name string, m *mat.Dense) error {
 	return nil
 }
 
-// ReadNPYBudget reads an array from r, which holds size bytes (-1: unknown).
-func ReadNPYBudget(r io.Reader, name string, size int64, budget int64) (*mat.Dense, error) {
+// ReadNPYBudget reads an array from r, which holds size bytes (-1: unknown);
+// with nan, NaN values are kept (unknown entries) rather than refused.
+func ReadNPYBudget(r io.Reader, name string, size int64, budget int64, nan bool) (*mat.Dense, error) {
 	var pre [12]byte
 	if n, err := io.ReadFull(r, pre[:10]); err != nil {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -144,13 +145,13 @@ func ReadNPYBudget(r io.Reader, name string, size int64, budget int64) (*mat.Den
 		vals = Grow(vals, k, count)
 		decodeNPY(vals[start:], c, typ)
 		for q, x := range vals[start:] {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
+			if math.IsInf(x, 0) || (math.IsNaN(x) && !nan) {
 				e := int64(start + q)
 				i, j := e/cols, e%cols
 				if fortran {
 					i, j = e%rows, e/rows
 				}
-				return nil, ByteErr(name, int64(off+e*int64(typ.size)), "row %d, column %d (1-based): value %v is not finite", i+1, j+1, x)
+				return nil, ByteErr(name, int64(off+e*int64(typ.size)), "row %d, column %d (1-based): value %v is not finite%s", i+1, j+1, x, NaNHint(x))
 			}
 		}
 		done += int64(len(c))
@@ -469,4 +470,13 @@ func WriteNPY(w io.Writer, a mat.Matrix) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// NaNHint ends the message about a NaN value with how to read NaN as an
+// unknown entry instead; "" for other values.
+func NaNHint(x float64) string {
+	if math.IsNaN(x) {
+		return " (LoadOptions.MissingNaN, --missing nan, reads NaN as an unknown entry)"
+	}
+	return ""
 }

@@ -370,3 +370,20 @@ func FuzzReadNPY(f *testing.F) {
 		}
 	})
 }
+
+// TestReadNPYNaN: NaN is refused, naming the option that reads it as an
+// unknown entry, unless asked for; infinities are refused either way.
+func TestReadNPYNaN(t *testing.T) {
+	b := npyFile(1, npyDict("<f8", false, "(1, 3)"), npyEncode("<f8", []float64{1, math.NaN(), 2}))
+	if _, err := ReadNPYBudget(bytes.NewReader(b), "x.npy", int64(len(b)), 0, false); err == nil || !strings.Contains(err.Error(), "--missing nan") {
+		t.Errorf("NaN without nan: %v", err)
+	}
+	m, err := ReadNPYBudget(bytes.NewReader(b), "x.npy", int64(len(b)), 0, true)
+	if err != nil || !math.IsNaN(m.At(0, 1)) || m.At(0, 2) != 2 {
+		t.Errorf("NaN with nan: %v, %v", m, err)
+	}
+	inf := npyFile(1, npyDict("<f8", false, "(1, 2)"), npyEncode("<f8", []float64{1, math.Inf(1)}))
+	if _, err := ReadNPYBudget(bytes.NewReader(inf), "x.npy", int64(len(inf)), 0, true); err == nil || !strings.Contains(err.Error(), "not finite") {
+		t.Errorf("an infinity with nan: %v", err)
+	}
+}

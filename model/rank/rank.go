@@ -99,6 +99,15 @@ func CrossValidate(ctx context.Context, ds *dataset.Dataset, opts Options) (*Res
 	}
 	var hidden int
 	var mu sync.Mutex
+	if p := o.Progress; p != nil {
+		// The replicates report from their goroutines, one at a time.
+		var pm sync.Mutex
+		o.Progress = func(r, k int, e float64) {
+			pm.Lock()
+			defer pm.Unlock()
+			p(r, k, e)
+		}
+	}
 	threads := max(1, parallel.Threads(o.Fit.Threads)/o.Replicates)
 	var firstErr error
 	var wg sync.WaitGroup

@@ -169,3 +169,19 @@ func TestCrossValidateErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossValidateProgress: every fit is reported once, one report at a
+// time (the race detector watches the counter).
+func TestCrossValidateProgress(t *testing.T) {
+	t.Parallel()
+	ds := planted(11, 80, 40, 2, 0.5)
+	calls := 0
+	_, err := CrossValidate(context.Background(), ds, Options{Fit: model.Options{Method: solver.NMF, Seed: 1}, Ks: []int{1, 2, 3},
+		Progress: func(r, k int, e float64) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3*DefaultReplicates {
+		t.Errorf("%d reports, want %d", calls, 3*DefaultReplicates)
+	}
+}
