@@ -102,29 +102,38 @@ func newKLIter(p *problem, f *factors) *klIter {
 			}
 		}
 	}
-	// In fixed chunks of samples, summed in order (fixedSum): a logarithm
-	// a stored entry, 70 million of them at 500,000 documents, would be
-	// one goroutine's work at every start.
-	it.xlogx = fixedSum(it.xt.Rows, p.opts.Threads, func(lo, hi int) float64 {
+	it.xlogx = xLogX(it.xt, it.gamma, p.opts.Threads)
+	return it
+}
+
+func (it *klIter) weight(j int) float64 { return weightOf(it.gamma, j) }
+
+// weightOf is sample j's weight: gamma[j], or 1 without weights.
+func weightOf(gamma []float64, j int) float64 {
+	if gamma == nil {
+		return 1
+	}
+	return gamma[j]
+}
+
+// xLogX returns sum_j g_j sum (x log x - x) over the positive entries of
+// xt (samples as rows), the data's constant part of the KL objective. In
+// fixed chunks of samples, summed in order (fixedSum): a logarithm a
+// stored entry, 70 million of them at 500,000 documents, would be one
+// goroutine's work at every start.
+func xLogX(xt *sparse.CSR, gamma []float64, threads int) float64 {
+	return fixedSum(xt.Rows, threads, func(lo, hi int) float64 {
 		var s float64
 		for j := lo; j < hi; j++ {
-			g := it.weight(j)
-			for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
-				if x := it.xt.Val[q]; x > 0 {
+			g := weightOf(gamma, j)
+			for q := xt.Indptr[j]; q < xt.Indptr[j+1]; q++ {
+				if x := xt.Val[q]; x > 0 {
 					s += g * (x*math.Log(x) - x)
 				}
 			}
 		}
 		return s
 	})
-	return it
-}
-
-func (it *klIter) weight(j int) float64 {
-	if it.gamma == nil {
-		return 1
-	}
-	return it.gamma[j]
 }
 
 func (it *klIter) buffers(workers, k int) {

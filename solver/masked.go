@@ -384,26 +384,11 @@ func newMaskedKLIter(p *problem, f *factors) *maskedKLIter {
 			it.xw[q] = it.gamma[j] * it.x.Val[q]
 		}
 	}
-	it.xlogx = fixedSum(it.xt.Rows, p.opts.Threads, func(lo, hi int) float64 {
-		var s float64
-		for j := lo; j < hi; j++ {
-			for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
-				if x := it.xt.Val[q]; x > 0 {
-					s += it.weight(j) * (x*math.Log(x) - x)
-				}
-			}
-		}
-		return s
-	})
+	it.xlogx = xLogX(it.xt, it.gamma, p.opts.Threads)
 	return it
 }
 
-func (it *maskedKLIter) weight(j int) float64 {
-	if it.gamma == nil {
-		return 1
-	}
-	return it.gamma[j]
-}
+func (it *maskedKLIter) weight(j int) float64 { return weightOf(it.gamma, j) }
 
 func (it *maskedKLIter) begin() float64 { return it.objective() }
 

@@ -128,6 +128,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if f.mf.kAuto {
+		return errors.New("--k auto: bench times one k; give a number (manifactor rank chooses one)")
+	}
 	if err := f.check(fs); err != nil {
 		return err
 	}

@@ -123,6 +123,9 @@ func runDistributedFit(ctx context.Context, fs *flag.FlagSet, df *dataFlags, rt 
 	if err := checkDistFlags(fs, mf); err != nil {
 		return err
 	}
+	if mf.kAuto {
+		return errors.New("--k auto: the distributed fit takes a number; choose it with manifactor rank on one machine")
+	}
 	if df.opts.Mask != "" {
 		return errors.New("--mask: the distributed fit has no unknown entries; fit on one machine to leave them out")
 	}

@@ -64,8 +64,8 @@ var flagHelps = map[string]flagHelp{
 // The flags --help-all adds, by group; the rest are a command's own.
 func init() {
 	for group, names := range map[int][]string{
-		dataGroup:   {"labels", "transpose", "var", "label-var", "label-column", "header", "single-label", "min-class-size", "largest", "split", "max-df", "keep-numbers", "no-stem", "no-stopwords", "drop-empty", "weighting", "normalize", "keep-zero-features"},
-		methodGroup: {"lambdas", "formulation", "candidate-start", "auto-sample", "screen-iters", "start", "assign", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory"},
+		dataGroup:   {"missing", "mask", "labels", "transpose", "var", "label-var", "label-column", "header", "single-label", "min-class-size", "largest", "split", "max-df", "keep-numbers", "no-stem", "no-stopwords", "drop-empty", "weighting", "normalize", "keep-zero-features"},
+		methodGroup: {"ranks", "lambdas", "formulation", "candidate-start", "auto-sample", "screen-iters", "start", "assign", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory"},
 		graphGroup:  {"graph-metric", "graph-search", "symmetry", "symmetrize", "min-shared", "heat-t"},
 		solverGroup: {"pg-tol", "min-iters", "stop", "evaluate", "extrapolate", "cg-tol", "cg-iters"},
 		runGroup:    {"blas", "simd", "distributed", "grid"},
@@ -79,10 +79,24 @@ func init() {
 // renamedFlags answers a flag's old name with its new one.
 var renamedFlags = map[string]string{"kernels": "simd"}
 
-// helpOf returns how --help shows flag f: its group, whether it is shown
-// without --help-all, its one-line text and the name of its value.
-func helpOf(f *flag.Flag) (group int, common bool, short, arg string) {
-	h, known := flagHelps[f.Name]
+// commandFlagHelps are the flags whose meaning a command changes: rank's
+// --k is a list of ranks, and its lambda is never auto.
+var commandFlagHelps = map[string]map[string]flagHelp{
+	"rank": {
+		"k":      {methodGroup, "the ranks to try, e.g. 2-40 (see --step)", "LIST"},
+		"method": {methodGroup, "nmf, gnmf or nmf-kl, each also -ncw", "M"},
+		"lambda": {methodGroup, "graph weight, a number (default: the method's)", "L"},
+	},
+}
+
+// helpOf returns how --help of command cmd shows flag f: its group,
+// whether it is shown without --help-all, its one-line text and the name
+// of its value.
+func helpOf(cmd string, f *flag.Flag) (group int, common bool, short, arg string) {
+	h, known := commandFlagHelps[cmd][f.Name]
+	if !known {
+		h, known = flagHelps[f.Name]
+	}
 	name, usage := flag.UnquoteUsage(f)
 	short, arg = h.short, h.arg
 	if !known || short == "" {
@@ -110,10 +124,12 @@ func isBool(f *flag.Flag) bool {
 	return ok && b.IsBoolFlag()
 }
 
-// defaultText is f's default as --help prints it, "" for none worth
-// saying (empty, zero, false).
-func defaultText(f *flag.Flag) string {
+// defaultText is f's default as --help of command cmd prints it, "" for
+// none worth saying (empty, zero, false).
+func defaultText(cmd string, f *flag.Flag) string {
 	switch d := f.DefValue; {
+	case f.Name == "lambda" && cmd == "rank":
+		return ""
 	case f.Name == "lambda":
 		// The zero Lambda is the pipeline's default, which is auto.
 		return "auto"
@@ -135,7 +151,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet, name, synopsis string, all bool) {
 		if f.Name == "help-all" {
 			return
 		}
-		g, common, _, _ := helpOf(f)
+		g, common, _, _ := helpOf(name, f)
 		if !common && !all {
 			hidden++
 			return
@@ -148,14 +164,14 @@ func printHelp(w io.Writer, fs *flag.FlagSet, name, synopsis string, all bool) {
 		}
 		fmt.Fprintf(w, "\n%s:\n", groupNames[g])
 		for _, f := range flags {
-			_, _, short, arg := helpOf(f)
+			_, _, short, arg := helpOf(name, f)
 			head := "  --" + f.Name
 			if arg != "" {
 				head += " " + arg
 			}
 			if all {
 				_, usage := flag.UnquoteUsage(f)
-				if d := defaultText(f); d != "" && !strings.Contains(usage, "(default") {
+				if d := defaultText(name, f); d != "" && !strings.Contains(usage, "(default") {
 					usage += " (default " + d + ")"
 				}
 				fmt.Fprintln(w, head)
@@ -164,7 +180,7 @@ func printHelp(w io.Writer, fs *flag.FlagSet, name, synopsis string, all bool) {
 				}
 				continue
 			}
-			if d := defaultText(f); d != "" && !strings.Contains(short, "default") {
+			if d := defaultText(name, f); d != "" && !strings.Contains(short, "default") {
 				short += " (" + d + ")"
 			}
 			fmt.Fprintf(w, "%-22s %s\n", head, short)

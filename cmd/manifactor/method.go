@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"github.com/manifactor/manifactor/blas"
+	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/graphfile"
 	"github.com/manifactor/manifactor/kernels"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/model/autolambda"
 	"github.com/manifactor/manifactor/model/memory"
+	"github.com/manifactor/manifactor/model/rank"
 	"github.com/manifactor/manifactor/solver"
 )
 
@@ -27,6 +29,8 @@ type methodFlags struct {
 	fs           *flag.FlagSet
 	method       solver.Method
 	k            int
+	kAuto        bool   // --k auto: cross-validated over ranks
+	ranks        string // --ranks
 	lambda       solver.Lambda
 	lambdas      string
 	screenIters  int
@@ -113,7 +117,8 @@ func (g *graphFlags) checkMetric(sparse bool) error {
 
 func (f *methodFlags) register(fs *flag.FlagSet, defaultIters int) {
 	fs.TextVar(&f.method, "method", solver.NMF, "method: "+strings.Join(methodNames(nil), ", "))
-	fs.IntVar(&f.k, "k", 0, "number of factors (clusters), 1 <= k <= min(samples, features)")
+	fs.Var(kValue{&f.k, &f.kAuto}, "k", "number of factors (clusters), 1 <= k <= min(samples, features); auto: the rank of --ranks that predicts hidden entries best (fit, cluster, topics; see manifactor rank)")
+	fs.StringVar(&f.ranks, "ranks", "2-20", "with --k auto, the ranks to cross-validate, e.g. 2-30")
 	f.registerSettings(fs, defaultIters, true)
 }
 
@@ -227,7 +232,7 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	// data; only the graph's metric depends on the form (below).
 	sparse := kind != denseData
 	var o model.Options
-	if f.k < 1 {
+	if f.k < 1 && !f.kAuto {
 		return o, fmt.Errorf("--k is required and must be at least 1 (got %d)", f.k)
 	}
 	if f.papers {
@@ -408,6 +413,8 @@ type fitSummary struct {
 	Features int    `json:"features"`
 	NNZ      int    `json:"nnz"`
 	Classes  []int  `json:"classes,omitempty"`
+	// KAuto is how --k auto chose k, nil when --k was a number.
+	KAuto *kAutoJSON `json:"k_auto,omitempty"`
 	// Missing counts the unknown entries (--mask) the fit left out.
 	Missing     int                    `json:"missing,omitempty"`
 	Formulation string                 `json:"formulation,omitempty"`
@@ -479,6 +486,13 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	opts.Progress = progress
 	opts.ConsumeData = consume
+	var kAuto *rank.Result
+	if mf.kAuto {
+		if kAuto, err = chooseK(ctx, ds, mf, opts, rt.quiet, stderr); err != nil {
+			return nil, nil, opts, err
+		}
+		opts.K = kAuto.Chosen
+	}
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
 		return nil, nil, opts, err
 	}
@@ -505,6 +519,9 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
 	if h := ds.Missing; h != nil {
 		sum.Missing = h.NNZ()
+	}
+	if kAuto != nil {
+		sum.KAuto = &kAutoJSON{Ranks: mf.ranks, Rule: rankRule, Best: kAuto.Best, Curve: kAuto.Curve}
 	}
 	var g *graph.Graph // the graph the fit used, if any
 	if opts.Method.TakesGraph() {
@@ -629,4 +646,80 @@ func graphMethodNames() string {
 // comma-separated.
 func cdMethodNames() string {
 	return strings.Join(methodNames(solver.Method.HasCD), ", ")
+}
+
+// kValue is --k: a number of factors, or auto.
+type kValue struct {
+	k    *int
+	auto *bool
+}
+
+func (v kValue) String() string {
+	switch {
+	case v.auto != nil && *v.auto:
+		return "auto"
+	case v.k == nil:
+		return "0"
+	}
+	return strconv.Itoa(*v.k)
+}
+
+func (v kValue) Set(s string) error {
+	if s == "auto" {
+		*v.auto, *v.k = true, 0
+		return nil
+	}
+	n, err := parseDecimal(s)
+	switch {
+	case err != nil && !decimal(s):
+		return fmt.Errorf("%q is not a decimal integer or auto", s)
+	case err != nil:
+		return fmt.Errorf("%q is out of range", s)
+	}
+	*v.k, *v.auto = n, false
+	return nil
+}
+
+// chooseK is --k auto: the rank of --ranks that rank.CrossValidate
+// chooses on the prepared data, with the method's default graph weight
+// where lambda is auto (the cross-validation needs a fixed one).
+func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts model.Options, quiet bool, stderr io.Writer) (*rank.Result, error) {
+	ks, err := parseList(mf.ranks)
+	if err != nil {
+		return nil, fmt.Errorf("--ranks: %w", err)
+	}
+	if len(ks) < 2 || ks[0] < 1 {
+		return nil, fmt.Errorf("--ranks %s: want two or more ranks of at least 1", mf.ranks)
+	}
+	cv := opts
+	if cv.Lambda.IsAuto() {
+		cv.Lambda = solver.Lambda{}
+	}
+	ro := rank.Options{Fit: cv, Ks: ks}
+	if !quiet {
+		done := 0
+		ro.Progress = func(r, k int, _ float64) {
+			done++
+			fmt.Fprintf(stderr, "\r--k auto: %d of %d fits (k = %d)   ", done, len(ks)*rank.DefaultReplicates, k)
+		}
+	}
+	res, err := rank.CrossValidate(ctx, ds, ro)
+	if !quiet {
+		fmt.Fprintln(stderr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--k auto: %w", err)
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "--k auto: k = %d of %s (%s; lowest at k = %d)\n", res.Chosen, mf.ranks, rankRule, res.Best)
+	}
+	return res, nil
+}
+
+// kAutoJSON is --k auto's cross-validation in the summary.
+type kAutoJSON struct {
+	Ranks string       `json:"ranks"`
+	Rule  string       `json:"rule"`
+	Best  int          `json:"best"`
+	Curve []rank.Point `json:"curve"`
 }
