@@ -20,11 +20,13 @@
 // sets to 1). Seeds of the steps derive from Options.Seed
 // in one place (see Fit).
 //
-// Two subpackages hold what a caller reads apart from the pipeline:
+// Three subpackages hold what a caller reads apart from the pipeline:
 // autolambda, Auto's rule for the graph term's weight and the report of
-// its candidates (Result.Candidates, Result.Verdict), and memory, the
+// its candidates (Result.Candidates, Result.Verdict); memory, the
 // estimate of what a fit will hold, which the command line checks against
-// --memory before it starts.
+// --memory before it starts; and rank, which cross-validates k on hidden
+// entries. A Dataset's Missing entries are left out of the fit
+// (solver.Data.Hide) by the methods that can: nmf, gnmf and nmf-kl.
 //
 // Its own choices are typed: Assign, Weighting and Normalization,
 // each with a parser for the command line; the method, lambda and
