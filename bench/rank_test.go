@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/model/rank"
 	"github.com/manifactor/manifactor/solver"
@@ -30,7 +30,15 @@ func BenchmarkPlantedRank(b *testing.B) {
 	for _, sp := range []bool{true, false} {
 		for _, r := range []int{5, 12, 25} {
 			b.Run(fmt.Sprintf("sparse=%v/r=%d", sp, r), func(b *testing.B) {
-				ds := plantedData(uint64(r), 1500, 600, r, sp)
+				density := 0.15
+				if !sp {
+					density = 1
+				}
+				x := corpus.LowRank(uint64(r), 1500, 600, r, density, !sp)
+				ds := &dataset.Dataset{Source: "planted", Dense: x}
+				if sp {
+					ds = &dataset.Dataset{Source: "planted", Sparse: sparse.FromMatrix(x)}
+				}
 				var ks []int
 				for k := 2; k <= 40; k++ {
 					ks = append(ks, k)
@@ -47,48 +55,6 @@ func BenchmarkPlantedRank(b *testing.B) {
 			})
 		}
 	}
-}
-
-// plantedData returns n samples x m features of rank r, U V^T with
-// uniform factors: sparse ones 15 % non-zero with 5 % multiplicative
-// noise, or dense ones with Gaussian noise of a fifth of the spread.
-func plantedData(seed uint64, n, m, r int, sp bool) *dataset.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	u, v := mat.NewDense(m, r, nil), mat.NewDense(n, r, nil)
-	for _, a := range []*mat.Dense{u, v} {
-		rows, cols := a.Dims()
-		for i := 0; i < rows; i++ {
-			for j := 0; j < cols; j++ {
-				if !sp || rng.Float64() < 0.15 {
-					a.Set(i, j, rng.Float64())
-				}
-			}
-		}
-	}
-	var x mat.Dense
-	x.Mul(v, u.T())
-	raw := x.RawMatrix().Data
-	if sp {
-		for i, y := range raw {
-			if y != 0 {
-				raw[i] = y * (1 + 0.05*rng.NormFloat64())
-			}
-		}
-		return &dataset.Dataset{Source: "planted", Sparse: sparse.FromMatrix(&x)}
-	}
-	var mean, sd float64
-	for _, y := range raw {
-		mean += y
-	}
-	mean /= float64(len(raw))
-	for _, y := range raw {
-		sd += (y - mean) * (y - mean)
-	}
-	sd = math.Sqrt(sd / float64(len(raw)))
-	for i := range raw {
-		raw[i] = max(0, raw[i]+sd/5*rng.NormFloat64())
-	}
-	return &dataset.Dataset{Source: "planted", Dense: &x}
 }
 
 // BenchmarkCOIL20Missing hides a seeded 20 % of COIL20's pixels and fits

@@ -94,19 +94,26 @@ func newKLIter(p *problem, f *factors) *klIter {
 		}
 	}
 	if it.cd {
-		it.rowLogs, it.xw = make([]float64, it.x.Rows), it.x.Val
-		if it.gamma != nil {
-			it.xw = make([]float64, len(it.x.Val))
-			for q, j := range it.x.Ind {
-				it.xw[q] = it.gamma[j] * it.x.Val[q]
-			}
-		}
+		it.rowLogs, it.xw = make([]float64, it.x.Rows), weightedValues(it.x, it.gamma)
 	}
 	it.xlogx = xLogX(it.xt, it.gamma, p.opts.Threads)
 	return it
 }
 
 func (it *klIter) weight(j int) float64 { return weightOf(it.gamma, j) }
+
+// weightedValues returns x's values (features as rows, samples as
+// columns) times their samples' weights; x's own without weights.
+func weightedValues(x *sparse.CSR, gamma []float64) []float64 {
+	if gamma == nil {
+		return x.Val
+	}
+	w := make([]float64, len(x.Val))
+	for q, j := range x.Ind {
+		w[q] = gamma[j] * x.Val[q]
+	}
+	return w
+}
 
 // weightOf is sample j's weight: gamma[j], or 1 without weights.
 func weightOf(gamma []float64, j int) float64 {

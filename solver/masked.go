@@ -376,14 +376,8 @@ type maskedKLIter struct {
 
 func newMaskedKLIter(p *problem, f *factors) *maskedKLIter {
 	k := f.k
-	it := &maskedKLIter{p: p, f: f, h: p.d.hidden, x: p.klX, xt: p.klXT, gamma: p.gamma, xw: p.klX.Val,
+	it := &maskedKLIter{p: p, f: f, h: p.d.hidden, x: p.klX, xt: p.klXT, gamma: p.gamma, xw: weightedValues(p.klX, p.gamma),
 		cd: p.opts.Algorithm == CD, colU: make([]float64, k), wsumV: make([]float64, k)}
-	if it.gamma != nil {
-		it.xw = make([]float64, len(it.x.Val))
-		for q, j := range it.x.Ind {
-			it.xw[q] = it.gamma[j] * it.x.Val[q]
-		}
-	}
 	it.xlogx = xLogX(it.xt, it.gamma, p.opts.Threads)
 	return it
 }

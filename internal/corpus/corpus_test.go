@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // TestGenerate: the corpus has the asked shape, counts that sum to lengths
@@ -156,5 +158,26 @@ func TestGenerateAuthors(t *testing.T) {
 		if _, _, err := Generate(bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// TestLowRank: the shape asked for, non-negative, the same for the same
+// seed, and without noise of rank r: additive noise leaves its r-th
+// singular value more than twice the next.
+func TestLowRank(t *testing.T) {
+	a := LowRank(3, 60, 40, 4, 0.5, false)
+	if r, c := a.Dims(); r != 60 || c != 40 || !mat.Equal(a, LowRank(3, 60, 40, 4, 0.5, false)) {
+		t.Fatalf("%d x %d, or not the same for the same seed", r, c)
+	}
+	if mat.Min(a) < 0 {
+		t.Error("a negative entry")
+	}
+	var svd mat.SVD
+	if !svd.Factorize(LowRank(5, 60, 40, 4, 1, true), mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	s := svd.Values(nil)
+	if s[3] < 2*s[4] {
+		t.Errorf("singular values %v: no clear gap after the 4th", s[:6])
 	}
 }

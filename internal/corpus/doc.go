@@ -8,6 +8,9 @@
 // their topic). A long tail of one-off words can be added. The same
 // Options give the same corpus whatever the thread count.
 //
-// It imports sparse only; nothing but tests, benchmarks and the gencorpus
-// command imports it.
+// LowRank plants a rank in a non-negative matrix, for the tests and
+// benchmarks of rank selection.
+//
+// It imports sparse and gonum's mat only; nothing but tests, benchmarks
+// and the gencorpus command imports it.
 package corpus

@@ -3,38 +3,21 @@ package rank
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
 
-// planted returns n samples x m features of rank r: U V^T with factors
-// density non-zero, times 1 + 5 % Gaussian noise on the stored entries.
+// planted returns n samples x m features of rank r, factors density
+// non-zero, with 5 % multiplicative noise (corpus.LowRank), as sparse data.
 func planted(seed uint64, n, m, r int, density float64) *dataset.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	u, v := mat.NewDense(m, r, nil), mat.NewDense(n, r, nil)
-	for _, a := range []*mat.Dense{u, v} {
-		rows, cols := a.Dims()
-		for i := 0; i < rows; i++ {
-			for j := 0; j < cols; j++ {
-				if rng.Float64() < density {
-					a.Set(i, j, rng.Float64())
-				}
-			}
-		}
-	}
-	var x mat.Dense
-	x.Mul(v, u.T())
-	x.Apply(func(_, _ int, y float64) float64 { return y * (1 + 0.05*rng.NormFloat64()) }, &x)
-	return &dataset.Dataset{Source: "planted", Sparse: sparse.FromMatrix(&x)}
+	return &dataset.Dataset{Source: "planted", Sparse: sparse.FromMatrix(corpus.LowRank(seed, n, m, r, density, false))}
 }
 
 // TestCrossValidatePlanted: the curve's minimum and the chosen rank are
