@@ -231,7 +231,7 @@ func factorsMAT(res *solver.Result, voc []string) output {
 func printSummary(w io.Writer, s *fitSummary) {
 	fmt.Fprintf(w, "%s, k = %d: %d samples x %d features (%d non-zeros)", s.Method, s.K, s.Samples, s.Features, s.NNZ)
 	if s.Missing > 0 {
-		fmt.Fprintf(w, "; %d unknown entries (--mask) left out of the fit", s.Missing)
+		fmt.Fprintf(w, "; %d unknown entries left out of the fit", s.Missing)
 	}
 	fmt.Fprintln(w)
 	if s.Lambda != nil {

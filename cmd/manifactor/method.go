@@ -415,7 +415,8 @@ type fitSummary struct {
 	Classes  []int  `json:"classes,omitempty"`
 	// KAuto is how --k auto chose k, nil when --k was a number.
 	KAuto *kAutoJSON `json:"k_auto,omitempty"`
-	// Missing counts the unknown entries (--mask) the fit left out.
+	// Missing counts the unknown entries (--mask, --missing nan) the fit
+	// left out.
 	Missing     int                    `json:"missing,omitempty"`
 	Formulation string                 `json:"formulation,omitempty"`
 	Lambda      *float64               `json:"lambda,omitempty"`
