@@ -489,7 +489,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	opts.ConsumeData = consume
 	var kAuto *rank.Result
 	if mf.kAuto {
-		if kAuto, err = chooseK(ctx, ds, mf, opts, rt.quiet, stderr); err != nil {
+		if kAuto, err = chooseK(ctx, ds, mf, opts, rt, stderr); err != nil {
 			return nil, nil, opts, err
 		}
 		opts.K = kAuto.Chosen
@@ -684,7 +684,7 @@ func (v kValue) Set(s string) error {
 // chooseK is --k auto: the rank of --ranks that rank.CrossValidate
 // chooses on the prepared data, with the method's default graph weight
 // where lambda is auto (the cross-validation needs a fixed one).
-func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts model.Options, quiet bool, stderr io.Writer) (*rank.Result, error) {
+func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts model.Options, rt runtimeFlags, stderr io.Writer) (*rank.Result, error) {
 	ks, err := parseList(mf.ranks)
 	if err != nil {
 		return nil, fmt.Errorf("--ranks: %w", err)
@@ -697,7 +697,10 @@ func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts mod
 		cv.Lambda = solver.Lambda{}
 	}
 	ro := rank.Options{Fit: cv, Ks: ks}
-	if !quiet {
+	if err := rt.checkMemory(ds.Source, memory.Rank(ds, cv, ks[len(ks)-1], rank.DefaultTestShare, rank.DefaultReplicates, rt.threadCount())); err != nil {
+		return nil, fmt.Errorf("--k auto: %w", err)
+	}
+	if !rt.quiet {
 		done := 0
 		ro.Progress = func(r, k int, _ float64) {
 			done++
@@ -705,13 +708,13 @@ func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts mod
 		}
 	}
 	res, err := rank.CrossValidate(ctx, ds, ro)
-	if !quiet {
+	if !rt.quiet {
 		fmt.Fprintln(stderr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("--k auto: %w", err)
 	}
-	if !quiet {
+	if !rt.quiet {
 		fmt.Fprintf(stderr, "--k auto: k = %d of %s (%s; lowest at k = %d)\n", res.Chosen, mf.ranks, rankRule, res.Best)
 	}
 	return res, nil

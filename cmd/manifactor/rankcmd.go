@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/manifactor/manifactor/figure"
+	"github.com/manifactor/manifactor/model/memory"
 	"github.com/manifactor/manifactor/model/rank"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -87,6 +88,9 @@ func runRank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if !set(fs, "lambda") {
 		opts.Lambda = solver.Lambda{} // the method's default weight, not auto
+	}
+	if err := rt.checkMemory(p.Data.Source, memory.Rank(p.Data, opts, list[len(list)-1], *share, *reps, rt.threadCount())); err != nil {
+		return err
 	}
 	begin := time.Now()
 	ro := rank.Options{Fit: opts, Ks: list, TestShare: *share, Replicates: *reps, Cold: *cold}

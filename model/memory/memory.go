@@ -192,3 +192,21 @@ func hasNegative(ds *dataset.Dataset) bool {
 	}
 	return false
 }
+
+// Rank is Fit for cross-validating ranks up to k (rank.CrossValidate)
+// with share of the entries hidden in each of replicates replicates run
+// at once: each holds the solver's data made anew from its observed
+// entries, its hidden entries in both orientations with their values,
+// and the fit's factors; the data as loaded are shared.
+func Rank(ds *dataset.Dataset, opts model.Options, k int, share float64, replicates, threads int) Estimate {
+	n, m := ds.Dims()
+	opts.K = k
+	one := Fit(ds, opts, max(1, threads/max(replicates, 1)))
+	hidden := int64(share * float64(n) * float64(m))
+	perData := one.Data - dataBytes(ds) + 2*16*hidden + 8*hidden + 8*int64(n+m)
+	return Estimate{
+		Data:    dataBytes(ds) + int64(replicates)*perData,
+		Graph:   int64(replicates) * one.Graph,
+		Factors: int64(replicates) * one.Factors,
+	}
+}

@@ -93,3 +93,25 @@ func TestFitConsumeData(t *testing.T) {
 		t.Errorf("ConsumeData's estimate %d, without %d: want one copy (%d) less", less.Data, full.Data, dataBytes(ds))
 	}
 }
+
+// TestRank: the cross-validation's estimate grows with the replicates
+// and the hidden share, and holds one replicate's fit beside its mask.
+func TestRank(t *testing.T) {
+	a, _, err := corpus.Generate(corpus.Options{Docs: 300, Terms: 800, Classes: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	o := model.Options{Method: solver.NMF}
+	one, three := Rank(ds, o, 10, 0.05, 1, 2), Rank(ds, o, 10, 0.05, 3, 2)
+	if three.Total() <= 2*one.Total() || three.Factors != 3*one.Factors {
+		t.Errorf("1 replicate %v, 3 replicates %v", one, three)
+	}
+	if more := Rank(ds, o, 10, 0.2, 1, 2); more.Data-one.Data != int64(0.15*300*800)*40 {
+		t.Errorf("a 20 %% share: %d more bytes than 5 %%, want 40 a hidden entry", more.Data-one.Data)
+	}
+	o.K = 10
+	if fit := Fit(ds, o, 2); one.Factors != fit.Factors {
+		t.Errorf("one replicate's factors %d, a fit's %d", one.Factors, fit.Factors)
+	}
+}
