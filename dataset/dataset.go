@@ -194,15 +194,8 @@ func (d *Dataset) nanToMissing() {
 		}
 		h.Indptr[i+1] = len(h.Ind)
 	}
-	if len(h.Ind) == 0 {
-		return
-	}
 	h.Val = make([]float64, len(h.Ind))
-	for q := range h.Val {
-		h.Val[q] = 1
-	}
-	d.Missing = h
-	d.zeroMissing()
+	d.setMissing(h) // h has d's shape and is valid: no error
 }
 
 // readMask reads the Matrix Market file path as d's unknown entries
@@ -219,10 +212,42 @@ func (d *Dataset) readMask(path string) error {
 	if a.Rows != n || a.Cols != m {
 		return fmt.Errorf("%s: a mask of %d x %d entries for %s's %d samples x %d features", path, a.Rows, a.Cols, d.Source, n, m)
 	}
-	if a.NNZ() == 0 {
+	return d.setMissing(a)
+}
+
+// WithMissing returns a copy of d whose entries at h's stored positions
+// (d's shape, one row per sample; h's values are not used) are unknown:
+// Missing lists them and their values are dropped. d is not changed; the
+// copy shares its labels and names. An empty h gives d's copy without
+// unknown entries.
+func (d *Dataset) WithMissing(h *sparse.CSR) (*Dataset, error) {
+	if d.Missing != nil {
+		return nil, fmt.Errorf("%s: the data set has unknown entries already", d.Source)
+	}
+	out := *d
+	if d.Dense != nil {
+		out.Dense = mat.DenseCopyOf(d.Dense)
+	}
+	if err := out.setMissing(h); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// setMissing makes h's stored positions d's unknown entries (Missing, a
+// pattern of them) and drops d's values there; an empty h sets nothing.
+func (d *Dataset) setMissing(h *sparse.CSR) error {
+	n, m := d.Dims()
+	if h.Rows != n || h.Cols != m {
+		return fmt.Errorf("%s: %d x %d unknown entries for %d samples x %d features", d.Source, h.Rows, h.Cols, n, m)
+	}
+	if err := h.Validate(); err != nil {
+		return fmt.Errorf("%s: unknown entries: %v", d.Source, err)
+	}
+	if h.NNZ() == 0 {
 		return nil
 	}
-	pattern := &sparse.CSR{Rows: n, Cols: m, Indptr: slices.Clone(a.Indptr), Ind: slices.Clone(a.Ind), Val: make([]float64, a.NNZ())}
+	pattern := &sparse.CSR{Rows: n, Cols: m, Indptr: slices.Clone(h.Indptr), Ind: slices.Clone(h.Ind), Val: make([]float64, h.NNZ())}
 	for i := range pattern.Val {
 		pattern.Val[i] = 1
 	}

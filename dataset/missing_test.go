@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/manifactor/manifactor/internal/testenv"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -83,5 +84,26 @@ func TestMissingNaN(t *testing.T) {
 		if d.Dense == nil || d.Dense.At(0, 1) != 0 || d.Dense.At(1, 2) != 0 || d.Dense.At(1, 1) != 4 {
 			t.Errorf("%s: values %v", name, d.Dense)
 		}
+	}
+}
+
+// TestWithMissing: the copy has the entries unknown and dropped, the
+// original keeps its values; a second set of unknown entries and one of
+// another shape are refused.
+func TestWithMissing(t *testing.T) {
+	d := &Dataset{Source: "x", Dense: mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})}
+	h, _ := sparse.FromTriplets(2, 3, []int{0, 1}, []int{2, 0}, []float64{9, 9})
+	c, err := d.WithMissing(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Dense.At(0, 2) != 0 || c.Dense.At(1, 0) != 0 || c.Missing.NNZ() != 2 || d.Dense.At(0, 2) != 3 || d.Missing != nil {
+		t.Errorf("copy %v missing %v, original %v", c.Dense, c.Missing, d.Dense)
+	}
+	if _, err := c.WithMissing(h); err == nil {
+		t.Error("unknown entries set twice")
+	}
+	if _, err := d.WithMissing(&sparse.CSR{Rows: 3, Cols: 3, Indptr: make([]int, 4)}); err == nil || !strings.Contains(err.Error(), "3 x 3 unknown entries for 2 samples x 3 features") {
+		t.Errorf("another shape: %v", err)
 	}
 }

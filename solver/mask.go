@@ -3,11 +3,11 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/manifactor/manifactor/sparse"
+	"gonum.org/v1/gonum/mat"
 )
 
 // mask is the set of X's entries a fit leaves out of its objective
@@ -25,7 +25,8 @@ type mask struct {
 // has d's shape, one row per sample (its values are not used); the hidden
 // entries' values in d do not matter, and the result's X holds zeros
 // there. A hidden set that is empty returns d itself, so that the fit is
-// the unhidden one bit for bit. Every sample and every feature must keep
+// the unhidden one bit for bit; when d holds no value at the hidden
+// entries the result shares d's arrays. Every sample and every feature must keep
 // at least one entry. Only nmf, gnmf and nmf-kl (and their -ncw forms)
 // fit data with hidden entries; their objective counts the other entries
 // alone, with the graph term unchanged, and never increases under mu or
@@ -43,9 +44,15 @@ func (d *Data) Hide(hidden *sparse.CSR) (*Data, error) {
 	if err := hidden.Validate(); err != nil {
 		return nil, fmt.Errorf("solver: Hide: %w", err)
 	}
-	m, err := d.maskOf(hidden)
-	if err != nil {
-		return nil, err
+	if !d.storesAny(hidden) {
+		// The data hold nothing there (a caller that dropped the values
+		// already): the observed entries are d's own, so is their order.
+		e := *d
+		var err error
+		if e.hidden, err = e.maskOf(hidden); err != nil {
+			return nil, err
+		}
+		return &e, nil
 	}
 	if d.xt != nil {
 		// Built anew from the observed entries, so that the features'
@@ -60,28 +67,45 @@ func (d *Data) Hide(hidden *sparse.CSR) (*Data, error) {
 		}
 		return e, nil
 	}
-	e := *d
-	e.hidden = m
-	e.panels, e.blocked = &panelCache{}, &blockCache{}
-	e.neg = nil
-	e.dense = blas64.General{Rows: d.n, Cols: d.m, Stride: d.m, Data: make([]float64, len(d.dense.Data))}
-	copy(e.dense.Data, d.dense.Data)
+	x := mat.NewDense(d.n, d.m, slices.Clone(d.dense.Data))
 	for j := 0; j < d.n; j++ {
-		for q := m.bySample.Indptr[j]; q < m.bySample.Indptr[j+1]; q++ {
-			e.dense.Data[j*d.m+m.bySample.Ind[q]] = 0
+		for _, c := range hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]] {
+			x.Set(j, c, 0)
 		}
 	}
-	e.sqNorm, e.nnz = 0, 0
-	for p, x := range e.dense.Data {
-		if x != 0 {
-			e.nnz++
-			e.sqNorm += x * x
+	e, err := NewDenseData(x)
+	if err != nil {
+		return nil, fmt.Errorf("solver: Hide: %w", err) // a bug: the values were finite
+	}
+	if e.hidden, err = e.maskOf(hidden); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// storesAny reports whether d holds a non-zero value at one of hidden's
+// positions (samples as rows, the caller's feature numbers).
+func (d *Data) storesAny(hidden *sparse.CSR) bool {
+	for j := 0; j < d.n; j++ {
+		hid := hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]]
+		if len(hid) == 0 {
+			continue
 		}
-		if x < 0 && e.neg == nil {
-			e.neg = &entry{p / d.m, p % d.m, x}
+		if d.xt == nil {
+			for _, c := range hid {
+				if d.dense.Data[j*d.m+c] != 0 {
+					return true
+				}
+			}
+			continue
+		}
+		for q := d.xt.Indptr[j]; q < d.xt.Indptr[j+1]; q++ {
+			if _, found := slices.BinarySearch(hid, d.feature(d.xt.Ind[q])); found && d.xt.Val[q] != 0 {
+				return true
+			}
 		}
 	}
-	return &e, nil
+	return false
 }
 
 // HiddenCount returns the number of entries Hide left out (0 for data

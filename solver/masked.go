@@ -73,17 +73,15 @@ func (it *maskedIter) begin() float64 {
 
 func (it *maskedIter) step(eval bool) (float64, error) {
 	th := it.p.opts.Threads
+	// U^T U and lambda W V are current: from begin, or from the previous
+	// step's end, rescaled with the factors.
 	it.p.d.mulTU(it.xtu, it.f.a, th)
-	gramOf(it.utu, it.f.a, th)
 	switch {
 	case it.cd && it.p.reg != nil:
 		it.cdGraphV()
 	case it.cd:
 		it.cdRows(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample)
 	default:
-		if it.p.reg != nil {
-			it.p.reg.w.MulDenseTo(it.wv, it.f.v, th)
-		}
 		it.muHalf(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample, true)
 	}
 	it.prepareU()
@@ -103,6 +101,8 @@ func (it *maskedIter) step(eval bool) (float64, error) {
 		s := unitScales(it.utu)
 		nmfstep.ScaleColumns(it.f.a, s, false, th)
 		nmfstep.ScaleColumns(it.f.v, s, true, th)
+		nmfstep.ScaleColumns(it.wv, s, true, th)
+		scaleGram(it.utu, s, false)
 	}
 	return obj, nil
 }
@@ -287,16 +287,14 @@ func (it *maskedIter) cdGraphV() {
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]
 		parallel.For(len(rows), it.p.opts.Threads, 64, func(lo, hi int) {
-			nb, w := make([]float64, k), newMaskWork(k)
+			nb, work := make([]float64, k), newMaskWork(k)
 			for _, j := range rows[lo:hi] {
 				clear(nb)
 				for q := reg.w.Indptr[j]; q < reg.w.Indptr[j+1]; q++ {
-					w, l := reg.w.Val[q], reg.w.Ind[q]
-					for b, x := range v.Data[l*k : (l+1)*k] {
-						nb[b] += w * x
-					}
+					l := reg.w.Ind[q]
+					asm.Axpy(reg.w.Val[q], v.Data[l*k:(l+1)*k], nb)
 				}
-				it.cdRow(w, j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb)
+				it.cdRow(work, j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb)
 			}
 		})
 	}
@@ -318,15 +316,6 @@ func matVec(dst, x []float64, s blas64.General) {
 			dst[b] += xa * sb
 		}
 	}
-}
-
-// dot returns a . b, summed in order.
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }
 
 // gramOf sets dst (k x k) = a^T a in fixed chunks of rows, added in order,
@@ -469,13 +458,13 @@ func (it *maskedKLIter) objective() float64 {
 		var s float64
 		for j := lo; j < hi; j++ {
 			vj := f.v.Data[j*k : (j+1)*k]
-			t := dot(colU, vj)
+			t := asm.Dot(colU, vj)
 			for q := hs.Indptr[j]; q < hs.Indptr[j+1]; q++ {
-				t -= dot(f.a.Data[hs.Ind[q]*k:(hs.Ind[q]+1)*k], vj)
+				t -= asm.Dot(f.a.Data[hs.Ind[q]*k:(hs.Ind[q]+1)*k], vj)
 			}
 			for q := it.xt.Indptr[j]; q < it.xt.Indptr[j+1]; q++ {
 				if x := it.xt.Val[q]; x != 0 {
-					t -= x * math.Log(max(dot(f.a.Data[it.xt.Ind[q]*k:(it.xt.Ind[q]+1)*k], vj), Eps))
+					t -= x * math.Log(max(asm.Dot(f.a.Data[it.xt.Ind[q]*k:(it.xt.Ind[q]+1)*k], vj), Eps))
 				}
 			}
 			s += it.weight(j) * t

@@ -151,16 +151,23 @@ func TestMaskedHiddenValuesIgnored(t *testing.T) {
 	const n, m, k = 30, 25, 3
 	_, dense := randomSamples(81, n, m, 0.5)
 	hidden := randomHidden(82, n, m, 0.15)
-	other := mat.DenseCopyOf(dense)
+	other, zeroed := mat.DenseCopyOf(dense), mat.DenseCopyOf(dense)
 	for j := 0; j < n; j++ {
 		for q := hidden.Indptr[j]; q < hidden.Indptr[j+1]; q++ {
 			other.Set(j, hidden.Ind[q], 7+float64(q))
+			zeroed.Set(j, hidden.Ind[q], 0) // Hide then shares the data's arrays
 		}
 	}
 	for _, c := range maskedCases() {
-		var got [2]*Result
-		for i, x := range []*mat.Dense{dense, other} {
-			d, err := NewSparseData(sparse.FromMatrix(x))
+		var got [6]*Result
+		for i, x := range []*mat.Dense{dense, other, zeroed, dense, other, zeroed} {
+			var d *Data
+			var err error
+			if i < 3 {
+				d, err = NewSparseData(sparse.FromMatrix(x))
+			} else {
+				d, err = NewDenseData(x)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,8 +178,10 @@ func TestMaskedHiddenValuesIgnored(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if !mat.Equal(got[0].U, got[1].U) || !mat.Equal(got[0].V, got[1].V) {
-			t.Errorf("%s %v %v: the hidden entries' values changed the fit", c.method, c.alg, c.form)
+		for i := 1; i < 6; i++ {
+			if b := i / 3 * 3; !mat.Equal(got[b].U, got[i].U) || !mat.Equal(got[b].V, got[i].V) {
+				t.Errorf("%s %v %v: the hidden entries' values changed the fit (%d)", c.method, c.alg, c.form, i)
+			}
 		}
 	}
 	d, err := NewDenseData(dense)

@@ -701,11 +701,7 @@ func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts mod
 		return nil, fmt.Errorf("--k auto: %w", err)
 	}
 	if !rt.quiet {
-		done := 0
-		ro.Progress = func(r, k int, _ float64) {
-			done++
-			fmt.Fprintf(stderr, "\r--k auto: %d of %d fits (k = %d)   ", done, len(ks)*rank.DefaultReplicates, k)
-		}
+		ro.Progress = rankProgress(stderr, "--k auto", len(ks)*rank.DefaultReplicates)
 	}
 	res, err := rank.CrossValidate(ctx, ds, ro)
 	if !rt.quiet {

@@ -95,11 +95,7 @@ func runRank(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	begin := time.Now()
 	ro := rank.Options{Fit: opts, Ks: list, TestShare: *share, Replicates: *reps, Cold: *cold}
 	if !rt.quiet {
-		done := 0
-		ro.Progress = func(r, k int, e float64) {
-			done++
-			fmt.Fprintf(stderr, "\rrank: %d of %d fits (replicate %d, k = %d)   ", done, len(list)**reps, r+1, k)
-		}
+		ro.Progress = rankProgress(stderr, "rank", len(list)**reps)
 	}
 	res, err := rank.CrossValidate(ctx, p.Data, ro)
 	if !rt.quiet {
@@ -174,4 +170,14 @@ func plotRank(dir, data string, out rankOutput) error {
 	}
 	fig.Series = append(fig.Series, s)
 	return figure.Save(fig, dir, "test-error-vs-k")
+}
+
+// rankProgress reports rank.CrossValidate's fits on one line of stderr,
+// after prefix.
+func rankProgress(stderr io.Writer, prefix string, total int) func(r, k int, _ float64) {
+	done := 0
+	return func(r, k int, _ float64) {
+		done++
+		fmt.Fprintf(stderr, "\r%s: %d of %d fits (replicate %d, k = %d)   ", prefix, done, total, r+1, k)
+	}
 }

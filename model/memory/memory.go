@@ -74,12 +74,9 @@ func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
 	}
 	if h := ds.Missing; h != nil {
 		// The unknown entries in both orientations (an index and an unused
-		// value each), and for sparse data the solver's copies of the
-		// observed entries made anew (solver.Data.Hide).
+		// value each); the data hold no value there, so solver.Data.Hide
+		// shares the solver's copies.
 		est.Data += 2 * (16*int64(h.NNZ()) + 8*(n64+m64))
-		if ds.Sparse != nil {
-			est.Data += 2 * dataBytes(ds)
-		}
 	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/parallel"
@@ -162,18 +163,13 @@ func choose(curve []Point, replicates int) (best, chosen int) {
 	return curve[b].K, curve[b].K
 }
 
+// meanSD returns the mean and the sample standard deviation of x (0 for
+// one value).
 func meanSD(x []float64) (mean, sd float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
 	if len(x) < 2 {
-		return mean, 0
+		return x[0], 0
 	}
-	for _, v := range x {
-		sd += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(x)-1))
+	return stat.MeanStdDev(x, nil)
 }
 
 // check validates opts against ds and fills the defaults.
@@ -227,26 +223,33 @@ func (opts Options) check(ds *dataset.Dataset) (Options, error) {
 // the number hidden, each rank's test error and iterations.
 func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads int) (int, []float64, []int, error) {
 	hidden, values := speckle(ds, o.TestShare, o.Fit.Seed, uint64(r))
-	var d *solver.Data
-	var err error
-	if ds.Sparse != nil {
-		d, err = solver.NewSparseData(ds.Sparse)
-	} else {
-		d, err = solver.NewDenseData(ds.Dense)
-	}
-	if err == nil {
-		d, err = d.Hide(hidden)
-	}
-	if err != nil {
+	fail := func(err error) (int, []float64, []int, error) {
 		return 0, nil, nil, fmt.Errorf("%s: replicate %d: %w", ds.Source, r+1, err)
+	}
+	// The observed entries alone, for the graph (so that the hidden
+	// values do not reach the fit through it) and the solver's data.
+	obs, err := ds.WithMissing(hidden)
+	if err != nil {
+		return fail(err)
 	}
 	so := solver.Options{Method: o.Fit.Method, Formulation: o.Fit.Formulation, Lambda: o.Fit.Lambda, Seed: o.Fit.Seed + uint64(r), Threads: threads, Control: o.Fit.Solver}
 	if so.Method.TakesGraph() && !(so.Lambda == solver.Fixed(0)) {
-		obs := observed(ds, hidden)
 		p := &model.Prepared{Data: obs}
 		if so.Graph, err = p.Graph(ctx, o.Fit.Graph, o.Fit.Seed, threads); err != nil {
-			return 0, nil, nil, fmt.Errorf("%s: replicate %d: %w", ds.Source, r+1, err)
+			return fail(err)
 		}
+	}
+	var d *solver.Data
+	if obs.Sparse != nil {
+		d, err = solver.NewSparseDataInPlace(obs.Sparse) // obs is this replicate's own
+	} else {
+		d, err = solver.NewDenseData(obs.Dense)
+	}
+	if err == nil {
+		d, err = d.Hide(hidden) // nothing stored there: shares d's arrays
+	}
+	if err != nil {
+		return fail(err)
 	}
 	errs, iters := make([]float64, len(o.Ks)), make([]int, len(o.Ks))
 	var prev *solver.Result
@@ -389,31 +392,4 @@ func valueAt(ds *dataset.Dataset, j, c int) float64 {
 		return 0
 	}
 	return ds.Dense.At(j, c)
-}
-
-// observed returns ds without its hidden entries, for the graph.
-func observed(ds *dataset.Dataset, hidden *sparse.CSR) *dataset.Dataset {
-	out := &dataset.Dataset{Source: ds.Source}
-	if a := ds.Sparse; a != nil {
-		b := &sparse.CSR{Rows: a.Rows, Cols: a.Cols, Indptr: make([]int, a.Rows+1)}
-		for j := 0; j < a.Rows; j++ {
-			hid := hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]]
-			for q := a.Indptr[j]; q < a.Indptr[j+1]; q++ {
-				if t := sort.SearchInts(hid, a.Ind[q]); t < len(hid) && hid[t] == a.Ind[q] {
-					continue
-				}
-				b.Ind, b.Val = append(b.Ind, a.Ind[q]), append(b.Val, a.Val[q])
-			}
-			b.Indptr[j+1] = len(b.Ind)
-		}
-		out.Sparse = b
-		return out
-	}
-	out.Dense = mat.DenseCopyOf(ds.Dense)
-	for j := 0; j < hidden.Rows; j++ {
-		for q := hidden.Indptr[j]; q < hidden.Indptr[j+1]; q++ {
-			out.Dense.Set(j, hidden.Ind[q], 0)
-		}
-	}
-	return out
 }
