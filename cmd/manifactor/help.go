@@ -80,12 +80,16 @@ func init() {
 var renamedFlags = map[string]string{"kernels": "simd"}
 
 // commandFlagHelps are the flags whose meaning a command changes: rank's
-// --k is a list of ranks, and its lambda is never auto.
+// --k is a list of ranks, its methods depend on --criterion, and its
+// lambda is never auto; --cold, a comparison, is left to --help-all.
 var commandFlagHelps = map[string]map[string]flagHelp{
 	"rank": {
-		"k":      {methodGroup, "the ranks to try, e.g. 2-40 (see --step)", "LIST"},
-		"method": {methodGroup, "nmf, gnmf or nmf-kl, each also -ncw", "M"},
-		"lambda": {methodGroup, "graph weight, a number (default: the method's)", "L"},
+		"k":         {methodGroup, "the ranks to try, e.g. 2-40 (see --step)", "LIST"},
+		"method":    {methodGroup, "held-out: nmf, gnmf or nmf-kl, each also -ncw; cophenetic: any", "M"},
+		"lambda":    {methodGroup, "graph weight, a number (default: the method's)", "L"},
+		"criterion": {methodGroup, "held-out (the model's rank) or cophenetic (a number of clusters)", "C"},
+		"plot":      {outputGroup, "directory for the curve as PNG and SVG", "DIR"},
+		"cold":      {outputGroup, "", ""},
 	},
 }
 

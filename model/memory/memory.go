@@ -5,6 +5,7 @@ import (
 
 	"github.com/manifactor/manifactor/internal/sysmem"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/rank"
 	"github.com/manifactor/manifactor/solver"
 
 	"github.com/manifactor/manifactor/internal/nmfstep"
@@ -190,17 +191,36 @@ func hasNegative(ds *dataset.Dataset) bool {
 	return false
 }
 
+// Consensus is Fit for rank.Consensus up to k clusters on a sample of
+// at most sample samples, threads restarts at once: the data as loaded
+// and the sample's share of a fit's copies and graph, each running
+// restart's factors, and the consensus arrays (13 bytes a pair: the
+// counts, the dissimilarities and the linkage's work array).
+func Consensus(ds *dataset.Dataset, opts model.Options, k, sample, threads int) Estimate {
+	n, m := ds.Dims()
+	s := min(n, sample)
+	opts.K = k
+	one := Fit(ds, opts, 1)
+	frac := float64(s) / float64(n)
+	s64 := int64(s)
+	return Estimate{
+		Data:    dataBytes(ds) + int64(frac*float64(one.Data)),
+		Graph:   int64(frac * float64(one.Graph)),
+		Factors: int64(threads)*int64(float64(one.Factors)*float64(s+m)/float64(n+m)) + 13*s64*s64,
+	}
+}
+
 // Rank is Fit for cross-validating ranks up to k (rank.CrossValidate)
 // with share of the entries hidden in each of replicates replicates run
 // at once: each holds the solver's data made anew from its observed
-// entries, its hidden entries in both orientations with their values,
+// entries, its hidden entries in both orientations with their values and weights,
 // and the fit's factors; the data as loaded are shared.
 func Rank(ds *dataset.Dataset, opts model.Options, k int, share float64, replicates, threads int) Estimate {
 	n, m := ds.Dims()
 	opts.K = k
 	one := Fit(ds, opts, max(1, threads/max(replicates, 1)))
-	hidden := int64(share * float64(n) * float64(m))
-	perData := one.Data - dataBytes(ds) + 2*16*hidden + 8*hidden + 8*int64(n+m)
+	hidden := int64(rank.ExpectedHidden(ds, share))
+	perData := one.Data - dataBytes(ds) + 2*16*hidden + 16*hidden + 8*int64(n+m) // both orientations; values and weights
 	return Estimate{
 		Data:    dataBytes(ds) + int64(replicates)*perData,
 		Graph:   int64(replicates) * one.Graph,

@@ -8,6 +8,7 @@ import (
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/model"
+	"github.com/manifactor/manifactor/model/rank"
 	"github.com/manifactor/manifactor/solver"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -107,11 +108,30 @@ func TestRank(t *testing.T) {
 	if three.Total() <= 2*one.Total() || three.Factors != 3*one.Factors {
 		t.Errorf("1 replicate %v, 3 replicates %v", one, three)
 	}
-	if more := Rank(ds, o, 10, 0.2, 1, 2); more.Data-one.Data != int64(0.15*300*800)*40 {
-		t.Errorf("a 20 %% share: %d more bytes than 5 %%, want 40 a hidden entry", more.Data-one.Data)
+	extra := int64(rank.ExpectedHidden(ds, 0.2)) - int64(rank.ExpectedHidden(ds, 0.05))
+	if more := Rank(ds, o, 10, 0.2, 1, 2); extra <= 0 || more.Data-one.Data != extra*48 {
+		t.Errorf("a 20 %% share: %d more bytes than 5 %%, want 48 for each of %d more hidden entries", more.Data-one.Data, extra)
 	}
 	o.K = 10
 	if fit := Fit(ds, o, 2); one.Factors != fit.Factors {
 		t.Errorf("one replicate's factors %d, a fit's %d", one.Factors, fit.Factors)
+	}
+}
+
+// TestConsensus: the consensus's estimate holds its arrays, 13 bytes a
+// pair of the sample, and grows with the restarts run at once.
+func TestConsensus(t *testing.T) {
+	a, _, err := corpus.Generate(corpus.Options{Docs: 3000, Terms: 800, Classes: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &dataset.Dataset{Sparse: a}
+	o := model.Options{Method: solver.NMF}
+	one, two := Consensus(ds, o, 10, 1000, 1), Consensus(ds, o, 10, 1000, 2)
+	if one.Factors <= 13*1000*1000 || two.Factors <= one.Factors || two.Data != one.Data {
+		t.Errorf("1 restart at once %v, 2 %v", one, two)
+	}
+	if big := Consensus(ds, o, 10, 2000, 1); big.Factors-one.Factors < 13*(2000*2000-1000*1000) {
+		t.Errorf("a sample of 2,000: %v, 1,000: %v", big, one)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 
@@ -74,14 +75,23 @@ type Result struct {
 	// the simplest model the data cannot tell from the best.
 	Best   int `json:"best"`
 	Chosen int `json:"k"`
-	// Hidden is the mean number of entries hidden in a replicate.
-	Hidden int `json:"hidden"`
+	// Hidden is the mean number of entries hidden in a replicate, and
+	// ZeroShare the share of the data's zeros among them: TestShare, or
+	// less on sparse data (their losses then weigh more; see
+	// CrossValidate).
+	Hidden    int     `json:"hidden"`
+	ZeroShare float64 `json:"zero_share"`
 }
 
 // CrossValidate hides a seeded share of ds's entries, zeros included
 // (TestShare; a different set per replicate), fits each rank of Ks on the
 // rest and scores it by its loss at the hidden entries: the rank beyond
-// which the model predicts the data no better is the data's. Each rank
+// which the model predicts the data no better is the data's. On sparse
+// data of more than four zeros a stored entry, the zeros are hidden at a
+// lower share (at most four for each stored entry hidden) and their
+// losses weigh more by as much, so that a corpus's fits stay near the
+// cost of plain ones while the error still estimates the mean loss over
+// all entries. Each rank
 // starts from the previous rank's factors, its new columns small, so that
 // a sweep costs little more than its largest fit. The graph methods'
 // graph is built from each replicate's observed entries, so that the
@@ -137,6 +147,7 @@ func CrossValidate(ctx context.Context, ds *dataset.Dataset, opts Options) (*Res
 		return nil, firstErr
 	}
 	res := &Result{Hidden: hidden / o.Replicates}
+	res.ZeroShare, _ = zeroShare(ds, o.TestShare)
 	for i, k := range o.Ks {
 		mean, sd := meanSD(errs[i])
 		res.Curve = append(res.Curve, Point{K: k, TestError: mean, Spread: sd, Errors: errs[i], Iterations: iters[i]})
@@ -222,7 +233,8 @@ func (opts Options) check(ds *dataset.Dataset) (Options, error) {
 // replicate hides replicate r's entries and fits every rank, returning
 // the number hidden, each rank's test error and iterations.
 func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads int) (int, []float64, []int, error) {
-	hidden, values := speckle(ds, o.TestShare, o.Fit.Seed, uint64(r))
+	h := speckle(ds, o.TestShare, o.Fit.Seed, uint64(r))
+	hidden := h.set
 	fail := func(err error) (int, []float64, []int, error) {
 		return 0, nil, nil, fmt.Errorf("%s: replicate %d: %w", ds.Source, r+1, err)
 	}
@@ -262,7 +274,7 @@ func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads 
 		if err != nil {
 			return 0, nil, nil, fmt.Errorf("%s: replicate %d, rank %d: %w", ds.Source, r+1, k, err)
 		}
-		errs[i], iters[i] = testError(hidden, values, res.U, res.V, so.Method.KL()), res.Iterations
+		errs[i], iters[i] = testError(h, res.U, res.V, so.Method.KL()), res.Iterations
 		if o.Progress != nil {
 			o.Progress(r, k, errs[i])
 		}
@@ -303,67 +315,137 @@ func widen(res *solver.Result, k int, seed uint64) *solver.Result {
 	return &solver.Result{U: grow(res.U), V: grow(res.V), W: grow(res.W)}
 }
 
-// testError is the mean loss at the hidden entries (values, in hidden's
-// order) of the model U V^T: squared error, or the generalized KL
+// testError is the mean loss at h's hidden entries of the model U V^T,
+// each weighed by h's weight (the Hajek estimator of the mean loss over
+// the speckle h stands for): squared error, or the generalized KL
 // divergence.
-func testError(hidden *sparse.CSR, values []float64, u, v *mat.Dense, kl bool) float64 {
+func testError(h heldOut, u, v *mat.Dense, kl bool) float64 {
 	_, k := u.Dims()
 	ur, vr := u.RawMatrix(), v.RawMatrix()
-	var s float64
-	for j := 0; j < hidden.Rows; j++ {
+	var s, total float64
+	set := h.set
+	for j := 0; j < set.Rows; j++ {
 		vj := vr.Data[j*vr.Stride : j*vr.Stride+k]
-		for q := hidden.Indptr[j]; q < hidden.Indptr[j+1]; q++ {
-			i := hidden.Ind[q]
+		for q := set.Indptr[j]; q < set.Indptr[j+1]; q++ {
+			i := set.Ind[q]
 			var y float64
 			for c, x := range ur.Data[i*ur.Stride : i*ur.Stride+k] {
 				y += x * vj[c]
 			}
-			x := values[q]
+			x := h.values[q]
+			var loss float64
 			switch {
 			case !kl:
-				s += (x - y) * (x - y)
+				loss = (x - y) * (x - y)
 			case x > 0:
-				s += x*math.Log(x/max(y, solver.Eps)) - x + y
+				loss = x*math.Log(x/max(y, solver.Eps)) - x + y
 			default:
-				s += y
+				loss = y
 			}
+			w := 1.0
+			if h.weights != nil {
+				w = h.weights[q]
+			}
+			s += w * loss
+			total += w
 		}
 	}
-	return s / float64(max(hidden.NNZ(), 1))
+	return s / max(total, 1)
 }
 
-// speckle draws replicate r's hidden set: every entry of ds, zero or not,
-// independently with probability share (Bernoulli trials taken by
-// geometric skips, so that the cost is the set's size, not n x m), then
-// gives back one entry of any sample or feature hidden whole. It returns
-// the set (samples as rows) and ds's values there.
-func speckle(ds *dataset.Dataset, share float64, seed, r uint64) (*sparse.CSR, []float64) {
+// zerosPerStored bounds the zeros a replicate of sparse data hides: at
+// most this many for each stored entry it hides. A share of all entries
+// is, on a corpus a fraction of a percent non-zero, hundreds of times
+// more zeros than stored entries, and each hidden entry costs the masked
+// solver O(k) an iteration, so a proportional speckle made every fit of
+// a sweep many times a plain fit. The zeros beyond the bound are hidden
+// at a lower rate and weighed up in the test error by the inverse of it
+// (a stratified sample: the error stays an estimate of the mean loss
+// over a proportional speckle), and the fits see the rest of the zeros.
+const zerosPerStored = 4
+
+// heldOut is a replicate's hidden set: entries as rows of samples, the
+// data's values there, and the weight of each entry's loss in the test
+// error (nil: all 1).
+type heldOut struct {
+	set     *sparse.CSR
+	values  []float64
+	weights []float64
+	// zeroShare is the share of the entries not stored that are hidden.
+	zeroShare float64
+}
+
+// speckle draws replicate r's hidden set. Each stored entry of sparse
+// data, and each entry of dense data, is hidden independently with
+// probability share; each zero of sparse data with probability
+// share rho, rho = min(1, zerosPerStored stored / zeros), and weighed
+// 1 / rho. The trials are taken by geometric skips, so that the cost is
+// the set's size, not n x m. A sample or feature hidden whole gets one
+// entry back.
+func speckle(ds *dataset.Dataset, share float64, seed, r uint64) heldOut {
 	n, m := ds.Dims()
 	rng := rand.New(rand.NewPCG(seed, 0x7370656b6c65+r)) // "speckle"
-	logq := math.Log1p(-share)
-	h := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
-	var values []float64
-	for j := 0; j < n; j++ {
-		row0 := len(h.Ind)
-		for c := -1; ; {
-			c += 1 + int(math.Floor(math.Log(1-rng.Float64())/logq))
-			if c >= m || c < 0 {
-				break
-			}
-			h.Ind = append(h.Ind, c)
+	// skip returns the next trial index after c that succeeds, with logq
+	// = log(1 - p); -1 when p is 0.
+	skip := func(c int, logq float64) int {
+		if logq == 0 {
+			return math.MaxInt
 		}
-		if len(h.Ind)-row0 == m {
-			h.Ind = h.Ind[:len(h.Ind)-1]
+		s := math.Floor(math.Log(1-rng.Float64()) / logq)
+		if s >= float64(math.MaxInt/2) {
+			return math.MaxInt
 		}
-		for _, c := range h.Ind[row0:] {
-			values = append(values, valueAt(ds, j, c))
-		}
-		h.Indptr[j+1] = len(h.Ind)
+		return c + 1 + int(s)
 	}
-	h.Val = make([]float64, len(h.Ind))
+	h := heldOut{set: &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}, zeroShare: share}
+	a := ds.Sparse
+	var zeroWeight float64
+	h.zeroShare, zeroWeight = zeroShare(ds, share)
+	logAll, logZero := math.Log1p(-share), math.Log1p(-h.zeroShare)
+	set := h.set
+	for j := 0; j < n; j++ {
+		row0 := len(set.Ind)
+		if a == nil {
+			for c := skip(-1, logAll); c < m; c = skip(c, logAll) {
+				set.Ind = append(set.Ind, c)
+				h.values = append(h.values, ds.Dense.At(j, c))
+			}
+		} else {
+			// The stored entries' trials and the zeros' (a trial landing
+			// on a stored column is not a zero's and is dropped), merged
+			// in column order.
+			lo, hi := a.Indptr[j], a.Indptr[j+1]
+			s := skip(lo-1, logAll)
+			z := skip(-1, logZero)
+			for q := lo; ; {
+				for q < hi && a.Ind[q] < z {
+					if q == s {
+						set.Ind = append(set.Ind, a.Ind[q])
+						h.values = append(h.values, a.Val[q])
+						h.weights = append(h.weights, 1)
+						s = skip(s, logAll)
+					}
+					q++
+				}
+				if z >= m {
+					break
+				}
+				if q == hi || a.Ind[q] != z {
+					set.Ind = append(set.Ind, z)
+					h.values = append(h.values, 0)
+					h.weights = append(h.weights, zeroWeight)
+				}
+				z = skip(z, logZero)
+			}
+		}
+		if len(set.Ind)-row0 == m {
+			h.drop(len(set.Ind) - 1)
+		}
+		set.Indptr[j+1] = len(set.Ind)
+	}
 	// A feature hidden in every sample keeps its last sample.
 	count := make([]int, m)
-	for _, c := range h.Ind {
+	for _, c := range set.Ind {
 		count[c]++
 	}
 	for c, k := range count {
@@ -371,25 +453,57 @@ func speckle(ds *dataset.Dataset, share float64, seed, r uint64) (*sparse.CSR, [
 			continue
 		}
 		j := n - 1
-		q := h.Indptr[j] + sort.SearchInts(h.Ind[h.Indptr[j]:h.Indptr[j+1]], c)
-		h.Ind = append(h.Ind[:q], h.Ind[q+1:]...)
-		h.Val = h.Val[:len(h.Ind)]
-		values = append(values[:q], values[q+1:]...)
+		h.drop(set.Indptr[j] + sort.SearchInts(set.Ind[set.Indptr[j]:set.Indptr[j+1]], c))
 		for t := j + 1; t <= n; t++ {
-			h.Indptr[t]--
+			set.Indptr[t]--
 		}
 	}
-	return h, values
+	set.Val = make([]float64, len(set.Ind))
+	if zeroWeight == 1 {
+		h.weights = nil
+	}
+	return h
 }
 
-// valueAt returns ds's entry of sample j, feature c.
-func valueAt(ds *dataset.Dataset, j, c int) float64 {
-	if a := ds.Sparse; a != nil {
-		row := a.Ind[a.Indptr[j]:a.Indptr[j+1]]
-		if t := sort.SearchInts(row, c); t < len(row) && row[t] == c {
-			return a.Val[a.Indptr[j]+t]
-		}
-		return 0
+// zeroShare returns the share of ds's zeros that speckle hides (share,
+// or less for sparse data of more than zerosPerStored zeros a stored
+// entry) and the weight of their losses, the inverse of its ratio to
+// share.
+func zeroShare(ds *dataset.Dataset, share float64) (zs, weight float64) {
+	a := ds.Sparse
+	if a == nil {
+		return share, 1
 	}
-	return ds.Dense.At(j, c)
+	n, m := ds.Dims()
+	stored := float64(a.NNZ())
+	if zeros := float64(n)*float64(m) - stored; zeros > zerosPerStored*stored {
+		rho := zerosPerStored * stored / zeros
+		return share * rho, 1 / rho
+	}
+	return share, 1
+}
+
+// ExpectedHidden returns the number of entries of ds a replicate hides on
+// average with TestShare share: share of the stored entries and the
+// share of the zeros that CrossValidate's bound on them leaves. Each
+// costs the masked solver O(k) an iteration and, with its value and both
+// orientations, about 40 bytes.
+func ExpectedHidden(ds *dataset.Dataset, share float64) float64 {
+	n, m := ds.Dims()
+	all := float64(n) * float64(m)
+	if ds.Sparse == nil {
+		return share * all
+	}
+	stored := float64(ds.Sparse.NNZ())
+	zs, _ := zeroShare(ds, share)
+	return share*stored + zs*(all-stored)
+}
+
+// drop removes hidden entry q (the caller mends Indptr past its row).
+func (h *heldOut) drop(q int) {
+	h.set.Ind = slices.Delete(h.set.Ind, q, q+1)
+	h.values = slices.Delete(h.values, q, q+1)
+	if h.weights != nil {
+		h.weights = slices.Delete(h.weights, q, q+1)
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/corpus"
 	"github.com/manifactor/manifactor/model"
@@ -81,32 +83,28 @@ func TestCrossValidateKL(t *testing.T) {
 func TestSpeckle(t *testing.T) {
 	t.Parallel()
 	ds := planted(7, 400, 200, 3, 0.3)
-	h, values := speckle(ds, 0.1, 1, 0)
+	h := speckle(ds, 0.1, 1, 0)
 	n, m := ds.Dims()
-	if got, want := float64(h.NNZ()), 0.1*float64(n*m); math.Abs(got-want) > 0.05*want {
+	if got, want := float64(h.set.NNZ()), 0.1*float64(n*m); math.Abs(got-want) > 0.05*want {
 		t.Errorf("%v hidden, want about %v", got, want)
 	}
-	if err := h.Validate(); err != nil {
-		t.Fatal(err)
+	if h.weights != nil || h.zeroShare != 0.1 {
+		t.Errorf("weights %v, zero share %v on data %.2f non-zero", h.weights != nil, h.zeroShare, float64(ds.Sparse.NNZ())/float64(n*m))
 	}
+	checkHeldOut(t, ds, h)
 	zeros := 0
-	for j := 0; j < n; j++ {
-		for q := h.Indptr[j]; q < h.Indptr[j+1]; q++ {
-			if values[q] != valueAt(ds, j, h.Ind[q]) {
-				t.Fatalf("value at (%d, %d)", j, h.Ind[q])
-			}
-			if values[q] == 0 {
-				zeros++
-			}
+	for _, x := range h.values {
+		if x == 0 {
+			zeros++
 		}
 	}
 	density := float64(ds.Sparse.NNZ()) / float64(n*m)
-	if got := float64(zeros) / float64(h.NNZ()); math.Abs(got-(1-density)) > 0.05 {
+	if got := float64(zeros) / float64(h.set.NNZ()); math.Abs(got-(1-density)) > 0.05 {
 		t.Errorf("%.3f of the hidden entries are zeros, the data %.3f", got, 1-density)
 	}
 	small := planted(8, 3, 4, 1, 1)
 	for seed := uint64(0); seed < 50; seed++ {
-		h, _ := speckle(small, 0.5, seed, 0)
+		h := speckle(small, 0.5, seed, 0).set
 		rows, cols := make([]int, 3), make([]int, 4)
 		for j := 0; j < 3; j++ {
 			rows[j] = h.Indptr[j+1] - h.Indptr[j]
@@ -122,6 +120,85 @@ func TestSpeckle(t *testing.T) {
 		for c, k := range cols {
 			if k == 3 {
 				t.Fatalf("seed %d: feature %d hidden whole", seed, c)
+			}
+		}
+	}
+}
+
+// TestSpeckleSparse: on data a percent non-zero, the stored entries are
+// hidden at the share and the zeros at the lower share that makes them
+// four for each hidden stored entry, weighed by the ratio of the shares;
+// the weighted loss of the all-zero model, the data's mean square, is
+// estimated well.
+func TestSpeckleSparse(t *testing.T) {
+	t.Parallel()
+	ds := planted(12, 2000, 1000, 1, 0.1)
+	a := ds.Sparse
+	n, m := ds.Dims()
+	stored := float64(a.NNZ())
+	if d := stored / float64(n*m); d > 0.02 {
+		t.Fatalf("data %.3f non-zero", d)
+	}
+	h := speckle(ds, 0.05, 3, 1)
+	checkHeldOut(t, ds, h)
+	wantZS := 0.05 * zerosPerStored * stored / (float64(n*m) - stored)
+	if h.zeroShare != wantZS {
+		t.Errorf("zero share %v, want %v", h.zeroShare, wantZS)
+	}
+	var hs, hz int
+	var sq, total float64
+	for q, x := range h.values {
+		w := h.weights[q]
+		if x != 0 {
+			hs++
+			if w != 1 {
+				t.Fatalf("stored entry weighed %v", w)
+			}
+		} else {
+			hz++
+			if w != 0.05/wantZS {
+				t.Fatalf("zero weighed %v, want %v", w, 0.05/wantZS)
+			}
+		}
+		sq += w * x * x
+		total += w
+	}
+	if want := 0.05 * stored; math.Abs(float64(hs)-want) > 0.05*want {
+		t.Errorf("%d stored entries hidden, want about %.0f", hs, want)
+	}
+	if want := zerosPerStored * float64(hs); math.Abs(float64(hz)-want) > 0.05*want {
+		t.Errorf("%d zeros hidden, want about %.0f", hz, want)
+	}
+	var all float64
+	for _, x := range a.Val {
+		all += x * x
+	}
+	all /= float64(n * m)
+	if got := sq / total; math.Abs(got-all) > 0.05*all {
+		t.Errorf("weighted mean square %.4g, the data's %.4g", got, all)
+	}
+	// The error of the all-zero model is the same estimate.
+	zero := mat.NewDense(m, 1, nil)
+	if got := testError(h, zero, mat.NewDense(n, 1, nil), false); math.Abs(got-sq/total) > 1e-12*got {
+		t.Errorf("test error %v, weighted mean square %v", got, sq/total)
+	}
+}
+
+// checkHeldOut checks that h is a valid set with ds's values at its
+// entries.
+func checkHeldOut(t *testing.T, ds *dataset.Dataset, h heldOut) {
+	t.Helper()
+	if err := h.set.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.values) != h.set.NNZ() || (h.weights != nil && len(h.weights) != h.set.NNZ()) {
+		t.Fatalf("%d values, %d weights for %d entries", len(h.values), len(h.weights), h.set.NNZ())
+	}
+	d := ds.Sparse.ToDense()
+	for j := 0; j < h.set.Rows; j++ {
+		for q := h.set.Indptr[j]; q < h.set.Indptr[j+1]; q++ {
+			if c := h.set.Ind[q]; h.values[q] != d.At(j, c) {
+				t.Fatalf("value at (%d, %d): %v, data %v", j, c, h.values[q], d.At(j, c))
 			}
 		}
 	}
