@@ -208,11 +208,10 @@ type Transformed struct {
 // depends on the sample and its position alone (its start is the
 // position's draw from the model's seed), not on the thread count, and
 // on the other samples only through the rounding of the kernels that
-// take rows together.
+// take rows together. ds's unknown entries (Missing) are left out of
+// each sample's loss, for the methods that fit with them (nmf, gnmf,
+// nmf-kl and their -ncw forms).
 func (m *Model) Transform(ctx context.Context, ds *dataset.Dataset, opts TransformOptions) (*Transformed, error) {
-	if ds != nil && ds.Missing != nil {
-		return nil, fmt.Errorf("%s: %d entries are unknown (a mask): placing new samples with unknown entries is not supported; fit them with the training data instead", ds.Source, ds.Missing.NNZ())
-	}
 	if err := m.check(); err != nil {
 		return nil, err
 	}
@@ -243,6 +242,11 @@ func (m *Model) transform(ctx context.Context, ds *dataset.Dataset, opts Transfo
 		return nil, fmt.Errorf("model: %w", err)
 	}
 	xd, err := solverData(x)
+	if err == nil && x.Missing != nil {
+		// Unknown entries (on the model's features) are left out of each
+		// sample's loss, as a fit leaves them out.
+		xd, err = xd.Hide(x.Missing)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", x.Source, err)
 	}

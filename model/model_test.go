@@ -18,6 +18,7 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/graph"
 	"github.com/manifactor/manifactor/solver"
+	"github.com/manifactor/manifactor/sparse"
 )
 
 // countCorpus returns n documents of term counts over m named terms drawn
@@ -548,5 +549,86 @@ func TestPreparedReadGraph(t *testing.T) {
 	p.Data = &dataset.Dataset{Dense: mat.NewDense(4, 2, nil)}
 	if _, _, err := p.ReadGraph(path); err == nil || !strings.Contains(err.Error(), "3") || !strings.Contains(err.Error(), "4") {
 		t.Errorf("a graph of 3 for 4 samples: %v", err)
+	}
+}
+
+// TestModelTransformMissing: new samples with unknown entries are placed
+// from their known entries alone: the values at the unknown entries do
+// not matter, and hiding a tenth of the entries keeps most labels; cf
+// refuses them.
+func TestModelTransformMissing(t *testing.T) {
+	ctx := context.Background()
+	train := countCorpus(t, 7, 300, 300, 5)
+	fresh := countCorpus(t, 8, 100, 300, 5)
+	n, m := fresh.Dims()
+	rng := rand.New(rand.NewPCG(9, 9))
+	var ri, ci []int
+	var one []float64
+	for j := 0; j < n; j++ {
+		for i := 0; i < m; i++ {
+			if rng.Float64() < 0.1 {
+				ri, ci, one = append(ri, j), append(ci, i), append(one, 1)
+			}
+		}
+	}
+	hidden, err := sparse.FromTriplets(n, m, ri, ci, one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, method := range []solver.Method{solver.NMF, solver.GNMF, solver.NMFKL, solver.CF} {
+		mod, _, err := Train(ctx, cloneDS(train), PrepareOptions{}, Options{Method: method, K: 5, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := mod.Transform(ctx, cloneDS(fresh), TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The unknown entries once as the data's values, once as 1000s.
+		masked, err := cloneDS(fresh).WithMissing(hidden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := mod.Transform(ctx, masked, TransformOptions{})
+		if method == solver.CF {
+			if err == nil || !strings.Contains(err.Error(), "cannot leave entries out") {
+				t.Errorf("cf placed samples with unknown entries: %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(method, err)
+		}
+		loud := cloneDS(fresh)
+		for q := range loud.Sparse.Val {
+			loud.Sparse.Val[q] = 1000
+		}
+		for j := 0; j < n; j++ {
+			for q := fresh.Sparse.Indptr[j]; q < fresh.Sparse.Indptr[j+1]; q++ {
+				c := fresh.Sparse.Ind[q]
+				if !slices.Contains(hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]], c) {
+					loud.Sparse.Val[q] = fresh.Sparse.Val[q]
+				}
+			}
+		}
+		if loud, err = loud.WithMissing(hidden); err != nil {
+			t.Fatal(err)
+		}
+		again, err := mod.Transform(ctx, loud, TransformOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got.V, again.V) {
+			t.Errorf("%v: the values at unknown entries changed the placement", method)
+		}
+		same := 0
+		for i, l := range got.Labels {
+			if l == plain.Labels[i] {
+				same++
+			}
+		}
+		if float64(same) < 0.9*float64(n) {
+			t.Errorf("%v: %d of %d labels kept with a tenth of the entries unknown", method, same, n)
+		}
 	}
 }

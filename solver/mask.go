@@ -26,11 +26,13 @@ type mask struct {
 // entries' values in d do not matter, and the result's X holds zeros
 // there. A hidden set that is empty returns d itself, so that the fit is
 // the unhidden one bit for bit; when d holds no value at the hidden
-// entries the result shares d's arrays. Every sample and every feature must keep
-// at least one entry. Only nmf, gnmf and nmf-kl (and their -ncw forms)
-// fit data with hidden entries; their objective counts the other entries
-// alone, with the graph term unchanged, and never increases under mu or
-// cd.
+// entries the result shares d's arrays. Every sample must keep at least
+// one entry, and for Fit every feature too (Result.Transform, whose
+// basis is fixed, places samples whose hidden entries cover a feature).
+// Only nmf, gnmf and nmf-kl (and their -ncw forms) fit data with hidden
+// entries or place new samples with them: their objective counts the
+// other entries alone, with the graph term unchanged, and never
+// increases under mu or cd.
 func (d *Data) Hide(hidden *sparse.CSR) (*Data, error) {
 	if hidden == nil || hidden.NNZ() == 0 {
 		return d, nil
@@ -119,7 +121,7 @@ func (d *Data) HiddenCount() int {
 
 // maskOf builds the mask of hidden (samples as rows, the caller's feature
 // numbers) in d's internal numbering, and refuses one that hides a whole
-// sample or feature: nothing would be left to fit it to.
+// sample: nothing would be left to fit or place it by.
 func (d *Data) maskOf(hidden *sparse.CSR) (*mask, error) {
 	inv := make([]int, d.m) // caller's feature -> internal
 	for r := range inv {
@@ -138,13 +140,7 @@ func (d *Data) maskOf(hidden *sparse.CSR) (*mask, error) {
 		}
 		sort.Ints(row)
 	}
-	bf := bs.T()
-	for r := 0; r < d.m; r++ {
-		if bf.Indptr[r+1]-bf.Indptr[r] == d.n {
-			return nil, fmt.Errorf("solver: Hide: every sample of feature %d (1-based) is hidden", d.feature(r)+1)
-		}
-	}
-	return &mask{bySample: bs, byFeature: bf}, nil
+	return &mask{bySample: bs, byFeature: bs.T()}, nil
 }
 
 // observedSamples returns d's sparse samples (one row per sample, the
@@ -178,14 +174,24 @@ func (d *Data) observedSamples(hidden *sparse.CSR) *sparse.CSR {
 }
 
 // checkHidden refuses a method that cannot leave entries out of its
-// objective.
-func checkHidden(d *Data, m Method) error {
+// objective, and for a fit (not Transform, whose basis is fixed) a
+// feature hidden in every sample: nothing would be left to fit its row
+// of U to.
+func checkHidden(d *Data, m Method, fit bool) error {
 	if d.hidden == nil {
 		return nil
 	}
 	switch m.Base() {
 	case NMF, GNMF, NMFKL:
-		return nil
+	default:
+		return fmt.Errorf("solver: %s cannot leave entries out of its objective (%d hidden): only nmf, gnmf and nmf-kl and their -ncw forms can", m, d.HiddenCount())
 	}
-	return fmt.Errorf("solver: %s cannot leave entries out of its objective (%d hidden): only nmf, gnmf and nmf-kl and their -ncw forms can", m, d.HiddenCount())
+	if bf := d.hidden.byFeature; fit {
+		for r := 0; r < d.m; r++ {
+			if bf.Indptr[r+1]-bf.Indptr[r] == d.n {
+				return fmt.Errorf("solver: every sample of feature %d (1-based) is hidden: nothing is left to fit it to", d.feature(r)+1)
+			}
+		}
+	}
+	return nil
 }

@@ -281,7 +281,7 @@ func TestMaskedThreads(t *testing.T) {
 }
 
 // TestHideErrors: a hidden set of the wrong shape, one that hides a whole
-// sample or feature, hiding twice and a method that cannot leave entries
+// sample (or, for a fit, a whole feature), hiding twice and a method that cannot leave entries
 // out are errors that say so.
 func TestHideErrors(t *testing.T) {
 	t.Parallel()
@@ -310,11 +310,19 @@ func TestHideErrors(t *testing.T) {
 	}{
 		{pattern(5, 5, [2]int{0, 0}), "5 x 5 hidden entries for data of 6 samples x 5 features"},
 		{pattern(6, 5, row...), "every feature of sample 3 (1-based) is hidden"},
-		{pattern(6, 5, col...), "every sample of feature 4 (1-based) is hidden"},
 	} {
 		if _, err := d.Hide(c.h); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
+	}
+	// A feature hidden in every sample can be placed (Transform) but
+	// not fitted.
+	whole, err := d.Hide(pattern(6, 5, col...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fit(context.Background(), whole, Options{K: 2}); err == nil || !strings.Contains(err.Error(), "every sample of feature 4 (1-based) is hidden") {
+		t.Errorf("a feature hidden whole: %v", err)
 	}
 	h, err := d.Hide(pattern(6, 5, [2]int{1, 1}))
 	if err != nil || h.HiddenCount() != 1 {
@@ -330,6 +338,114 @@ func TestHideErrors(t *testing.T) {
 		}
 		if _, err := Fit(context.Background(), h, o); err == nil || !strings.Contains(err.Error(), "cannot leave entries out") {
 			t.Errorf("%s on hidden entries: %v", m, err)
+		}
+	}
+}
+
+// transformRef is Transform's multiplicative updates for nmf (Frobenius)
+// or nmf-kl on each new sample, written plainly over its known features
+// only (x's hidden ones listed by hidden), from Transform's start.
+func transformRef(u, x *mat.Dense, hidden *sparse.CSR, seed uint64, iters int, kl bool) *mat.Dense {
+	m, k := u.Dims()
+	n, _ := x.Dims()
+	rng := rand.New(rand.NewPCG(seed, 0x7472616e))
+	v := mat.NewDense(n, k, nil)
+	for j := 0; j < n; j++ {
+		for c := 0; c < k; c++ {
+			v.Set(j, c, rng.Float64())
+		}
+	}
+	for j := 0; j < n; j++ {
+		known := make([]bool, m)
+		for i := range known {
+			known[i] = true
+		}
+		for _, i := range hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]] {
+			known[i] = false
+		}
+		vj := v.RawRowView(j)
+		for t := 0; t < iters; t++ {
+			num, den := make([]float64, k), make([]float64, k)
+			for i := 0; i < m; i++ {
+				if !known[i] {
+					continue
+				}
+				var y float64
+				for c := 0; c < k; c++ {
+					y += u.At(i, c) * vj[c]
+				}
+				for c := 0; c < k; c++ {
+					if kl {
+						num[c] += u.At(i, c) * x.At(j, i) / max(y, Eps)
+						den[c] += u.At(i, c)
+					} else {
+						num[c] += u.At(i, c) * x.At(j, i)
+						den[c] += u.At(i, c) * y
+					}
+				}
+			}
+			for c := range vj {
+				if kl {
+					vj[c] = vj[c] * num[c] / max(den[c], Eps)
+				} else {
+					vj[c] *= num[c] / max(den[c], Eps)
+				}
+			}
+		}
+	}
+	return v
+}
+
+// TestTransformHidden: placing new samples with unknown entries, sparse
+// or dense, for nmf and nmf-kl, matches the plain updates over each
+// sample's known features; the values at the unknown entries change
+// nothing, and a feature unknown in every new sample is allowed.
+func TestTransformHidden(t *testing.T) {
+	t.Parallel()
+	train, _ := randomSamples(120, 40, 12, 0.6)
+	a, dense := randomSamples(121, 9, 12, 0.7)
+	rng := rand.New(rand.NewPCG(122, 1))
+	var ri, ci []int
+	var ones []float64
+	for j := 0; j < 9; j++ {
+		for i := 0; i < 12; i++ {
+			if i == 5 || (rng.Float64() < 0.25 && j != 4) {
+				ri, ci, ones = append(ri, j), append(ci, i), append(ones, 1)
+			}
+		}
+	}
+	hidden, err := sparse.FromTriplets(9, 12, ri, ci, ones)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, _ := NewSparseData(train)
+	for _, m := range []Method{NMF, NMFKL} {
+		res, err := Fit(context.Background(), dt, Options{Method: m, K: 3, Seed: 1, Control: Control{MaxIter: 100}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := transformRef(res.U, dense, hidden, 9, 60, m.KL())
+		for _, sparseForm := range []bool{true, false} {
+			var d *Data
+			if sparseForm {
+				d, err = NewSparseData(a)
+			} else {
+				d, err = NewDenseData(dense)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := d.Hide(hidden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := res.Transform(context.Background(), nil, h, TransformOptions{MaxIter: 60, Seed: 9})
+			if err != nil {
+				t.Fatal(m, err)
+			}
+			if !mat.EqualApprox(got, want, 1e-9) {
+				t.Errorf("%s, sparse %v: transform %v, reference %v", m, sparseForm, mat.Formatted(got), mat.Formatted(want))
+			}
 		}
 	}
 }

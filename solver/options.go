@@ -471,7 +471,7 @@ func (o Options) check(d *Data) error {
 	if d == nil {
 		return fmt.Errorf("solver: nil data")
 	}
-	if err := checkHidden(d, spec); err != nil {
+	if err := checkHidden(d, spec, true); err != nil {
 		return err
 	}
 	if o.K < 1 || o.K > min(d.m, d.n) {

@@ -91,6 +91,9 @@ func (r *Result) Transform(ctx context.Context, train, x *Data, opts TransformOp
 	if x.m != md.trainM {
 		return nil, fmt.Errorf("solver: new data has %d features, the training data %d", x.m, md.trainM)
 	}
+	if err := checkHidden(x, md.spec, false); err != nil {
+		return nil, err
+	}
 	if !md.spec.Concept() && x.neg != nil {
 		return nil, fmt.Errorf("solver: negative entry %v at new sample %d, feature %d (1-based); %s needs non-negative data", x.neg.v, x.neg.i+1, x.neg.j+1, md.spec)
 	}
@@ -270,6 +273,7 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 	parallel.For(x.n, opts.Threads, 64, func(lo, hi int) {
 		nb := make([]float64, k)
 		den := make([]float64, k)
+		var gi []float64 // a sample's Gram matrix over its known features
 		for i := lo; i < hi; i++ {
 			if i%64 == 0 && ctx.Err() != nil {
 				return
@@ -277,12 +281,26 @@ func transformNMF(ctx context.Context, res *Result, x *Data, v blas64.General, n
 			vi := out.Data[i*k : (i+1)*k]
 			copy(nb, num.Data[i*k:(i+1)*k])
 			di := addLinked(nb, links, deg, i, v.Data, k)
+			g := utu.Data
+			if h := x.hidden; h != nil && h.bySample.Indptr[i+1] > h.bySample.Indptr[i] {
+				// The sample's loss counts its known entries alone: U^T U
+				// less the rows of its unknown features (x holds zeros
+				// there, so X U needs nothing taken away).
+				gi = append(gi[:0], utu.Data...)
+				for _, r := range h.bySample.Ind[h.bySample.Indptr[i]:h.bySample.Indptr[i+1]] {
+					ur := u.Data[r*k : (r+1)*k]
+					for c, uc := range ur {
+						asm.Axpy(-uc, ur, gi[c*k:(c+1)*k])
+					}
+				}
+				g = gi
+			}
 			for t := 0; t < opts.MaxIter; t++ {
 				if stopped(ctx, t) {
 					return
 				}
 				clear(den)
-				asm.AxpyGather(den, vi, idx, utu.Data, k)
+				asm.AxpyGather(den, vi, idx, g, k)
 				asm.Axpy(di, vi, den)
 				asm.MulUpdate(vi, nb, den, Eps)
 			}
@@ -530,7 +548,7 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 		}
 	}
 	parallel.For(x.n, opts.Threads, 16, func(lo, hi int) {
-		num, sv, ratio := make([]float64, k), make([]float64, k), []float64(nil)
+		num, sv, ratio, colJ := make([]float64, k), make([]float64, k), []float64(nil), []float64(nil)
 		for j := lo; j < hi; j++ {
 			if ctx.Err() != nil {
 				return
@@ -544,6 +562,16 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 			}
 			clear(sv)
 			dj := addLinked(sv, links, deg, j, v.Data, k)
+			col := colU
+			if h := x.hidden; h != nil && h.bySample.Indptr[j+1] > h.bySample.Indptr[j] {
+				// The divergence counts the known entries alone: U's
+				// column sums less the unknown features' rows.
+				colJ = append(colJ[:0], colU...)
+				for _, r := range h.bySample.Ind[h.bySample.Indptr[j]:h.bySample.Indptr[j+1]] {
+					asm.Axpy(-1, u.Data[r*k:(r+1)*k], colJ)
+				}
+				col = colJ
+			}
 			for t := 0; t < opts.MaxIter; t++ {
 				if stopped(ctx, t) {
 					return
@@ -557,7 +585,7 @@ func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g 
 					asm.AxpyGather(num, ratio, xt.Ind[p0:p1], u.Data, k)
 				}
 				for c := range vj {
-					vj[c] = (gj*vj[c]*num[c] + sv[c]) / max(gj*colU[c]+dj, Eps)
+					vj[c] = (gj*vj[c]*num[c] + sv[c]) / max(gj*col[c]+dj, Eps)
 				}
 			}
 		}
