@@ -34,8 +34,12 @@ import (
 // minimizer of the objective along it, with the row's curvature
 // G_cc - sum_{i in H_j} u_ic^2 (+ lambda D_jj) and the hidden entries'
 // model values kept current as the row moves; the graph's rows go one
-// colour at a time, as GNMF's cd does. Neither extrapolates nor measures
-// the projected gradient: the objective's rule (Tol) stops them.
+// colour at a time, as GNMF's cd does. Neither extrapolates. Both measure
+// the projected gradient (Result.ProjGrad) of the masked objective as the
+// unmasked methods do, so that PGTol stops a masked fit too: each row's
+// gradient at the point its update starts from under mu, each
+// coordinate's derivative as the sweep reaches it under cd, with the
+// numerator (X_o V, X_o^T U and the graph's W V) as the data part.
 type maskedIter struct {
 	p         *problem
 	f         *factors
@@ -47,12 +51,18 @@ type maskedIter struct {
 	xtu, xv   blas64.General // X_o^T U, X_o V
 	wv        blas64.General // lambda W V, with a graph term
 	gk        []float64
+	// The last evaluated iteration's stationarity sums, and the
+	// factors' squared column lengths when they were taken.
+	kktU, kktV kktSums
+	na, nv     []float64
+	measured   bool
 }
 
 func newMaskedIter(p *problem, f *factors) *maskedIter {
 	d, k := p.d, f.k
 	it := &maskedIter{p: p, f: f, h: d.hidden, cd: p.opts.Algorithm == CD,
-		utu: general(k, k), vtv: general(k, k), sv: general(k, k), xtu: general(d.n, k), xv: general(d.m, k)}
+		utu: general(k, k), vtv: general(k, k), sv: general(k, k), xtu: general(d.n, k), xv: general(d.m, k),
+		na: make([]float64, k), nv: make([]float64, k)}
 	if p.reg != nil {
 		it.wv = general(d.n, k)
 		if p.opts.Formulation == ScaleInvariant {
@@ -76,24 +86,35 @@ func (it *maskedIter) step(eval bool) (float64, error) {
 	// U^T U and lambda W V are current: from begin, or from the previous
 	// step's end, rescaled with the factors.
 	it.p.d.mulTU(it.xtu, it.f.a, th)
+	k := it.f.k
+	var sumsV, sumsU *kktSums
+	if it.measured = eval; eval {
+		it.kktV.reset(blocks(it.f.v.Rows, 64)+it.colourBlocks(), k)
+		it.kktU.reset(blocks(it.f.a.Rows, 64), k)
+		sumsV, sumsU = &it.kktV, &it.kktU
+	}
 	switch {
 	case it.cd && it.p.reg != nil:
-		it.cdGraphV()
+		it.cdGraphV(sumsV)
 	case it.cd:
-		it.cdRows(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample)
+		it.cdRows(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample, sumsV)
 	default:
-		it.muHalf(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample, true)
+		it.muHalf(it.f.v, it.f.a, it.xtu, it.utu, it.h.bySample, true, sumsV)
 	}
 	it.prepareU()
 	if it.cd {
-		it.cdRows(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature)
+		it.cdRows(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature, sumsU)
 	} else {
-		it.muHalf(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature, false)
+		it.muHalf(it.f.a, it.f.v, it.xv, it.sv, it.h.byFeature, false, sumsU)
 	}
 	gramOf(it.utu, it.f.a, th)
 	obj := math.NaN()
 	if eval {
 		obj = it.objective()
+		// At the scaling the sums were taken at, before the
+		// scale-invariant form's rescaling below.
+		columnSquares(it.na, it.f.a.Data, th)
+		columnSquares(it.nv, it.f.v.Data, th)
 	}
 	if it.invariant {
 		// The objective does not change; the next V half takes U's
@@ -105,6 +126,20 @@ func (it *maskedIter) step(eval bool) (float64, error) {
 		scaleGram(it.utu, s, false)
 	}
 	return obj, nil
+}
+
+// projGrad gives the last evaluated iteration's measure (see maskedIter).
+func (it *maskedIter) projGrad() (kktState, bool) {
+	return kktState{a: &it.kktU, v: &it.kktV, na: it.na, nv: it.nv}, it.measured
+}
+
+// colourBlocks is how many more blocks of 64 rows cdGraphV's colours
+// can take than V's rows in one run (each colour starts a block).
+func (it *maskedIter) colourBlocks() int {
+	if !it.cd || it.p.reg == nil {
+		return 0
+	}
+	return len(it.p.colors.start) - 1
 }
 
 // prepareU forms what U's half and the objective need of the current V:
@@ -199,8 +234,9 @@ func (w *maskWork) gather(fr []float64, rows []int, h blas64.General) (y, ht []f
 // factor): row r's numerator num_r (+ lambda W V's row for V with a
 // graph term), its denominator f_r s - sum_{t in hid_r} y_rt h_t (+
 // lambda D_rr f_r). Each row is computed from the row as it was, so the
-// rows are independent.
-func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV bool) {
+// rows are independent. With sums, each row's projected gradient, den -
+// num, is added to its block of 64 rows.
+func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV bool, sums *kktSums) {
 	k := it.f.k
 	reg := it.p.reg
 	parallel.ForWorker(f.Rows, it.p.opts.Threads, 64, func(_, lo, hi int) {
@@ -211,6 +247,10 @@ func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV b
 			y, ht := w.gather(fr, rows, h)
 			matVec(w.den, fr, s)
 			nr := num.Data[r*k : (r+1)*k]
+			var pg, ref []float64
+			if sums != nil {
+				pg, ref = sums.block(r / 64)
+			}
 			for c := range fr {
 				dn, nm := w.den[c], nr[c]
 				if nq := len(rows); nq > 0 {
@@ -219,6 +259,11 @@ func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV b
 				if isV && reg != nil {
 					dn += reg.deg[r] * fr[c]
 					nm += it.wv.Data[r*k+c]
+				}
+				if pg != nil {
+					g := projected(fr[c], dn-nm)
+					pg[c] += g * g
+					ref[c] += nm * nm
 				}
 				fr[c] *= nm / max(dn, Eps)
 			}
@@ -231,8 +276,9 @@ func (it *maskedIter) muHalf(f, h, num, s blas64.General, hid *sparse.CSR, isV b
 // product num_r and s (h^T h, with the scale-invariant ridge for U). deg
 // and nb are the graph term's for a row of V (deg 0 and nb nil
 // otherwise): lambda D_rr and lambda (W V)_r for the neighbours' current
-// rows.
-func (it *maskedIter) cdRow(w *maskWork, r int, f, h, num, s blas64.General, hid *sparse.CSR, deg float64, nb []float64) {
+// rows. With pg and ref, each coordinate's projected derivative as the
+// sweep reaches it, and its data part, are added to them.
+func (it *maskedIter) cdRow(w *maskWork, r int, f, h, num, s blas64.General, hid *sparse.CSR, deg float64, nb, pg, ref []float64) {
 	k := it.f.k
 	fr := f.Data[r*k : (r+1)*k]
 	nr := num.Data[r*k : (r+1)*k]
@@ -251,6 +297,14 @@ func (it *maskedIter) cdRow(w *maskWork, r int, f, h, num, s blas64.General, hid
 			grad -= asm.Dot(y, hc)
 			curv -= asm.Dot(hc, hc)
 		}
+		if pg != nil {
+			g, data := projected(fr[c], grad), nr[c]
+			if nb != nil {
+				data += nb[c]
+			}
+			pg[c] += g * g
+			ref[c] += data * data
+		}
 		if !(curv > 0) {
 			continue // the objective does not depend on this entry
 		}
@@ -268,35 +322,46 @@ func (it *maskedIter) cdRow(w *maskWork, r int, f, h, num, s blas64.General, hid
 }
 
 // cdRows runs cdRow on every row of f (no graph term): rows are
-// independent.
-func (it *maskedIter) cdRows(f, h, num, s blas64.General, hid *sparse.CSR) {
+// independent. With sums, the measure goes to each row's block of 64.
+func (it *maskedIter) cdRows(f, h, num, s blas64.General, hid *sparse.CSR, sums *kktSums) {
 	parallel.ForWorker(f.Rows, it.p.opts.Threads, 64, func(_, lo, hi int) {
 		w := newMaskWork(it.f.k)
 		for r := lo; r < hi; r++ {
-			it.cdRow(w, r, f, h, num, s, hid, 0, nil)
+			var pg, ref []float64
+			if sums != nil {
+				pg, ref = sums.block(r / 64)
+			}
+			it.cdRow(w, r, f, h, num, s, hid, 0, nil, pg, ref)
 		}
 	})
 }
 
 // cdGraphV is V's cd half with a graph term: rows of one colour share no
 // edge, so they run in parallel, colour after colour, each against its
-// neighbours' latest rows.
-func (it *maskedIter) cdGraphV() {
+// neighbours' latest rows. With sums, the measure goes to blocks of 64
+// rows of a colour, the colours' blocks one after another.
+func (it *maskedIter) cdGraphV(sums *kktSums) {
 	k, reg, col := it.f.k, it.p.reg, it.p.colors
 	v := it.f.v
+	first := 0 // the colour's first block
 	for c := 0; c+1 < len(col.start); c++ {
 		rows := col.order[col.start[c]:col.start[c+1]]
 		parallel.For(len(rows), it.p.opts.Threads, 64, func(lo, hi int) {
 			nb, work := make([]float64, k), newMaskWork(k)
+			var pg, ref []float64
+			if sums != nil {
+				pg, ref = sums.block(first + lo/64)
+			}
 			for _, j := range rows[lo:hi] {
 				clear(nb)
 				for q := reg.w.Indptr[j]; q < reg.w.Indptr[j+1]; q++ {
 					l := reg.w.Ind[q]
 					asm.Axpy(reg.w.Val[q], v.Data[l*k:(l+1)*k], nb)
 				}
-				it.cdRow(work, j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb)
+				it.cdRow(work, j, v, it.f.a, it.xtu, it.utu, it.h.bySample, reg.deg[j], nb, pg, ref)
 			}
 		})
+		first += (len(rows) + 63) / 64
 	}
 }
 

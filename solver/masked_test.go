@@ -449,3 +449,79 @@ func TestTransformHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedProjGrad: masked nmf and gnmf measure the projected gradient
+// of the masked objective: it falls until PGTol stops the fit
+// (Stationary), the same for any thread count, and where it stops, V's
+// gradient over the observed entries, computed plainly, is within 10
+// times PGTol of its data part.
+func TestMaskedProjGrad(t *testing.T) {
+	t.Parallel()
+	const n, m, k = 200, 60, 3
+	a, x := randomSamples(131, n, m, 0.4)
+	d, err := NewSparseData(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden := randomHidden(132, n, m, 0.15)
+	if d, err = d.Hide(hidden); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range maskedCases() {
+		if c.method.KL() || c.method.NCW() {
+			continue
+		}
+		var got [2]*Result
+		for i, th := range []int{1, 3} {
+			o := c.options(k, 7, n)
+			o.Threads, o.MaxIter, o.PGTol = th, 5000, pgTol(c.alg)
+			if got[i], err = Fit(context.Background(), d, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := got[0]
+		name := c.method.String() + " " + c.alg.String() + " " + c.form.String()
+		if !slices.Equal(r.ProjGrad, got[1].ProjGrad) || !mat.Equal(r.V, got[1].V) {
+			t.Errorf("%s: threads changed the measure", name)
+		}
+		if r.Status != Stationary || len(r.ProjGrad) != r.Iterations || r.ProjGrad[0] < 10*r.ProjGrad[len(r.ProjGrad)-1] {
+			t.Errorf("%s: status %v after %d iterations, measure %v to %v", name, r.Status, r.Iterations, r.ProjGrad[0], r.ProjGrad[len(r.ProjGrad)-1])
+			continue
+		}
+		if c.method.TakesGraph() {
+			continue // the plain check below has no graph term
+		}
+		var pg, ref float64
+		for j := 0; j < n; j++ {
+			hid := hidden.Ind[hidden.Indptr[j]:hidden.Indptr[j+1]]
+			for cc := 0; cc < k; cc++ {
+				var grad, data float64
+				for i := 0; i < m; i++ {
+					if slices.Contains(hid, i) {
+						continue
+					}
+					var y float64
+					for q := 0; q < k; q++ {
+						y += r.U.At(i, q) * r.V.At(j, q)
+					}
+					grad += (y - x.At(j, i)) * r.U.At(i, cc)
+					data += x.At(j, i) * r.U.At(i, cc)
+				}
+				g := projected(r.V.At(j, cc), grad)
+				pg, ref = pg+g*g, ref+data*data
+			}
+		}
+		if rel := math.Sqrt(pg / ref); rel > 10*pgTol(c.alg) {
+			t.Errorf("%s: V's projected gradient over the observed entries %.3g of its data part where the fit stopped", name, rel)
+		}
+	}
+}
+
+// pgTol is what TestMaskedProjGrad asks of each algorithm: mu closes in
+// on a stationary point far more slowly than cd, masked or not.
+func pgTol(a Algorithm) float64 {
+	if a == MU {
+		return 0.05
+	}
+	return 1e-4
+}

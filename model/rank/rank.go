@@ -33,7 +33,12 @@ type Options struct {
 	// Fit is the factorization each rank runs: its Method (nmf, gnmf,
 	// nmf-kl or their -ncw forms), Formulation, Lambda (fixed or the
 	// method's default; Auto cannot be cross-validated), Graph, Solver,
-	// Seed and Threads. Its K and the Auto fields are not used.
+	// Seed and Threads. Its K and the Auto fields are not used. A
+	// Solver.PGTol of 0 turns the KKT rule off here, leaving the
+	// objective's (Tol): on planted data of rank 25 (dense) fits stopped
+	// at the KKT rule's default chose 27, as a rank above the data's
+	// stopped early has not overfitted yet; 1e-5 never stopped before
+	// Tol. A PGTol set explicitly applies.
 	Fit model.Options
 	// Ks are the ranks to try, at least 1 and below the data's smaller
 	// dimension; they are fitted in increasing order.
@@ -76,9 +81,9 @@ type Result struct {
 	Best   int `json:"best"`
 	Chosen int `json:"k"`
 	// Hidden is the mean number of entries hidden in a replicate, and
-	// ZeroShare the share of the data's zeros among them: TestShare, or
-	// less on sparse data (their losses then weigh more; see
-	// CrossValidate).
+	// ZeroShare the share of the data's zeros that a replicate hides:
+	// TestShare, or less on sparse data (their losses then weigh more;
+	// see CrossValidate).
 	Hidden    int     `json:"hidden"`
 	ZeroShare float64 `json:"zero_share"`
 }
@@ -88,16 +93,15 @@ type Result struct {
 // rest and scores it by its loss at the hidden entries: the rank beyond
 // which the model predicts the data no better is the data's. On sparse
 // data of more than four zeros a stored entry, the zeros are hidden at a
-// lower share (at most four for each stored entry hidden) and their
-// losses weigh more by as much, so that a corpus's fits stay near the
-// cost of plain ones while the error still estimates the mean loss over
-// all entries. Each rank
-// starts from the previous rank's factors, its new columns small, so that
-// a sweep costs little more than its largest fit. The graph methods'
-// graph is built from each replicate's observed entries, so that the
-// hidden values do not reach the fit through it. ds must be prepared
-// (model.Prepare). Replicates run in parallel; the result does not depend
-// on Threads.
+// lower share (about four for each stored entry hidden) and their losses
+// weigh more by as much, so that a corpus's fits stay near the cost of
+// plain ones while the error still estimates the mean loss over all
+// entries. Each rank starts from the previous rank's factors, its new
+// columns small, so that a sweep costs little more than its largest fit.
+// The graph methods' graph is built from each replicate's observed
+// entries, so that the hidden values do not reach the fit through it. ds
+// must be prepared (model.Prepare). Replicates run in parallel; the
+// result does not depend on Threads.
 func CrossValidate(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error) {
 	o, err := opts.check(ds)
 	if err != nil {
@@ -245,6 +249,9 @@ func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads 
 		return fail(err)
 	}
 	so := solver.Options{Method: o.Fit.Method, Formulation: o.Fit.Formulation, Lambda: o.Fit.Lambda, Seed: o.Fit.Seed + uint64(r), Threads: threads, Control: o.Fit.Solver}
+	if so.PGTol == 0 {
+		so.PGTol = -1 // see Options.Fit
+	}
 	if so.Method.TakesGraph() && !(so.Lambda == solver.Fixed(0)) {
 		p := &model.Prepared{Data: obs}
 		if so.Graph, err = p.Graph(ctx, o.Fit.Graph, o.Fit.Seed, threads); err != nil {
@@ -385,8 +392,8 @@ type heldOut struct {
 func speckle(ds *dataset.Dataset, share float64, seed, r uint64) heldOut {
 	n, m := ds.Dims()
 	rng := rand.New(rand.NewPCG(seed, 0x7370656b6c65+r)) // "speckle"
-	// skip returns the next trial index after c that succeeds, with logq
-	// = log(1 - p); -1 when p is 0.
+	// skip returns the next trial after trial c that succeeds, each with
+	// probability p (logq = log(1 - p)); math.MaxInt when none can.
 	skip := func(c int, logq float64) int {
 		if logq == 0 {
 			return math.MaxInt
@@ -397,7 +404,7 @@ func speckle(ds *dataset.Dataset, share float64, seed, r uint64) heldOut {
 		}
 		return c + 1 + int(s)
 	}
-	h := heldOut{set: &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}, zeroShare: share}
+	h := heldOut{set: &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}}
 	a := ds.Sparse
 	var zeroWeight float64
 	h.zeroShare, zeroWeight = zeroShare(ds, share)
