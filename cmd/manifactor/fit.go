@@ -36,15 +36,16 @@ func runTopics(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // fitFlags are the options of fit, cluster and topics: the data, the
 // runtime and the method, and each command's own.
 type fitFlags struct {
-	df     dataFlags
-	rt     runtimeFlags
-	mf     methodFlags
-	dfl    distFlags
-	out    *string // fit's --out; nil for cluster and topics
-	model  *string // topics' --model; nil for fit and cluster
-	top    int
-	stems  bool // topics: the features as stems, not words
-	asJSON bool
+	df      dataFlags
+	rt      runtimeFlags
+	mf      methodFlags
+	dfl     distFlags
+	out     *string // fit's --out; nil for cluster and topics
+	model   *string // topics' --model; nil for fit and cluster
+	top     int
+	stems   bool   // topics: the features as stems, not words
+	metrics string // topics: --metrics
+	asJSON  bool
 }
 
 // register adds the flags of the command name to fs.
@@ -61,6 +62,7 @@ func (f *fitFlags) register(fs *flag.FlagSet, name string) {
 		fs.IntVar(&f.top, "top", 10, "terms shown for each factor")
 		f.model = fs.String("model", "", "show the topics of a model that fit --out saved, without fitting (no data or method options)")
 		fs.BoolVar(&f.stems, "stems", false, "show terms as their stems, not as their most frequent word in the corpus")
+		fs.StringVar(&f.metrics, "metrics", "", "score the topics' --top words over the fitted corpus's documents: npmi, cv, umass and diversity, comma-separated")
 	}
 	fs.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
 }
@@ -106,6 +108,13 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err := f.check(); err != nil {
 		return err
 	}
+	metrics, err := parseMetrics(f.metrics)
+	if err != nil {
+		return err
+	}
+	if metrics != nil && f.top < 2 {
+		return fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
+	}
 	if f.dfl.on {
 		return runDistributedFit(ctx, fs, &f.df, &f.rt, &f.mf, &f.dfl, *f.out, f.asJSON, stdout, stderr)
 	}
@@ -117,7 +126,6 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		if *f.out == "" {
 			return errors.New("--out is required")
 		}
-		var err error
 		if od, err = beginOutput(*f.out, fitOutputs, f.df.inputFiles()...); err != nil {
 			return err
 		}
@@ -135,7 +143,8 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	// cluster and topics need the data's matrix no more once the fit is
 	// done, nor does fit's model, except a concept or graph method's,
 	// which keeps the training data for transform.
-	consume := name != "fit" || !opts.Method.Concept() && !opts.Method.TakesGraph()
+	// The metrics count the documents' terms after the fit.
+	consume := (name != "fit" || !opts.Method.Concept() && !opts.Method.TakesGraph()) && metrics == nil
 	sum, res, fitOpts, err := factorize(ctx, p, &f.mf, f.rt, progress, consume, stderr)
 	done()
 	if err != nil {
@@ -144,7 +153,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	sum.Classes, sum.Skipped = f.df.prep.Classes, skippedOf(f.df.skipped)
 	switch name {
 	case "topics":
-		return printTopics(stdout, p.Data, res.Result, sum, f.top, f.stems, f.asJSON)
+		return printTopics(ctx, stdout, p.Data, res.Result, sum, topicsView{top: f.top, stems: f.stems, metrics: metrics, threads: f.rt.threads}, f.asJSON)
 	case "cluster":
 		if f.asJSON {
 			sum.Labels, sum.Assignments = res.Labels, assignmentsOf(p.Data, res.Labels)

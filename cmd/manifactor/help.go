@@ -91,6 +91,9 @@ var commandFlagHelps = map[string]map[string]flagHelp{
 		"plot":      {outputGroup, "directory for the curve as PNG and SVG", "DIR"},
 		"cold":      {outputGroup, "", ""},
 	},
+	"topics": {
+		"metrics": {outputGroup, "score the topics: npmi, cv, umass, diversity", "LIST"},
+	},
 }
 
 // helpOf returns how --help of command cmd shows flag f: its group,

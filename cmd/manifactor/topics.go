@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,21 +21,42 @@ type topic struct {
 	Weights       []float64 `json:"weights"`
 	DominantClass string    `json:"dominant_class,omitempty"`
 	DominantShare float64   `json:"dominant_share,omitempty"`
+	// Metrics are the topic's coherence scores (--metrics), null where
+	// one of its terms occurs in no document.
+	Metrics map[string]*float64 `json:"metrics,omitempty"`
 }
 
 type topicsOutput struct {
 	*fitSummary
-	Topics []topic `json:"topics"`
+	Topics    []topic        `json:"topics"`
+	Coherence *coherenceJSON `json:"coherence,omitempty"`
 }
 
-// printTopics prints each factor as words, after the fit's summary.
-func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum *fitSummary, top int, stems, asJSON bool) error {
+// topicsView is how topics shows the factors: the terms a topic lists,
+// as stems or words, and the metrics scored on them.
+type topicsView struct {
+	top     int
+	stems   bool
+	metrics []string
+	threads int
+}
+
+// printTopics prints each factor as words, after the fit's summary, and
+// the metrics of view.
+func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum *fitSummary, view topicsView, asJSON bool) error {
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	topics := readTopics(ds, res, sum.ClusterSizes, top, stems)
+	topics := readTopics(ds, res, sum.ClusterSizes, view.top, view.stems)
+	var coh *coherenceJSON
+	if view.metrics != nil {
+		var err error
+		if coh, err = scoreTopics(ctx, ds, res, topics, view); err != nil {
+			return err
+		}
+	}
 	if asJSON {
-		return writeJSON(stdout, topicsOutput{sum, topics})
+		return writeJSON(stdout, topicsOutput{sum, topics, coh})
 	}
 	printSummary(stdout, sum)
 	fmt.Fprintln(stdout)
@@ -43,7 +65,23 @@ func printTopics(stdout io.Writer, ds *dataset.Dataset, res *solver.Result, sum 
 		if t.DominantClass != "" {
 			fmt.Fprintf(stdout, "; %.0f %% %s", 100*t.DominantShare, t.DominantClass)
 		}
+		for _, name := range view.metrics {
+			if v, ok := t.Metrics[name]; ok && v != nil {
+				fmt.Fprintf(stdout, "; %s %.3f", name, *v)
+			}
+		}
 		fmt.Fprintf(stdout, "): %s\n", strings.Join(t.Terms, " "))
+	}
+	if coh != nil {
+		fmt.Fprintf(stdout, "\ntop %d terms over %d documents:", coh.Top, coh.Documents)
+		for _, name := range view.metrics {
+			if v := coh.Mean[name]; v != nil {
+				fmt.Fprintf(stdout, " %s %.3f", name, *v)
+			} else {
+				fmt.Fprintf(stdout, " %s none", name)
+			}
+		}
+		fmt.Fprintln(stdout)
 	}
 	return nil
 }
