@@ -83,21 +83,21 @@ func ExampleModel() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for i, c := range t.Labels {
+	for i, c := range model.LargestFactor(t.V) {
 		fmt.Printf("text %d: topic %d (%s)\n", i, c, topics[c][0].Name)
 	}
 	// Output:
-	// topic 0: fed reserv repurchas
-	// topic 1: cts vs div
-	// topic 2: sugar tonn ec
-	// topic 3: rate bank pct
-	// topic 4: oil vs price
-	// topic 5: vs cts net
-	// topic 6: trade japan japanes
-	// topic 7: stg money bank
-	// text 0: topic 4 (oil)
-	// text 1: topic 7 (stg)
-	// text 2: topic 5 (vs)
-	// text 3: topic 2 (sugar)
-	// text 4: topic 6 (trade)
+	// topic 0: trade japan japanes
+	// topic 1: stg money england
+	// topic 2: cts vs div
+	// topic 3: sugar tonn ec
+	// topic 4: vs net loss
+	// topic 5: oil opec price
+	// topic 6: fed reserv repurchas
+	// topic 7: rate bank pct
+	// text 0: topic 5 (oil)
+	// text 1: topic 1 (stg)
+	// text 2: topic 4 (vs)
+	// text 3: topic 3 (sugar)
+	// text 4: topic 0 (trade)
 }

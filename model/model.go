@@ -421,7 +421,7 @@ func (m *Model) check() error {
 	return nil
 }
 
-// Term is a feature and its weight in a cluster.
+// Term is a feature and its weight in a factor.
 type Term struct {
 	Name string `json:"name"`
 	// Word is the feature as a person reads it: its most frequent form
@@ -430,13 +430,15 @@ type Term struct {
 	Weight float64 `json:"weight"`
 }
 
-// TopTerms returns, for each cluster of the training samples, its n
-// strongest features (fewer when fewer have a positive weight): the
-// largest entries of U times the mean of the cluster's rows of V, its
-// centre in feature space as the factorization sees it, named by the
-// prepared features. A cluster without samples has none.
+// TopTerms returns each factor's n strongest features (fewer when fewer
+// have a positive weight): the largest entries of its column of U, named
+// by the prepared features. Each factor is read alone, as topic models
+// read their topics: ranking a cluster's centre instead (U times the
+// mean of its samples' rows of V) let the corpus's common terms head
+// many topics, with lower diversity on all five text corpora of
+// ../shared/data and lower NPMI on most (docs/PERFORMANCE.md, (i)).
 func (m *Model) TopTerms(n int) [][]Term {
-	terms := TopTerms(m.U, m.V, m.Labels, m.Preparation.Features, m.K, n)
+	terms := TopTerms(m.U, m.Preparation.Features, n)
 	for _, c := range terms {
 		for i := range c {
 			if w, ok := m.Words[c[i].Name]; ok {
@@ -447,42 +449,39 @@ func (m *Model) TopTerms(n int) [][]Term {
 	return terms
 }
 
-// TopTerms is Model.TopTerms for factors u (features x k) and v (samples x
-// k), the samples' clusters in [0, clusters) (-1: none) and the features'
-// names; each Term's Word is its Name.
-func TopTerms(u, v mat.Matrix, labels []int, names []string, clusters, n int) [][]Term {
+// TopTerms is Model.TopTerms for the factor u (features x k) and the
+// features' names; each Term's Word is its Name.
+func TopTerms(u mat.Matrix, names []string, n int) [][]Term {
 	mf, k := u.Dims()
-	mean := make([]float64, clusters*k)
-	count := make([]float64, clusters)
-	for j, l := range labels {
-		if l >= 0 {
-			count[l]++
-			for f := 0; f < k; f++ {
-				mean[l*k+f] += v.At(j, f)
-			}
-		}
-	}
-	out := make([][]Term, clusters)
+	out := make([][]Term, k)
 	order := make([]int, mf)
-	score := make([]float64, mf)
 	for c := range out {
-		if count[c] == 0 {
-			continue
-		}
 		for i := range order {
 			order[i] = i
-			score[i] = 0
-			for f := 0; f < k; f++ {
-				score[i] += u.At(i, f) * mean[c*k+f]
-			}
-			score[i] /= count[c]
 		}
-		sort.SliceStable(order, func(a, b int) bool { return score[order[a]] > score[order[b]] })
+		sort.SliceStable(order, func(a, b int) bool { return u.At(order[a], c) > u.At(order[b], c) })
 		for _, i := range order[:min(n, mf)] {
-			if score[i] <= 0 {
+			w := u.At(i, c)
+			if w <= 0 {
 				break
 			}
-			out[c] = append(out[c], Term{Name: names[i], Word: names[i], Weight: score[i]})
+			out[c] = append(out[c], Term{Name: names[i], Word: names[i], Weight: w})
+		}
+	}
+	return out
+}
+
+// LargestFactor returns, for each row of v (samples x k), the index of
+// its largest entry (the first on a tie): the topic a sample is mostly
+// made of.
+func LargestFactor(v mat.Matrix) []int {
+	n, k := v.Dims()
+	out := make([]int, n)
+	for j := range out {
+		for c := 1; c < k; c++ {
+			if v.At(j, c) > v.At(j, out[j]) {
+				out[j] = c
+			}
 		}
 	}
 	return out

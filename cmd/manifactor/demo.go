@@ -95,10 +95,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	g := sums["gnmf"]
 	fmt.Fprintf(stdout, "\ngnmf: lambda %g chosen by auto, %d-NN %s graph built in %.2f s\n\n", *g.Lambda, g.Neighbors, g.Weight, g.GraphSeconds)
-	// Each GNMF cluster with its size, dominant topic and strongest terms.
-	fmt.Fprintln(stdout, "cluster  size  dominant topic   top terms")
-	for _, t := range readTopics(p.Data, gnmf.Result, g.ClusterSizes, 7, false) {
-		fmt.Fprintf(stdout, "%7d  %4d  %-9s %3.0f %%  %s\n", t.Cluster, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
+	// Each GNMF factor with the articles it is the largest in, their
+	// dominant Reuters topic and its strongest terms.
+	fmt.Fprintln(stdout, "factor  size  dominant topic   top terms")
+	for _, t := range readTopics(p.Data, gnmf.Result, 7, false) {
+		fmt.Fprintf(stdout, "%6d  %4d  %-9s %3.0f %%  %s\n", t.Topic, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
 	}
 	fmt.Fprintf(stdout, "\ntotal time %.2f s\n", time.Since(begin).Seconds())
 	return nil

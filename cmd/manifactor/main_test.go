@@ -742,7 +742,7 @@ func TestTopics(t *testing.T) {
 			}
 			g := (col - 1) / 15
 			if group >= 0 && g != group {
-				t.Fatalf("topic %d mixes groups: %v", tp.Cluster, tp.Terms)
+				t.Fatalf("topic %d mixes groups: %v", tp.Topic, tp.Terms)
 			}
 			group = g
 		}
@@ -751,7 +751,7 @@ func TestTopics(t *testing.T) {
 		}
 	}
 	text, _, err := runCLI(t, "topics", "--data", mtx, "--labels", labels, "--k", "3")
-	if err != nil || !strings.Contains(text, "cluster  1") {
+	if err != nil || !strings.Contains(text, "topic  1") {
 		t.Errorf("topics text: %v\n%s", err, text)
 	}
 }

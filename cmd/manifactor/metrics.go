@@ -58,17 +58,15 @@ func scoreTopics(ctx context.Context, ds *dataset.Dataset, res *solver.Result, t
 	if ds.Vocabulary == nil {
 		return nil, errors.New("--metrics scores words: the data's features have no names")
 	}
-	// The topics' features, by the names TopTerms gives them; a cluster
-	// without samples, or with fewer than two terms of positive weight,
-	// is not scored.
+	// The topics' features, by the names TopTerms gives them; a factor
+	// with fewer than two terms of positive weight is not scored.
 	index := make(map[string]int, len(ds.Vocabulary))
 	for i, name := range ds.Vocabulary {
 		index[name] = i
 	}
-	_, k := res.U.Dims()
 	var ids [][]int
 	var scored []int // the topics of ids
-	for c, terms := range model.TopTerms(res.U, res.V, res.Labels, ds.Vocabulary, k, view.top) {
+	for c, terms := range model.TopTerms(res.U, ds.Vocabulary, view.top) {
 		if len(terms) < 2 {
 			continue
 		}

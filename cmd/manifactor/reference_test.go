@@ -295,7 +295,7 @@ func TestOutputsForPeople(t *testing.T) {
 		}
 	}
 	words, _, err := runCLI(t, "topics", "--model", mod, "--top", "8")
-	if err != nil || !strings.Contains(words, "cluster  0 (") || strings.Contains(words, "cluster  4 (") {
+	if err != nil || !strings.Contains(words, "topic  0 (") || strings.Contains(words, "topic  4 (") {
 		t.Fatalf("topics --model: %v\n%s", err, words)
 	}
 	stems, _, _ := runCLI(t, "topics", "--model", mod, "--top", "8", "--stems")

@@ -13,9 +13,10 @@ import (
 	"github.com/manifactor/manifactor/solver"
 )
 
-// topic is one cluster read as words.
+// topic is one factor read as words, with the samples it is the largest
+// factor of.
 type topic struct {
-	Cluster       int       `json:"cluster"`
+	Topic         int       `json:"topic"`
 	Size          int       `json:"size"`
 	Terms         []string  `json:"terms"`
 	Weights       []float64 `json:"weights"`
@@ -47,7 +48,7 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	topics := readTopics(ds, res, sum.ClusterSizes, view.top, view.stems)
+	topics := readTopics(ds, res, view.top, view.stems)
 	var coh *coherenceJSON
 	if view.metrics != nil {
 		var err error
@@ -61,7 +62,7 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	printSummary(stdout, sum)
 	fmt.Fprintln(stdout)
 	for _, t := range topics {
-		fmt.Fprintf(stdout, "cluster %2d (%d samples", t.Cluster, t.Size)
+		fmt.Fprintf(stdout, "topic %2d (%d samples", t.Topic, t.Size)
 		if t.DominantClass != "" {
 			fmt.Fprintf(stdout, "; %.0f %% %s", 100*t.DominantShare, t.DominantClass)
 		}
@@ -86,25 +87,29 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	return nil
 }
 
-// readTopics lists each cluster's strongest features (model.TopTerms),
-// its size, and the most common true class among its samples.
-func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int, stems bool) []topic {
-	_, k := res.U.Dims()
-	terms := model.TopTerms(res.U, res.V, res.Labels, ds.Vocabulary, k, top)
-	out := make([]topic, k)
-	for c := 0; c < k; c++ {
-		t := topic{Cluster: c, Size: sizes[c]}
+// readTopics lists each factor's strongest features (model.TopTerms),
+// the samples whose largest factor it is, and the most common true class
+// among them.
+func readTopics(ds *dataset.Dataset, res *solver.Result, top int, stems bool) []topic {
+	terms := model.TopTerms(res.U, ds.Vocabulary, top)
+	largest := model.LargestFactor(res.V)
+	out := make([]topic, len(terms))
+	for c := range out {
+		t := topic{Topic: c}
 		for _, term := range terms[c] {
 			t.Terms = append(t.Terms, shown(term.Name, ds.Words, stems))
 			t.Weights = append(t.Weights, term.Weight)
 		}
-		if ds.Labels != nil && t.Size > 0 {
-			count := map[int]int{}
-			for j, l := range res.Labels {
-				if l == c {
+		count := map[int]int{}
+		for j, l := range largest {
+			if l == c {
+				t.Size++
+				if ds.Labels != nil {
 					count[ds.Labels[j]]++
 				}
 			}
+		}
+		if len(count) > 0 {
 			best, bestN := 0, -1
 			for l, n := range count {
 				if n > bestN || n == bestN && l < best {
@@ -120,7 +125,8 @@ func readTopics(ds *dataset.Dataset, res *solver.Result, sizes []int, top int, s
 }
 
 // printModelTopics prints the topics of the model saved in dir: each
-// cluster of its training samples with its size and strongest terms.
+// factor's strongest terms and the training samples it is the largest
+// factor of.
 // Only the options of printing go with --model; the others would be
 // ignored, so they are refused.
 func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool, stdout io.Writer) error {
@@ -143,10 +149,8 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 		return err
 	}
 	sizes := make([]int, m.K)
-	for _, l := range m.Labels {
-		if l >= 0 {
-			sizes[l]++
-		}
+	for _, l := range model.LargestFactor(m.V) {
+		sizes[l]++
 	}
 	out := struct {
 		Model   string  `json:"model"`
@@ -156,7 +160,7 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 		Topics  []topic `json:"topics"`
 	}{Model: dir, Method: m.Method.String(), K: m.K, Samples: len(m.Labels)}
 	for c, terms := range m.TopTerms(top) {
-		t := topic{Cluster: c, Size: sizes[c]}
+		t := topic{Topic: c, Size: sizes[c]}
 		for _, term := range terms {
 			word := term.Word // the stem's most frequent form in the corpus
 			if stems {
@@ -172,7 +176,7 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 	}
 	fmt.Fprintf(stdout, "%s: %s, k = %d, %d training samples\n\n", dir, out.Method, out.K, out.Samples)
 	for _, t := range out.Topics {
-		fmt.Fprintf(stdout, "cluster %2d (%d samples): %s\n", t.Cluster, t.Size, strings.Join(t.Terms, " "))
+		fmt.Fprintf(stdout, "topic %2d (%d samples): %s\n", t.Topic, t.Size, strings.Join(t.Terms, " "))
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func (o ConsensusOptions) runs(ctx context.Context, d *solver.Data, so solver.Op
 					errs[r] = err
 					continue
 				}
-				labels[r], iters[r] = argmaxRows(res), res.Iterations
+				labels[r], iters[r] = model.LargestFactor(res.V), res.Iterations
 			}
 		}()
 	}
@@ -204,22 +204,6 @@ func (o ConsensusOptions) runs(ctx context.Context, d *solver.Data, so solver.Op
 		}
 	}
 	return total, nil
-}
-
-// argmaxRows assigns each sample to its largest factor (the first on a
-// tie).
-func argmaxRows(res *solver.Result) []int {
-	n, k := res.V.Dims()
-	out := make([]int, n)
-	for j := range out {
-		row := res.V.RawRowView(j)
-		for c := 1; c < k; c++ {
-			if row[c] > row[out[j]] {
-				out[j] = c
-			}
-		}
-	}
-	return out
 }
 
 // pairIndex is the position of the pair i < j in an upper triangle of s
