@@ -135,6 +135,11 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
+	if metrics != nil {
+		if err := checkMetrics(p.Data, f.top); err != nil {
+			return err
+		}
+	}
 	opts, err := f.mf.options(f.rt.threads, kindOf(p.Data.Sparse != nil))
 	if err != nil {
 		return err

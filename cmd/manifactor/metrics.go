@@ -51,13 +51,22 @@ func parseMetrics(s string) ([]string, error) {
 	return out, nil
 }
 
+// checkMetrics refuses --metrics on data it cannot score, before the
+// fit.
+func checkMetrics(ds *dataset.Dataset, top int) error {
+	if ds.Vocabulary == nil {
+		return errors.New("--metrics scores words: the data's features have no names")
+	}
+	if m := len(ds.Vocabulary); top > m {
+		return fmt.Errorf("--metrics: --top %d: the prepared data have %d terms", top, m)
+	}
+	return nil
+}
+
 // scoreTopics scores the topics' terms with view's metrics over ds's
 // documents, each a set of its features (the data keeps no word order),
 // and records each topic's scores in topics.
 func scoreTopics(ctx context.Context, ds *dataset.Dataset, res *solver.Result, topics []topic, view topicsView) (*coherenceJSON, error) {
-	if ds.Vocabulary == nil {
-		return nil, errors.New("--metrics scores words: the data's features have no names")
-	}
 	// The topics' features, by the names TopTerms gives them; a factor
 	// with fewer than two terms of positive weight is not scored.
 	index := make(map[string]int, len(ds.Vocabulary))

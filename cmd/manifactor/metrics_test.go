@@ -52,6 +52,7 @@ func TestTopicsMetrics(t *testing.T) {
 		{[]string{"--metrics", "c_uci"}, `"c_uci": want npmi, cv, umass or diversity`},
 		{[]string{"--metrics", "npmi,npmi"}, "npmi given twice"},
 		{[]string{"--metrics", "npmi", "--top", "1"}, "--top 1: a topic needs two terms"},
+		{[]string{"--metrics", "npmi", "--top", "90000"}, "--top 90000: the prepared data have 5981 terms"},
 	} {
 		_, _, err := runCLI(t, append([]string{"topics", "--data", data, "--k", "4", "--quiet"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
