@@ -98,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// Each GNMF factor with the articles it is the largest in, their
 	// dominant Reuters topic and its strongest terms.
 	fmt.Fprintln(stdout, "factor  size  dominant topic   top terms")
-	for _, t := range readTopics(p.Data, gnmf.Result, 7, false) {
+	for _, t := range readTopics(p.Data, gnmf.Result, model.TopTerms(gnmf.U, p.Data.Vocabulary, 7), false) {
 		fmt.Fprintf(stdout, "%6d  %4d  %-9s %3.0f %%  %s\n", t.Topic, t.Size, t.DominantClass, 100*t.DominantShare, strings.Join(t.Terms, " "))
 	}
 	fmt.Fprintf(stdout, "\ntotal time %.2f s\n", time.Since(begin).Seconds())

@@ -11,7 +11,6 @@ import (
 	"github.com/manifactor/manifactor/coherence"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/model"
-	"github.com/manifactor/manifactor/solver"
 )
 
 // diversityName is --metrics' name for coherence.Diversity, beside the
@@ -63,10 +62,10 @@ func checkMetrics(ds *dataset.Dataset, top int) error {
 	return nil
 }
 
-// scoreTopics scores the topics' terms with view's metrics over ds's
+// scoreTopics scores the topics' terms (model.TopTerms') with view's metrics over ds's
 // documents, each a set of its features (the data keeps no word order),
 // and records each topic's scores in topics.
-func scoreTopics(ctx context.Context, ds *dataset.Dataset, res *solver.Result, topics []topic, view topicsView) (*coherenceJSON, error) {
+func scoreTopics(ctx context.Context, ds *dataset.Dataset, terms [][]model.Term, topics []topic, view topicsView) (*coherenceJSON, error) {
 	// The topics' features, by the names TopTerms gives them; a factor
 	// with fewer than two terms of positive weight is not scored.
 	index := make(map[string]int, len(ds.Vocabulary))
@@ -75,12 +74,12 @@ func scoreTopics(ctx context.Context, ds *dataset.Dataset, res *solver.Result, t
 	}
 	var ids [][]int
 	var scored []int // the topics of ids
-	for c, terms := range model.TopTerms(res.U, ds.Vocabulary, view.top) {
-		if len(terms) < 2 {
+	for c, ct := range terms {
+		if len(ct) < 2 {
 			continue
 		}
-		t := make([]int, len(terms))
-		for q, term := range terms {
+		t := make([]int, len(ct))
+		for q, term := range ct {
 			t[q] = index[term.Name]
 		}
 		ids, scored = append(ids, t), append(scored, c)

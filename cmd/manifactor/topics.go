@@ -48,11 +48,12 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	topics := readTopics(ds, res, view.top, view.stems)
+	terms := model.TopTerms(res.U, ds.Vocabulary, view.top)
+	topics := readTopics(ds, res, terms, view.stems)
 	var coh *coherenceJSON
 	if view.metrics != nil {
 		var err error
-		if coh, err = scoreTopics(ctx, ds, res, topics, view); err != nil {
+		if coh, err = scoreTopics(ctx, ds, terms, topics, view); err != nil {
 			return err
 		}
 	}
@@ -87,11 +88,10 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	return nil
 }
 
-// readTopics lists each factor's strongest features (model.TopTerms),
-// the samples whose largest factor it is, and the most common true class
-// among them.
-func readTopics(ds *dataset.Dataset, res *solver.Result, top int, stems bool) []topic {
-	terms := model.TopTerms(res.U, ds.Vocabulary, top)
+// readTopics lists each factor's strongest features (terms, from
+// model.TopTerms), the samples whose largest factor it is, and the most
+// common true class among them.
+func readTopics(ds *dataset.Dataset, res *solver.Result, terms [][]model.Term, stems bool) []topic {
 	largest := model.LargestFactor(res.V)
 	out := make([]topic, len(terms))
 	for c := range out {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"sync"
 
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/parallel"
@@ -93,18 +92,7 @@ func Consensus(ctx context.Context, ds *dataset.Dataset, opts ConsensusOptions) 
 	threads := parallel.Threads(o.Fit.Threads)
 	so := solver.Options{Method: o.Fit.Method, Formulation: o.Fit.Formulation, Lambda: o.Fit.Lambda, Threads: 1, Control: o.Fit.Solver}
 	so.Restarts = 1
-	if so.Method.TakesGraph() && !(so.Lambda == solver.Fixed(0)) {
-		p := &model.Prepared{Data: sub}
-		if so.Graph, err = p.Graph(ctx, o.Fit.Graph, o.Fit.Seed, threads); err != nil {
-			return nil, fmt.Errorf("%s: %w", ds.Source, err)
-		}
-	}
-	var d *solver.Data
-	if sub.Sparse != nil {
-		d, err = solver.NewSparseDataInPlace(sub.Sparse) // sub is a copy
-	} else {
-		d, err = solver.NewDenseData(sub.Dense)
-	}
+	d, err := fitInputs(ctx, sub, &so, o.Fit, threads) // sub is a copy
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Source, err)
 	}
@@ -158,31 +146,24 @@ func (o ConsensusOptions) runs(ctx context.Context, d *solver.Data, so solver.Op
 	labels := make([][]int, o.Runs)
 	iters := make([]int, o.Runs)
 	errs := make([]error, o.Runs)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(threads, o.Runs); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for r := range next {
-				fo := so
-				fo.K, fo.Seed = k, o.Fit.Seed+uint64(r)
-				res, err := solver.Fit(ctx, d, fo)
-				if err != nil {
-					errs[r] = err
-					continue
-				}
-				labels[r], iters[r] = model.LargestFactor(res.V), res.Iterations
+	// One run a goroutine at a time: each run's result depends on its
+	// seed alone.
+	parallel.For(o.Runs, threads, 1, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			fo := so
+			fo.K, fo.Seed = k, o.Fit.Seed+uint64(r)
+			res, err := solver.Fit(ctx, d, fo)
+			if err != nil {
+				errs[r] = err
+				continue
 			}
-		}()
-	}
-	for r := 0; r < o.Runs; r++ {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
+			labels[r], iters[r] = model.LargestFactor(res.V), res.Iterations
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return 0, err // the first run's, not one for every run that a cancel stopped
+		}
 	}
 	total := 0
 	members := make([][]int, k)

@@ -252,18 +252,7 @@ func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads 
 	if so.PGTol == 0 {
 		so.PGTol = -1 // see Options.Fit
 	}
-	if so.Method.TakesGraph() && !(so.Lambda == solver.Fixed(0)) {
-		p := &model.Prepared{Data: obs}
-		if so.Graph, err = p.Graph(ctx, o.Fit.Graph, o.Fit.Seed, threads); err != nil {
-			return fail(err)
-		}
-	}
-	var d *solver.Data
-	if obs.Sparse != nil {
-		d, err = solver.NewSparseDataInPlace(obs.Sparse) // obs is this replicate's own
-	} else {
-		d, err = solver.NewDenseData(obs.Dense)
-	}
+	d, err := fitInputs(ctx, obs, &so, o.Fit, threads) // obs is this replicate's own
 	if err == nil {
 		d, err = d.Hide(hidden) // nothing stored there: shares d's arrays
 	}
@@ -288,6 +277,23 @@ func (o Options) replicate(ctx context.Context, ds *dataset.Dataset, r, threads 
 		prev = res
 	}
 	return hidden.NNZ(), errs, iters, nil
+}
+
+// fitInputs makes the solver's data of ds, whose arrays it takes over
+// (ds must be the caller's own copy), and, for a graph method with a
+// non-zero weight, so's graph of ds's samples as fit says.
+func fitInputs(ctx context.Context, ds *dataset.Dataset, so *solver.Options, fit model.Options, threads int) (*solver.Data, error) {
+	if so.Method.TakesGraph() && !(so.Lambda == solver.Fixed(0)) {
+		p := &model.Prepared{Data: ds}
+		var err error
+		if so.Graph, err = p.Graph(ctx, fit.Graph, fit.Seed, threads); err != nil {
+			return nil, err
+		}
+	}
+	if ds.Sparse != nil {
+		return solver.NewSparseDataInPlace(ds.Sparse)
+	}
+	return solver.NewDenseData(ds.Dense)
 }
 
 // widen returns res's factors with columns added up to k, drawn small
