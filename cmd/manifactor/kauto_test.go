@@ -35,6 +35,8 @@ func TestKAuto(t *testing.T) {
 		{[]string{"cluster", "--method", "cf", "--k", "auto"}, "cf cannot leave entries out"},
 		{[]string{"cluster", "--k", "auto", "--ranks", "5"}, "want two or more ranks"},
 		{[]string{"cluster", "--k", "auto", "--ranks", "2-900"}, "ranks up to 900"},
+		// Refused by its range, not by the memory its largest rank needs.
+		{[]string{"cluster", "--k", "auto", "--ranks", "2-9000"}, "ranks up to 9000, but the data"},
 		{[]string{"bench", "--k", "auto"}, "bench times one k"},
 		{[]string{"cluster", "--k", "many"}, `"many" is not a decimal integer or auto`},
 	} {

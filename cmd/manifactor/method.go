@@ -697,6 +697,9 @@ func chooseK(ctx context.Context, ds *dataset.Dataset, mf *methodFlags, opts mod
 		cv.Lambda = solver.Lambda{}
 	}
 	ro := rank.Options{Fit: cv, Ks: ks}
+	if err := ro.Validate(ds); err != nil {
+		return nil, fmt.Errorf("--k auto: %w", err)
+	}
 	if err := rt.checkMemory(ds.Source, memory.Rank(ds, cv, ks[len(ks)-1], rank.DefaultTestShare, rank.DefaultReplicates, rt.threadCount())); err != nil {
 		return nil, fmt.Errorf("--k auto: %w", err)
 	}

@@ -198,11 +198,14 @@ func (rf *rankFlags) check(fs *flag.FlagSet) error {
 
 // heldOut is rank's held-out criterion: rank.CrossValidate.
 func (rf *rankFlags) heldOut(ctx context.Context, df *dataFlags, rt *runtimeFlags, ds *dataset.Dataset, opts model.Options, list []int, stdout, stderr io.Writer) error {
+	ro := rank.Options{Fit: opts, Ks: list, TestShare: rf.share, Replicates: rf.reps, Cold: rf.cold}
+	if err := ro.Validate(ds); err != nil {
+		return err
+	}
 	if err := rt.checkMemory(ds.Source, memory.Rank(ds, opts, list[len(list)-1], rf.share, rf.reps, rt.threadCount())); err != nil {
 		return err
 	}
 	begin := time.Now()
-	ro := rank.Options{Fit: opts, Ks: list, TestShare: rf.share, Replicates: rf.reps, Cold: rf.cold}
 	if !rt.quiet {
 		ro.Progress = rankProgress(stderr, "rank", len(list)*rf.reps)
 	}

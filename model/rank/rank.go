@@ -187,6 +187,14 @@ func meanSD(x []float64) (mean, sd float64) {
 	return stat.MeanStdDev(x, nil)
 }
 
+// Validate reports what CrossValidate would refuse in opts for ds, so
+// that a caller can refuse it before costly work of its own, such as a
+// memory estimate at the largest rank.
+func (opts Options) Validate(ds *dataset.Dataset) error {
+	_, err := opts.check(ds)
+	return err
+}
+
 // check validates opts against ds and fills the defaults.
 func (opts Options) check(ds *dataset.Dataset) (Options, error) {
 	if ds == nil {
