@@ -66,11 +66,53 @@ const (
 // Reference is the corpus topics are scored against: each document as
 // its word ids, in text order when Ordered (so that sliding windows can
 // be counted), or a bag of them when not (document co-occurrence only).
-// Words bounds the ids: 0 <= id < Words.
+// Words bounds the ids: id < Words. A negative id is a token that is no
+// word a topic can hold (a term left out of the vocabulary): it takes
+// its place in a window.
 type Reference struct {
-	Docs    [][]int
+	Docs    [][]int32
 	Words   int
 	Ordered bool
+}
+
+// NewReference numbers the distinct words of texts (each document's
+// tokens) and of topics (each topic's words, best first), and returns
+// texts as a reference, in text order when ordered, and topics as its
+// ids, ready for Score. A topic word that texts never use gets an id that
+// occurs nowhere, so that Score gives the topic NaN and lists the word
+// as missing.
+func NewReference(texts, topics [][]string, ordered bool) (*Reference, [][]int) {
+	ids := map[string]int32{}
+	id := func(w string) int32 {
+		i, ok := ids[w]
+		if !ok {
+			i = int32(len(ids))
+			ids[w] = i
+		}
+		return i
+	}
+	total := 0
+	for _, t := range texts {
+		total += len(t)
+	}
+	flat := make([]int32, 0, total)
+	ref := &Reference{Docs: make([][]int32, len(texts)), Ordered: ordered}
+	for d, t := range texts {
+		start := len(flat)
+		for _, w := range t {
+			flat = append(flat, id(w))
+		}
+		ref.Docs[d] = flat[start:len(flat):len(flat)]
+	}
+	out := make([][]int, len(topics))
+	for q, t := range topics {
+		out[q] = make([]int, len(t))
+		for i, w := range t {
+			out[q][i] = int(id(w))
+		}
+	}
+	ref.Words = len(ids)
+	return ref, out
 }
 
 // Options configures Score. The zero value is each measure's usual
@@ -227,6 +269,13 @@ func count(ctx context.Context, ref *Reference, topics [][]int, window, threads 
 	for w, i := range c.index {
 		lookup[w] = int32(i)
 	}
+	// relevant is the topic word of token w, or -1.
+	relevant := func(w int32) int32 {
+		if w < 0 {
+			return -1
+		}
+		return lookup[w]
+	}
 	workers := parallel.Workers(len(ref.Docs), threads, 256)
 	type part struct {
 		units    int
@@ -235,7 +284,7 @@ func count(ctx context.Context, ref *Reference, topics [][]int, window, threads 
 		present  []int32 // the relevant words in the current window
 		badDoc   int
 		badToken int
-		badID    int
+		badID    int32
 	}
 	parts := make([]part, workers)
 	for w := range parts {
@@ -259,7 +308,7 @@ func count(ctx context.Context, ref *Reference, topics [][]int, window, threads 
 			}
 			doc := ref.Docs[d]
 			for q, w := range doc {
-				if w < 0 || w >= ref.Words {
+				if int(w) >= ref.Words {
 					if p.badDoc < 0 {
 						p.badDoc, p.badToken, p.badID = d, q, w
 					}
@@ -267,27 +316,30 @@ func count(ctx context.Context, ref *Reference, topics [][]int, window, threads 
 				}
 			}
 			p.present = p.present[:0]
-			enter := func(w int) {
-				if i := lookup[w]; i >= 0 {
+			enter := func(w int32) {
+				if i := relevant(w); i >= 0 {
 					if p.seen[i] == 0 {
 						p.present = append(p.present, i)
 					}
 					p.seen[i]++
 				}
 			}
-			leave := func(w int) {
-				if i := lookup[w]; i >= 0 {
+			leave := func(w int32) {
+				if i := relevant(w); i >= 0 {
 					if p.seen[i]--; p.seen[i] == 0 {
 						p.present = slices.DeleteFunc(p.present, func(x int32) bool { return x == i })
 					}
 				}
 			}
-			if window == 0 || len(doc) <= window {
+			switch {
+			case window > 0 && len(doc) == 0:
+				// An empty document has no window (a document it is).
+			case window == 0 || len(doc) <= window:
 				for _, w := range doc {
 					enter(w)
 				}
 				add()
-			} else {
+			default:
 				for _, w := range doc[:window] {
 					enter(w)
 				}
@@ -399,6 +451,10 @@ func (c *counts) cvTopic(idx []int, gamma float64) float64 {
 	}
 	return s / float64(n)
 }
+
+// DiversityTop is the number of each topic's top words that topic
+// diversity is usually measured on (Dieng et al.'s).
+const DiversityTop = 25
 
 // Diversity is the share of distinct words among all the topics' first
 // top words (Dieng et al.'s topic diversity): 1 when no two topics share

@@ -15,9 +15,12 @@ func randomReference(seed uint64, docs, words int) *Reference {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ref := &Reference{Words: words, Ordered: true}
 	for d := 0; d < docs; d++ {
-		doc := make([]int, rng.IntN(61))
+		doc := make([]int32, rng.IntN(61))
 		for q := range doc {
-			doc[q] = int(float64(words) * math.Pow(rng.Float64(), 3))
+			doc[q] = int32(float64(words) * math.Pow(rng.Float64(), 3))
+			if rng.IntN(8) == 0 {
+				doc[q] = -1 // a token that is no word
+			}
 		}
 		ref.Docs = append(ref.Docs, doc)
 	}
@@ -28,11 +31,13 @@ func randomReference(seed uint64, docs, words int) *Reference {
 // each word and each pair of words occur.
 func plainCounts(ref *Reference, window int) (units int, occ map[int]float64, co map[[2]int]float64) {
 	occ, co = map[int]float64{}, map[[2]int]float64{}
-	unit := func(toks []int) {
+	unit := func(toks []int32) {
 		units++
 		set := map[int]bool{}
 		for _, w := range toks {
-			set[w] = true
+			if w >= 0 {
+				set[int(w)] = true
+			}
 		}
 		for a := range set {
 			occ[a]++
@@ -42,6 +47,9 @@ func plainCounts(ref *Reference, window int) (units int, occ map[int]float64, co
 		}
 	}
 	for _, doc := range ref.Docs {
+		if window > 0 && len(doc) == 0 {
+			continue
+		}
 		if window == 0 || len(doc) <= window {
 			unit(doc)
 			continue
@@ -148,7 +156,7 @@ func TestScoreReference(t *testing.T) {
 // log(1 + epsilon); two never together, NPMI -1 up to epsilon's share.
 func TestScoreKnown(t *testing.T) {
 	t.Parallel()
-	ref := &Reference{Words: 4, Ordered: true, Docs: [][]int{{0, 1}, {0, 1, 2}, {2, 3}, {3}}}
+	ref := &Reference{Words: 4, Ordered: true, Docs: [][]int32{{0, 1}, {0, 1, 2}, {2, 3}, {3}}}
 	s, err := Score(context.Background(), ref, [][]int{{0, 1}, {0, 3}}, NPMI, Options{Window: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +177,7 @@ func TestScoreKnown(t *testing.T) {
 // NaN, names the word, and stays out of the mean.
 func TestScoreMissing(t *testing.T) {
 	t.Parallel()
-	ref := &Reference{Words: 5, Ordered: true, Docs: [][]int{{0, 1, 2}, {1, 2}}}
+	ref := &Reference{Words: 5, Ordered: true, Docs: [][]int32{{0, 1, 2}, {1, 2}}}
 	s, err := Score(context.Background(), ref, [][]int{{0, 1}, {1, 4}}, NPMI, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -182,9 +190,9 @@ func TestScoreMissing(t *testing.T) {
 // TestScoreErrors: what cannot be scored is refused by name.
 func TestScoreErrors(t *testing.T) {
 	t.Parallel()
-	ref := &Reference{Words: 5, Ordered: true, Docs: [][]int{{0, 1, 2}}}
-	bags := &Reference{Words: 5, Docs: [][]int{{0, 1, 2}}}
-	bad := &Reference{Words: 5, Ordered: true, Docs: [][]int{{0, 1}, {2, 7}}}
+	ref := &Reference{Words: 5, Ordered: true, Docs: [][]int32{{0, 1, 2}}}
+	bags := &Reference{Words: 5, Docs: [][]int32{{0, 1, 2}}}
+	bad := &Reference{Words: 5, Ordered: true, Docs: [][]int32{{0, 1}, {2, 7}}}
 	for _, c := range []struct {
 		ref    *Reference
 		topics [][]int
@@ -232,5 +240,27 @@ func TestMeasureText(t *testing.T) {
 	var m Measure
 	if err := m.UnmarshalText([]byte("c_uci")); err == nil || !strings.Contains(err.Error(), "want npmi, cv or umass") {
 		t.Error(err)
+	}
+}
+
+// TestNewReference: words are numbered as they come, and a topic word the
+// texts never use makes its topic NaN, listed as missing.
+func TestNewReference(t *testing.T) {
+	texts := [][]string{{"oil", "price", "rise"}, {"oil", "crude", "price"}, {"wheat", "grain"}}
+	ref, ids := NewReference(texts, [][]string{{"oil", "price"}, {"wheat", "barley"}}, true)
+	want := &Reference{Words: 7, Ordered: true, Docs: [][]int32{{0, 1, 2}, {0, 3, 1}, {4, 5}}}
+	if !reflect.DeepEqual(ref, want) || !reflect.DeepEqual(ids, [][]int{{0, 1}, {4, 6}}) {
+		t.Fatalf("reference %+v, topics %v", ref, ids)
+	}
+	s, err := Score(context.Background(), ref, ids, NPMI, Options{Window: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// oil and price share both of their documents out of 3.
+	if got := math.Log((2.0/3+Epsilon)/(4.0/9)) / -math.Log(2.0/3+Epsilon); math.Abs(s.Topics[0]-got) > 1e-15 {
+		t.Errorf("NPMI %v, want %v", s.Topics[0], got)
+	}
+	if !math.IsNaN(s.Topics[1]) || !reflect.DeepEqual(s.Missing[1], []int{6}) {
+		t.Errorf("absent word: %v, missing %v", s.Topics[1], s.Missing)
 	}
 }

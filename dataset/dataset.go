@@ -68,6 +68,14 @@ type Dataset struct {
 	// objective. nil when every entry is known. Every method that changes
 	// the samples or features keeps it in step.
 	Missing *sparse.CSR
+	// Tokens are a text corpus's samples as their terms in text order
+	// (stop words are not terms): each token's feature, or -1 for a term
+	// that is not one (pruned by document frequency). Sliding-window
+	// coherence counts them (package coherence). Only with
+	// TextOptions.Tokens, nil otherwise; every method that changes the
+	// samples or features keeps it in step, and a transposed data set
+	// has none.
+	Tokens [][]int32
 }
 
 // LoadOptions says how to read a data file. The zero value reads the
@@ -1095,6 +1103,16 @@ func (d *Dataset) KeepUsedFeatures(df []int) (kept []int) {
 	if d.Missing != nil && len(kept) < len(df) {
 		d.Missing = d.Missing.SelectCols(kept)
 	}
+	if d.Tokens != nil && len(kept) < len(df) {
+		to := make([]int32, len(df))
+		for j := range to {
+			to[j] = -1
+		}
+		for q, j := range kept {
+			to[j] = int32(q)
+		}
+		d.Tokens = remapTokens(d.Tokens, to)
+	}
 	switch {
 	case len(kept) == len(df):
 		return kept
@@ -1119,6 +1137,29 @@ func (d *Dataset) KeepUsedFeatures(df []int) (kept []int) {
 	return kept
 }
 
+// remapTokens returns new sequences in which each feature f of tokens is
+// to[f] (-1 for none); tokens are not changed, since SelectSamples shares
+// them between data sets.
+func remapTokens(tokens [][]int32, to []int32) [][]int32 {
+	total := 0
+	for _, t := range tokens {
+		total += len(t)
+	}
+	flat := make([]int32, 0, total)
+	out := make([][]int32, len(tokens))
+	for i, t := range tokens {
+		start := len(flat)
+		for _, f := range t {
+			if f >= 0 {
+				f = to[f]
+			}
+			flat = append(flat, f)
+		}
+		out[i] = flat[start:len(flat):len(flat)]
+	}
+	return out
+}
+
 // SelectSamples returns a new Dataset holding copies of the samples idx (in
 // that order) and their labels. idx must be non-empty with every index in
 // range; SelectSamples panics otherwise.
@@ -1135,6 +1176,14 @@ func (d *Dataset) SelectSamples(idx []int) *Dataset {
 	}
 	if d.Missing != nil {
 		out.Missing = d.Missing.SelectRows(idx)
+	}
+	if d.Tokens != nil {
+		// The sequences are shared: methods that renumber features make
+		// new ones (remapTokens).
+		out.Tokens = make([][]int32, len(idx))
+		for q, i := range idx {
+			out.Tokens[q] = d.Tokens[i]
+		}
 	}
 	if d.Sparse != nil {
 		out.Sparse = d.Sparse.SelectRows(idx)
@@ -1184,6 +1233,13 @@ func (d *Dataset) MapFeatures(to []int, m int, names []string) (dropped, dropped
 		}
 	}
 	n, _ := d.Dims()
+	if d.Tokens != nil {
+		to32 := make([]int32, len(to))
+		for j, t := range to {
+			to32[j] = int32(max(t, -1))
+		}
+		d.Tokens = remapTokens(d.Tokens, to32)
+	}
 	if h := d.Missing; h != nil {
 		out := &sparse.CSR{Rows: n, Cols: m, Indptr: make([]int, n+1)}
 		for i := 0; i < n; i++ {

@@ -84,6 +84,10 @@ type TextOptions struct {
 	// is a choice of what to read, not of the pipeline, so a model does
 	// not keep it.
 	SkipUnreadable bool `json:"-"`
+	// Tokens keeps each document's terms in text order (Dataset.Tokens),
+	// for measures that count sliding windows. Like SkipUnreadable, it
+	// is a choice of what to keep, not of the pipeline.
+	Tokens bool `json:"-"`
 }
 
 // Tokenization returns the options that act on each document alone
@@ -92,7 +96,7 @@ type TextOptions struct {
 // (SkipUnreadable): the pipeline that new documents
 // go through to meet a vocabulary learned from a corpus.
 func (o TextOptions) Tokenization() TextOptions {
-	o.MinDF, o.MaxDF, o.DropEmpty, o.SkipUnreadable = 0, 0, false, false
+	o.MinDF, o.MaxDF, o.DropEmpty, o.SkipUnreadable, o.Tokens = 0, 0, false, false, false
 	return o
 }
 
@@ -274,6 +278,10 @@ type vecChunk struct {
 	indptr    []int            // entries of document i are ent[indptr[i]:indptr[i+1]]
 	ent       []uint64         // local term << 32 | count
 	tokens    int
+	// seq holds the documents' local terms in text order (TextOptions.Tokens),
+	// document i's at seq[seqptr[i]:seqptr[i+1]].
+	seq    []int32
+	seqptr []int
 }
 
 // run fills the chunk from docs.
@@ -281,6 +289,9 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 	c.words = make(map[string]int32)
 	c.termIDs = make(map[string]int32)
 	c.indptr = make([]int, 1, len(docs)+1)
+	if c.opt.Tokens {
+		c.seqptr = make([]int, 1, len(docs)+1)
+	}
 	var buf []byte
 	var doc int32
 	var start int
@@ -295,6 +306,9 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 		}
 		c.wordCount[wi]++
 		c.tokens++
+		if c.opt.Tokens {
+			c.seq = append(c.seq, id)
+		}
 		if c.seen[id] != doc {
 			c.seen[id] = doc
 			c.pos[id] = int32(len(c.ent) - start)
@@ -313,6 +327,9 @@ func (c *vecChunk) run(ctx context.Context, docs []Document) error {
 		doc, start = int32(i+1), len(c.ent)
 		buf = scanTokens(docs[i].Text, c.opt.KeepNumbers, buf, emit)
 		c.indptr = append(c.indptr, len(c.ent))
+		if c.opt.Tokens {
+			c.seqptr = append(c.seqptr, len(c.seq))
+		}
 	}
 	return nil
 }
@@ -505,6 +522,15 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 	val := make([]float64, 0, nnz)
 	var kept []int // documents that make rows
 	var row []uint64
+	var seq []int32  // the kept documents' features in text order (opt.Tokens)
+	var seqptr []int // document q's are seq[seqptr[q]:seqptr[q+1]]
+	if opt.Tokens {
+		total := 0
+		for w := range chunks {
+			total += len(chunks[w].seq)
+		}
+		seq, seqptr = make([]int32, 0, total), make([]int, 1, len(docs)+1)
+	}
 	for w := range chunks {
 		c := &chunks[w]
 		for i := 0; i+1 < len(c.indptr); i++ {
@@ -532,6 +558,12 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 			}
 			indptr = append(indptr, len(ind))
 			kept = append(kept, doc)
+			if opt.Tokens {
+				for _, l := range c.seq[c.seqptr[i]:c.seqptr[i+1]] {
+					seq = append(seq, col[local[w][l]])
+				}
+				seqptr = append(seqptr, len(seq))
+			}
 		}
 	}
 	stats.NNZ = len(ind)
@@ -546,6 +578,12 @@ func vectorize(ctx context.Context, name string, docs []Document, opt TextOption
 		Sparse:     &sparse.CSR{Rows: len(kept), Cols: len(vocabulary), Indptr: indptr, Ind: ind, Val: val},
 		Vocabulary: vocabulary,
 		Words:      wordForms(chunks, local, terms, col),
+	}
+	if opt.Tokens {
+		d.Tokens = make([][]int32, len(kept))
+		for q := range d.Tokens {
+			d.Tokens[q] = seq[seqptr[q]:seqptr[q+1]:seqptr[q+1]]
+		}
 	}
 	labels := make([]string, len(kept))
 	hasID := false

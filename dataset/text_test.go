@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -429,5 +430,111 @@ func checkTextDatasetRows(t *testing.T, d *Dataset) {
 		if !(v >= 1) || v != math.Trunc(v) {
 			t.Errorf("entry %d: %v is not a term count", q, v)
 		}
+	}
+}
+
+// tokensMatchCounts checks that d's token sequences hold each sample's
+// term counts: feature j occurs in sample i's tokens as often as the
+// count d holds at (i, j).
+func tokensMatchCounts(t *testing.T, d *Dataset) {
+	t.Helper()
+	n, m := d.Dims()
+	if len(d.Tokens) != n {
+		t.Fatalf("%d token sequences for %d samples", len(d.Tokens), n)
+	}
+	for i, seq := range d.Tokens {
+		count := make([]float64, m)
+		for _, f := range seq {
+			if f < -1 || int(f) >= m {
+				t.Fatalf("sample %d: token %d outside [-1, %d)", i, f, m)
+			}
+			if f >= 0 {
+				count[f]++
+			}
+		}
+		for j, c := range count {
+			if got := d.Sparse.At(i, j); got != c {
+				t.Fatalf("sample %d, feature %d: %v tokens, count %v", i, j, c, got)
+			}
+		}
+	}
+}
+
+func TestVectorizeTokens(t *testing.T) {
+	docs := randomCorpus(rand.New(rand.NewPCG(3, 4)), 2000)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	opt := TextOptions{MinDF: 2, MaxDF: 0.5, DropEmpty: true, Tokens: true}
+	var first *Dataset
+	for _, procs := range []int{1, 2, 5} {
+		runtime.GOMAXPROCS(procs)
+		d, _, err := Vectorize(context.Background(), "t", docs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = d
+		} else if !reflect.DeepEqual(d.Tokens, first.Tokens) {
+			t.Fatalf("%d workers: tokens differ from 1 worker's", procs)
+		}
+	}
+	d := first
+	tokensMatchCounts(t, d)
+
+	// Reference: each kept document's tokens, in order, by Tokenize, with
+	// the stop words dropped and the terms pruned as -1.
+	col := map[string]int32{}
+	for j, w := range d.Vocabulary {
+		col[w] = int32(j)
+	}
+	pruned := 0
+	q := 0
+	for _, doc := range docs {
+		var want []int32
+		kept := false
+		Tokenize(doc.Text, false, func(w string) {
+			one, _, err := Vectorize(context.Background(), "w", []Document{{Text: w}}, TextOptions{})
+			if err != nil {
+				return // a stop word
+			}
+			if j, ok := col[one.Vocabulary[0]]; ok {
+				want = append(want, j)
+				kept = true
+			} else {
+				want = append(want, -1)
+				pruned++
+			}
+		})
+		if !kept {
+			continue // dropped as empty
+		}
+		if !reflect.DeepEqual(d.Tokens[q], want) {
+			t.Fatalf("document %d: tokens %v, want %v", q, d.Tokens[q], want)
+		}
+		q++
+	}
+	if q != len(d.Tokens) || pruned == 0 {
+		t.Fatalf("%d documents kept of %d sequences; %d pruned tokens", q, len(d.Tokens), pruned)
+	}
+
+	// Selecting samples and renumbering features keep them in step, and
+	// leave the original as it was.
+	before := slices.Clone(d.Tokens[1])
+	sub := d.SelectSamples([]int{5, 1, 9})
+	sub.DropZeroFeatures()
+	tokensMatchCounts(t, sub)
+	_, m := sub.Dims()
+	to := make([]int, m)
+	for j := range to {
+		to[j] = m - 2 - j // reversed, the last feature dropped
+	}
+	names := slices.Clone(sub.Vocabulary[:m-1])
+	slices.Reverse(names)
+	sub.MapFeatures(to, m-1, names)
+	tokensMatchCounts(t, sub)
+	if !slices.Equal(d.Tokens[1], before) {
+		t.Error("renumbering a selection changed the original's tokens")
+	}
+	if (TextOptions{Tokens: true}).Tokenization().Tokens {
+		t.Error("Tokenization keeps Tokens")
 	}
 }

@@ -45,6 +45,7 @@ type fitFlags struct {
 	top     int
 	stems   bool   // topics: the features as stems, not words
 	metrics string // topics: --metrics
+	ref     string // topics: --reference
 	asJSON  bool
 }
 
@@ -62,7 +63,8 @@ func (f *fitFlags) register(fs *flag.FlagSet, name string) {
 		fs.IntVar(&f.top, "top", 10, "terms shown for each factor")
 		f.model = fs.String("model", "", "show the topics of a model that fit --out saved, without fitting (no data or method options)")
 		fs.BoolVar(&f.stems, "stems", false, "show terms as their stems, not as their most frequent word in the corpus")
-		fs.StringVar(&f.metrics, "metrics", "", "score the topics' --top words over the fitted corpus's documents: npmi, cv, umass and diversity, comma-separated")
+		fs.StringVar(&f.metrics, "metrics", "", "score the topics' --top words: npmi, cv, umass, diversity, comma-separated; over windows of 10 (npmi) and 110 (cv) tokens where the reference is text, else over documents")
+		fs.StringVar(&f.ref, "reference", "", "with --metrics: the corpus to count words in (default the fitted one), read with the fitted data's text pipeline")
 	}
 	fs.BoolVar(&f.asJSON, "json", false, "print the summary as JSON")
 }
@@ -103,7 +105,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	if f.model != nil && set(fs, "model") {
-		return printModelTopics(fs, *f.model, f.top, f.stems, f.asJSON, stdout)
+		return printModelTopics(ctx, fs, &f, stdout)
 	}
 	if err := f.check(); err != nil {
 		return err
@@ -114,6 +116,13 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	}
 	if metrics != nil && f.top < 2 {
 		return fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
+	}
+	if metrics == nil && f.ref != "" {
+		return fmt.Errorf("--reference %s: only with --metrics, which it is counted for", f.ref)
+	}
+	if metrics != nil && f.ref == "" {
+		// Sliding windows count the fitted text's tokens in order.
+		f.df.opts.Text.Tokens = true
 	}
 	if f.dfl.on {
 		return runDistributedFit(ctx, fs, &f.df, &f.rt, &f.mf, &f.dfl, *f.out, f.asJSON, stdout, stderr)
@@ -135,9 +144,19 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
+	var ref *reference
 	if metrics != nil {
 		if err := checkMetrics(p.Data, f.top); err != nil {
 			return err
+		}
+		// The reference is read before the fit, so that a bad one costs
+		// no fit.
+		if f.ref != "" {
+			if ref, err = loadReference(ctx, f.ref, p.Data.Vocabulary, p.Data.Text, &f.rt); err != nil {
+				return err
+			}
+		} else {
+			ref = fittedReference(p.Data)
 		}
 	}
 	opts, err := f.mf.options(f.rt.threads, kindOf(p.Data.Sparse != nil))
@@ -158,7 +177,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	sum.Classes, sum.Skipped = f.df.prep.Classes, skippedOf(f.df.skipped)
 	switch name {
 	case "topics":
-		return printTopics(ctx, stdout, p.Data, res.Result, sum, topicsView{top: f.top, stems: f.stems, metrics: metrics, threads: f.rt.threads}, f.asJSON)
+		return printTopics(ctx, stdout, p.Data, res.Result, sum, topicsView{top: f.top, stems: f.stems, metrics: metrics, ref: ref, threads: f.rt.threads}, f.asJSON)
 	case "cluster":
 		if f.asJSON {
 			sum.Labels, sum.Assignments = res.Labels, assignmentsOf(p.Data, res.Labels)

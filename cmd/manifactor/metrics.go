@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -11,19 +12,23 @@ import (
 	"github.com/manifactor/manifactor/coherence"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/model"
+	"gonum.org/v1/gonum/mat"
 )
 
 // diversityName is --metrics' name for coherence.Diversity, beside the
 // measures' own names.
 const diversityName = "diversity"
 
-// coherenceJSON is topics' --metrics in the JSON: what was counted, the
-// topics scored (those with two terms at least), and each metric's mean
-// over them (null when none has a score; diversity over the topics with
-// all --top terms).
+// coherenceJSON is topics' --metrics in the JSON: the reference
+// counted and how each measure counted it (windows of tokens in text
+// order, or whole documents), the topics scored (those with two terms at
+// least), and each metric's mean over them (null when none has a score;
+// diversity over the topics with coherence.DiversityTop terms).
 type coherenceJSON struct {
-	CoOccurrence string              `json:"co_occurrence"`
+	Reference    string              `json:"reference"`
 	Documents    int                 `json:"documents"`
+	Tokens       int                 `json:"tokens,omitempty"`
+	CoOccurrence map[string]string   `json:"co_occurrence"`
 	Top          int                 `json:"top"`
 	Scored       int                 `json:"scored_topics"`
 	Mean         map[string]*float64 `json:"mean"`
@@ -62,61 +67,50 @@ func checkMetrics(ds *dataset.Dataset, top int) error {
 	return nil
 }
 
-// scoreTopics scores the topics' terms (model.TopTerms') with view's metrics over ds's
-// documents, each a set of its features (the data keeps no word order),
-// and records each topic's scores in topics.
-func scoreTopics(ctx context.Context, ds *dataset.Dataset, terms [][]model.Term, topics []topic, view topicsView) (*coherenceJSON, error) {
-	// The topics' features, by the names TopTerms gives them; a factor
-	// with fewer than two terms of positive weight is not scored.
-	index := make(map[string]int, len(ds.Vocabulary))
-	for i, name := range ds.Vocabulary {
-		index[name] = i
-	}
-	var ids [][]int
-	var scored []int // the topics of ids
-	for c, ct := range terms {
-		if len(ct) < 2 {
-			continue
+// topicOptions is what model.ScoreTopics scores for the metrics named.
+func topicOptions(metrics []string, top, threads int) model.TopicOptions {
+	o := model.TopicOptions{Top: top, Threads: threads}
+	for _, name := range metrics {
+		var m coherence.Measure
+		if name == diversityName {
+			o.Diversity = true
+		} else if m.UnmarshalText([]byte(name)) == nil { // parseMetrics checked it
+			o.Measures = append(o.Measures, m)
 		}
-		t := make([]int, len(ct))
-		for q, term := range ct {
-			t[q] = index[term.Name]
-		}
-		ids, scored = append(ids, t), append(scored, c)
 	}
-	ref := &coherence.Reference{Docs: documentTerms(ds), Words: len(ds.Vocabulary)}
-	out := &coherenceJSON{CoOccurrence: "documents", Documents: len(ref.Docs), Top: view.top, Scored: len(ids), Mean: map[string]*float64{}}
-	if len(ids) == 0 {
-		return nil, errors.New("--metrics: no topic has two terms to score")
+	return o
+}
+
+// scoreTopics scores the topics of u (features x k, the features named
+// by names) with view's metrics over view.ref and records each topic's
+// scores in topics.
+func scoreTopics(ctx context.Context, u mat.Matrix, names []string, topics []topic, view topicsView) (*coherenceJSON, error) {
+	ref := view.ref
+	sc, err := model.ScoreTopics(ctx, u, names, &ref.Reference, topicOptions(view.metrics, view.top, view.threads))
+	if err != nil {
+		return nil, fmt.Errorf("--metrics: %w", err)
+	}
+	out := &coherenceJSON{Reference: ref.name, Documents: len(ref.Docs), Top: view.top, Scored: len(sc.Scored),
+		CoOccurrence: map[string]string{}, Mean: map[string]*float64{}}
+	if ref.Ordered {
+		for _, d := range ref.Docs {
+			out.Tokens += len(d)
+		}
 	}
 	for _, name := range view.metrics {
 		if name == diversityName {
-			// Over the topics' full lists of --top terms.
-			var full [][]int
-			for _, t := range ids {
-				if len(t) == view.top {
-					full = append(full, t)
-				}
-			}
-			if len(full) > 0 {
-				d, err := coherence.Diversity(full, view.top)
-				if err != nil {
-					return nil, err
-				}
-				out.Mean[name] = &d
-			} else {
-				out.Mean[name] = nil
-			}
+			out.Mean[name] = finiteOrNil(sc.Diversity)
 			continue
 		}
 		var m coherence.Measure
-		_ = m.UnmarshalText([]byte(name)) // parseMetrics checked it
-		s, err := coherence.Score(ctx, ref, ids, m, coherence.Options{Threads: view.threads})
-		if err != nil {
-			return nil, err
+		_ = m.UnmarshalText([]byte(name))
+		s := sc.Measures[m]
+		out.CoOccurrence[name] = "documents"
+		if s.Window > 0 {
+			out.CoOccurrence[name] = fmt.Sprintf("windows of %d tokens", s.Window)
 		}
 		for q, x := range s.Topics {
-			t := &topics[scored[q]]
+			t := &topics[sc.Scored[q]]
 			if t.Metrics == nil {
 				t.Metrics = map[string]*float64{}
 			}
@@ -127,26 +121,86 @@ func scoreTopics(ctx context.Context, ds *dataset.Dataset, terms [][]model.Term,
 	return out, nil
 }
 
-// documentTerms lists each sample's features with a non-zero value.
-func documentTerms(ds *dataset.Dataset) [][]int {
-	n, m := ds.Dims()
-	docs := make([][]int, n)
-	for j := range docs {
-		if a := ds.Sparse; a != nil {
-			for q := a.Indptr[j]; q < a.Indptr[j+1]; q++ {
-				if a.Val[q] != 0 {
-					docs[j] = append(docs[j], a.Ind[q])
-				}
-			}
-			continue
-		}
-		for i := 0; i < m; i++ {
-			if ds.Dense.At(j, i) != 0 {
-				docs[j] = append(docs[j], i)
-			}
+// reference is the corpus --metrics counts, and what to call it.
+type reference struct {
+	coherence.Reference
+	name string
+}
+
+// fittedReference is the fitted data as the reference
+// (model.ReferenceOf): its documents' terms in text order when it kept
+// them, else each document's set of features.
+func fittedReference(ds *dataset.Dataset) *reference {
+	return &reference{*model.ReferenceOf(ds), "the fitted documents"}
+}
+
+// loadReference reads path as the reference for the features named
+// names: a text corpus through text's tokenization (the default
+// pipeline's when text is nil: the features did not come from text), its
+// terms in text order, or a matrix whose features have names, as each
+// document's set of them. Terms that are not features stay in the text
+// as tokens of no feature.
+func loadReference(ctx context.Context, path string, names []string, text *dataset.TextOptions, rt *runtimeFlags) (*reference, error) {
+	var opts dataset.LoadOptions
+	if text != nil {
+		opts.Text = text.Tokenization()
+	}
+	opts.Text.Tokens = true
+	if rt.memory == "none" {
+		opts.MemoryLimit = -1
+	} else if rt.memory != "" {
+		opts.MemoryLimit = rt.limit
+	}
+	r, err := dataset.Load(ctx, path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("--reference: %w", err)
+	}
+	if r.Vocabulary == nil {
+		return nil, fmt.Errorf("--reference %s: its features have no names to meet the topics' terms", path)
+	}
+	index := make(map[string]int32, len(names))
+	for j, name := range names {
+		index[name] = int32(j)
+	}
+	to := make([]int32, len(r.Vocabulary))
+	shared := 0
+	for j, name := range r.Vocabulary {
+		to[j] = -1
+		if f, ok := index[name]; ok {
+			to[j] = f
+			shared++
 		}
 	}
-	return docs
+	if shared == 0 {
+		return nil, fmt.Errorf("--reference %s: none of its %d terms is a feature of the fitted data", path, len(r.Vocabulary))
+	}
+	ref := &reference{name: path}
+	ref.Words = len(names)
+	if r.Tokens != nil {
+		ref.Ordered = true
+		ref.Docs = make([][]int32, len(r.Tokens))
+		for i, seq := range r.Tokens {
+			d := make([]int32, len(seq))
+			for q, f := range seq {
+				d[q] = -1
+				if f >= 0 {
+					d[q] = to[f]
+				}
+			}
+			ref.Docs[i] = d
+		}
+		return ref, nil
+	}
+	for _, doc := range model.ReferenceOf(r).Docs {
+		d := make([]int32, 0, len(doc))
+		for _, f := range doc {
+			if to[f] >= 0 {
+				d = append(d, to[f])
+			}
+		}
+		ref.Docs = append(ref.Docs, d)
+	}
+	return ref, nil
 }
 
 // finiteOrNil is x, or nil for NaN (JSON has no NaN).
@@ -155,4 +209,30 @@ func finiteOrNil(x float64) *float64 {
 		return nil
 	}
 	return &x
+}
+
+// printCoherence prints the means of coh, after the topics.
+func printCoherence(w io.Writer, coh *coherenceJSON, metrics []string) {
+	fmt.Fprintf(w, "\ntop %d terms, counted in %s (%d documents", coh.Top, coh.Reference, coh.Documents)
+	if coh.Tokens > 0 {
+		fmt.Fprintf(w, ", %d tokens", coh.Tokens)
+	}
+	fmt.Fprintln(w, "), mean:")
+	for _, name := range metrics {
+		fmt.Fprintf(w, "  %-9s ", name)
+		switch v := coh.Mean[name]; {
+		case v != nil:
+			fmt.Fprintf(w, "%.3f", *v)
+		case name == diversityName:
+			fmt.Fprintf(w, "none (no topic has %d terms)", coherence.DiversityTop)
+		default:
+			fmt.Fprint(w, "none (every topic has a word absent from the reference)")
+		}
+		if c, ok := coh.CoOccurrence[name]; ok {
+			fmt.Fprintf(w, " over %s", c)
+		} else if name == diversityName {
+			fmt.Fprintf(w, " over the top %d terms", coherence.DiversityTop)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -39,6 +39,7 @@ type topicsView struct {
 	top     int
 	stems   bool
 	metrics []string
+	ref     *reference // what metrics count
 	threads int
 }
 
@@ -53,7 +54,7 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	var coh *coherenceJSON
 	if view.metrics != nil {
 		var err error
-		if coh, err = scoreTopics(ctx, ds, terms, topics, view); err != nil {
+		if coh, err = scoreTopics(ctx, res.U, ds.Vocabulary, topics, view); err != nil {
 			return err
 		}
 	}
@@ -75,15 +76,7 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 		fmt.Fprintf(stdout, "): %s\n", strings.Join(t.Terms, " "))
 	}
 	if coh != nil {
-		fmt.Fprintf(stdout, "\ntop %d terms over %d documents:", coh.Top, coh.Documents)
-		for _, name := range view.metrics {
-			if v := coh.Mean[name]; v != nil {
-				fmt.Fprintf(stdout, " %s %.3f", name, *v)
-			} else {
-				fmt.Fprintf(stdout, " %s none", name)
-			}
-		}
-		fmt.Fprintln(stdout)
+		printCoherence(stdout, coh, view.metrics)
 	}
 	return nil
 }
@@ -124,26 +117,42 @@ func readTopics(ds *dataset.Dataset, res *solver.Result, terms [][]model.Term, s
 	return out
 }
 
-// printModelTopics prints the topics of the model saved in dir: each
+// printModelTopics prints the topics of the model saved in --model: each
 // factor's strongest terms and the training samples it is the largest
-// factor of.
-// Only the options of printing go with --model; the others would be
-// ignored, so they are refused.
-func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool, stdout io.Writer) error {
+// factor of, and with --metrics their scores over --reference (a saved
+// model keeps no corpus to count in). Only these options go with
+// --model; the others would be ignored, so they are refused.
+func printModelTopics(ctx context.Context, fs *flag.FlagSet, f *fitFlags, stdout io.Writer) error {
 	var extra []string
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "model", "top", "stems", "json", "quiet", "threads", "blas", "simd", "memory":
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "model", "top", "stems", "json", "quiet", "threads", "blas", "simd", "memory", "metrics", "reference":
 		default:
-			extra = append(extra, "--"+f.Name)
+			extra = append(extra, "--"+fl.Name)
 		}
 	})
 	if len(extra) > 0 {
 		return fmt.Errorf("topics --model reads the model's own topics and takes no %s (without --model, topics fits the data)", strings.Join(extra, ", "))
 	}
-	if top < 1 {
-		return fmt.Errorf("--top %d: must be at least 1", top)
+	if f.top < 1 {
+		return fmt.Errorf("--top %d: must be at least 1", f.top)
 	}
+	if err := f.rt.apply(); err != nil {
+		return err
+	}
+	metrics, err := parseMetrics(f.metrics)
+	if err != nil {
+		return err
+	}
+	switch {
+	case metrics == nil && f.ref != "":
+		return fmt.Errorf("--reference %s: only with --metrics, which it is counted for", f.ref)
+	case metrics != nil && f.ref == "":
+		return errors.New("--metrics with --model needs --reference: a saved model keeps no corpus to count words in")
+	case metrics != nil && f.top < 2:
+		return fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
+	}
+	dir := *f.model
 	m, err := model.Load(dir)
 	if err != nil {
 		return err
@@ -153,17 +162,18 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 		sizes[l]++
 	}
 	out := struct {
-		Model   string  `json:"model"`
-		Method  string  `json:"method"`
-		K       int     `json:"k"`
-		Samples int     `json:"samples"`
-		Topics  []topic `json:"topics"`
+		Model     string         `json:"model"`
+		Method    string         `json:"method"`
+		K         int            `json:"k"`
+		Samples   int            `json:"samples"`
+		Topics    []topic        `json:"topics"`
+		Coherence *coherenceJSON `json:"coherence,omitempty"`
 	}{Model: dir, Method: m.Method.String(), K: m.K, Samples: len(m.Labels)}
-	for c, terms := range m.TopTerms(top) {
+	for c, terms := range m.TopTerms(f.top) {
 		t := topic{Topic: c, Size: sizes[c]}
 		for _, term := range terms {
 			word := term.Word // the stem's most frequent form in the corpus
-			if stems {
+			if f.stems {
 				word = term.Name
 			}
 			t.Terms = append(t.Terms, word)
@@ -171,12 +181,38 @@ func printModelTopics(fs *flag.FlagSet, dir string, top int, stems, asJSON bool,
 		}
 		out.Topics = append(out.Topics, t)
 	}
-	if asJSON {
+	if metrics != nil {
+		names := m.Preparation.Features
+		if m.U == nil {
+			return fmt.Errorf("--metrics: the model in %s has no basis U in feature space to read topics from", dir)
+		}
+		if top := f.top; top > len(names) {
+			return fmt.Errorf("--metrics: --top %d: the model has %d features", top, len(names))
+		}
+		ref, err := loadReference(ctx, f.ref, names, m.Text, &f.rt)
+		if err != nil {
+			return err
+		}
+		view := topicsView{top: f.top, metrics: metrics, ref: ref, threads: f.rt.threads}
+		if out.Coherence, err = scoreTopics(ctx, m.U, names, out.Topics, view); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
 		return writeJSON(stdout, out)
 	}
 	fmt.Fprintf(stdout, "%s: %s, k = %d, %d training samples\n\n", dir, out.Method, out.K, out.Samples)
 	for _, t := range out.Topics {
-		fmt.Fprintf(stdout, "topic %2d (%d samples): %s\n", t.Topic, t.Size, strings.Join(t.Terms, " "))
+		fmt.Fprintf(stdout, "topic %2d (%d samples", t.Topic, t.Size)
+		for _, name := range metrics {
+			if v, ok := t.Metrics[name]; ok && v != nil {
+				fmt.Fprintf(stdout, "; %s %.3f", name, *v)
+			}
+		}
+		fmt.Fprintf(stdout, "): %s\n", strings.Join(t.Terms, " "))
+	}
+	if out.Coherence != nil {
+		printCoherence(stdout, out.Coherence, metrics)
 	}
 	return nil
 }

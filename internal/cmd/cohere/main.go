@@ -38,23 +38,15 @@ func main() {
 }
 
 func run(tokens, topicsPath string, m coherence.Measure, o coherence.Options) error {
-	ids := map[string]int{}
-	id := func(w string) int {
-		if i, ok := ids[w]; ok {
-			return i
-		}
-		ids[w] = len(ids)
-		return len(ids) - 1
-	}
-	docs, err := readLines(tokens, id)
+	texts, err := readLines(tokens)
 	if err != nil {
 		return err
 	}
-	topics, err := readLines(topicsPath, id)
+	topicWords, err := readLines(topicsPath)
 	if err != nil {
 		return err
 	}
-	ref := &coherence.Reference{Docs: docs, Words: len(ids), Ordered: true}
+	ref, topics := coherence.NewReference(texts, topicWords, true)
 	begin := time.Now()
 	s, err := coherence.Score(context.Background(), ref, topics, m, o)
 	if err != nil {
@@ -72,22 +64,18 @@ func run(tokens, topicsPath string, m coherence.Measure, o coherence.Options) er
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"measure": m.String(), "topics": scores, "mean": s.Mean, "window": s.Window, "units": s.Units, "seconds": seconds})
 }
 
-// readLines reads a file of lines of space-separated words as ids.
-func readLines(path string, id func(string) int) ([][]int, error) {
+// readLines reads a file of lines of space-separated words.
+func readLines(path string) ([][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out [][]int
+	var out [][]string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
-		var line []int
-		for _, w := range strings.Fields(sc.Text()) {
-			line = append(line, id(w))
-		}
-		out = append(out, line)
+		out = append(out, strings.Fields(sc.Text()))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
