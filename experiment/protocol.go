@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/coherence"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/model"
@@ -210,6 +211,11 @@ type Protocol struct {
 	// of (k, run, method) cells done, their total and the time since Run
 	// began. Calls are serialized but come from the worker goroutines.
 	Progress func(done, total int, elapsed time.Duration)
+	// Topics, when it asks for a measure or diversity, scores each
+	// factorization's topics (model.ScoreTopics) against the documents
+	// of its subset (model.ReferenceOf), beside accuracy and NMI;
+	// baselines have none. The zero value scores nothing.
+	Topics model.TopicOptions
 }
 
 // Score summarizes one method at one k (or, in Table.Average, over all k).
@@ -227,6 +233,36 @@ type Score struct {
 	NMIStd       float64 `json:"nmi_std"`
 	Runs         int     `json:"runs"`
 	Seconds      float64 `json:"seconds"`
+	// Topics holds each topic metric of Protocol.Topics, by name (the
+	// measure's, or "diversity"); nil for a baseline or when none was
+	// asked for.
+	Topics map[string]TopicScore `json:"topics,omitempty"`
+}
+
+// TopicScore is a topic metric over a series of runs: the mean and
+// population standard deviation of the runs' means over their topics,
+// and the runs that gave it a value (a run whose every topic lacks a
+// score gives none).
+type TopicScore struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	Runs int     `json:"runs"`
+}
+
+// DiversityName names topic diversity among Score.Topics' metrics.
+const DiversityName = "diversity"
+
+// topicNames are the names of the metrics of o, in order: the measures,
+// then diversity.
+func topicNames(o model.TopicOptions) []string {
+	var out []string
+	for _, m := range o.Measures {
+		out = append(out, m.String())
+	}
+	if o.Diversity {
+		out = append(out, DiversityName)
+	}
+	return out
 }
 
 // Table holds the scores of a protocol run: Cells[method][k], and
@@ -250,6 +286,11 @@ type Table struct {
 	// (k, draw) runs completed and planned.
 	Partial             bool
 	RunsDone, RunsTotal int
+	// Topics names the topic metrics of the cells, in order, and
+	// Counted says how each was counted ("windows of 10 tokens",
+	// "documents", or "top 25 terms" for diversity).
+	Topics  []string
+	Counted map[string]string
 }
 
 // CandidateScore is one of Auto's candidate weights, scored as Table
@@ -268,6 +309,11 @@ type cell struct {
 	accuracy, nmi, seconds float64
 	done                   bool
 	candidates             []candidateCell
+	// topics holds each topic metric's mean over the run's topics (NaN
+	// when none has a score), nil for a method without topics; counted
+	// says how each was counted.
+	topics  map[string]float64
+	counted map[string]string
 }
 
 // candidateCell is the outcome of one of Auto's candidates on one run.
@@ -315,6 +361,9 @@ func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]strin
 	}
 	if len(methods) == 0 {
 		return nil, nil, errors.New("experiment: no methods")
+	}
+	if topicNames(p.Topics) != nil && ds.Vocabulary == nil {
+		return nil, nil, fmt.Errorf("experiment: %s: topic metrics score words, and the data's features have no names", ds.Source)
 	}
 	names := make([]string, 0, len(methods))
 	for name, m := range methods {
@@ -479,6 +528,7 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 		return nil, fmt.Errorf("experiment: k = %d, run %d: %w", k, r+1, err)
 	}
 	out := make([]cell, len(names))
+	var ref *coherence.Reference // the subset's documents, for topic metrics
 	for i, name := range names {
 		if err := ctx.Err(); err != nil {
 			return out, err
@@ -487,10 +537,10 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 		var (
 			pred  []int
 			cands []autolambda.Candidate
+			res   *model.Result
 		)
 		if f, ok := methods[name].(Factorization); ok {
 			// The pipeline's result, for Auto's candidates.
-			var res *model.Result
 			if res, err = f.Fit(ctx, sub, k, seed); err == nil {
 				pred, cands = res.Labels, res.Candidates
 			}
@@ -506,6 +556,14 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 			return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
 		}
 		out[i] = cell{accuracy: acc, nmi: nmi, seconds: secs, done: true}
+		if res != nil && res.U != nil && topicNames(p.Topics) != nil {
+			if ref == nil {
+				ref = model.ReferenceOf(sub)
+			}
+			if out[i].topics, out[i].counted, err = p.scoreTopics(ctx, res, sub, ref); err != nil {
+				return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
+			}
+		}
 		for _, c := range cands {
 			acc, nmi, err := score(sub.Labels, c.Labels)
 			if err != nil {
@@ -516,6 +574,27 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 		tick()
 	}
 	return out, nil
+}
+
+// scoreTopics scores res's topics with p.Topics over ref (sub's
+// documents): each metric's mean over the topics, and how it was counted.
+func (p Protocol) scoreTopics(ctx context.Context, res *model.Result, sub *dataset.Dataset, ref *coherence.Reference) (map[string]float64, map[string]string, error) {
+	sc, err := model.ScoreTopics(ctx, res.U, sub.Vocabulary, ref, p.Topics)
+	if err != nil {
+		return nil, nil, err
+	}
+	means, counted := map[string]float64{}, map[string]string{}
+	for m, s := range sc.Measures {
+		means[m.String()], counted[m.String()] = s.Mean, "documents"
+		if s.Window > 0 {
+			counted[m.String()] = fmt.Sprintf("windows of %d tokens", s.Window)
+		}
+	}
+	if p.Topics.Diversity {
+		means[DiversityName] = sc.Diversity
+		counted[DiversityName] = fmt.Sprintf("top %d terms", coherence.DiversityTop)
+	}
+	return means, counted, nil
 }
 
 // score returns the accuracy and NMI of pred against truth.
@@ -562,6 +641,7 @@ func (p Protocol) table(names []string, cells [][]cell) *Table {
 			}
 			return 0, 0, 0, false
 		})
+		p.aggregateTopics(t, name, at)
 		// Auto's candidates: the same weights in every run of a method.
 		var lambdas []float64
 		for ki := range p.Classes {
@@ -592,6 +672,63 @@ func (p Protocol) table(names []string, cells [][]cell) *Table {
 		}
 	}
 	return t
+}
+
+// aggregateTopics adds to t's scores of method name its topic metrics,
+// per k and their plain means over k, as aggregate does for accuracy;
+// at gives the method's cell of run r of the ki-th k.
+func (p Protocol) aggregateTopics(t *Table, name string, at func(ki, r int) *cell) {
+	for _, metric := range topicNames(p.Topics) {
+		var avg TopicScore
+		scoredK := 0
+		for ki, k := range p.Classes {
+			if !slices.Contains(t.K, k) {
+				continue
+			}
+			var x []float64
+			for r := range p.Runs {
+				c := at(ki, r)
+				if c == nil || c.topics == nil {
+					continue
+				}
+				if t.Counted == nil {
+					t.Counted = map[string]string{}
+				}
+				if !slices.Contains(t.Topics, metric) {
+					t.Topics = append(t.Topics, metric)
+				}
+				t.Counted[metric] = c.counted[metric]
+				if v := c.topics[metric]; !math.IsNaN(v) {
+					x = append(x, v)
+				}
+			}
+			if len(x) == 0 {
+				continue
+			}
+			var ts TopicScore
+			ts.Mean, ts.Std = meanStd(x)
+			ts.Runs = len(x)
+			s := t.Cells[name][k]
+			if s.Topics == nil {
+				s.Topics = map[string]TopicScore{}
+			}
+			s.Topics[metric] = ts
+			t.Cells[name][k] = s
+			avg.Mean, avg.Std, avg.Runs = avg.Mean+ts.Mean, avg.Std+ts.Std, avg.Runs+ts.Runs
+			scoredK++
+		}
+		if scoredK == 0 {
+			continue
+		}
+		avg.Mean /= float64(scoredK)
+		avg.Std /= float64(scoredK)
+		s := t.Average[name]
+		if s.Topics == nil {
+			s.Topics = map[string]TopicScore{}
+		}
+		s.Topics[metric] = avg
+		t.Average[name] = s
+	}
 }
 
 // aggregate scores one series of runs (at gives the accuracy, NMI and
@@ -651,7 +788,8 @@ func meanStd(x []float64) (mean, std float64) {
 }
 
 // Markdown writes two Markdown tables, accuracy then NMI, with a row per k
-// and an "Avg." row, a column per method, and cells "mean ± std"; then,
+// and an "Avg." row, a column per method, and cells "mean ± std"; then one
+// such table per topic metric ("—" for a method without topics); then,
 // when a method ran Auto, a table of its candidates averaged over k.
 func (t *Table) Markdown(w io.Writer) error {
 	var b strings.Builder
@@ -688,6 +826,36 @@ func (t *Table) Markdown(w io.Writer) error {
 		}
 		row("Avg.", func(m string) Score { return t.Average[m] })
 	}
+	for _, metric := range t.Topics {
+		if metric == DiversityName {
+			fmt.Fprintf(&b, "\nTopics' diversity (the share of distinct words among a run's topics' %s)\n\n| k |", t.Counted[metric])
+		} else {
+			fmt.Fprintf(&b, "\nTopics' %s (over %s; each run's mean over its topics)\n\n| k |", metric, t.Counted[metric])
+		}
+		for _, m := range t.Methods {
+			fmt.Fprintf(&b, " %s |", m)
+		}
+		b.WriteString("\n|---|")
+		for range t.Methods {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n")
+		row := func(label string, score func(string) Score) {
+			fmt.Fprintf(&b, "| %s |", label)
+			for _, m := range t.Methods {
+				if ts, ok := score(m).Topics[metric]; ok {
+					fmt.Fprintf(&b, " %.3f ± %.3f |", ts.Mean, ts.Std)
+				} else {
+					b.WriteString(" — |")
+				}
+			}
+			b.WriteString("\n")
+		}
+		for _, k := range t.K {
+			row(strconv.Itoa(k), func(m string) Score { return t.Cells[m][k] })
+		}
+		row("Avg.", func(m string) Score { return t.Average[m] })
+	}
 	if len(t.Candidates) > 0 {
 		b.WriteString("\nLambda auto's candidates (same draws and seeds; each weight's fixed fit under --candidate-start same, the path's fits under path; kept: runs in which auto chose it)\n\n")
 		b.WriteString("| method | lambda | accuracy | NMI | kept |\n|---|---|---|---|---|\n")
@@ -703,14 +871,27 @@ func (t *Table) Markdown(w io.Writer) error {
 }
 
 // CSV writes a header and one record per method and k, then per method
-// "average": method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds.
-// Auto's candidates are in the Markdown and JSON forms only.
+// "average": method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds,
+// then each topic metric's mean and std (empty for a method without
+// topics). Auto's candidates are in the Markdown and JSON forms only.
 func (t *Table) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"method", "k", "accuracy_mean", "accuracy_std", "nmi_mean", "nmi_std", "runs", "seconds"})
+	header := []string{"method", "k", "accuracy_mean", "accuracy_std", "nmi_mean", "nmi_std", "runs", "seconds"}
+	for _, metric := range t.Topics {
+		header = append(header, metric+"_mean", metric+"_std")
+	}
+	cw.Write(header)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	record := func(m, k string, s Score) {
-		cw.Write([]string{m, k, f(s.AccuracyMean), f(s.AccuracyStd), f(s.NMIMean), f(s.NMIStd), strconv.Itoa(s.Runs), f(s.Seconds)})
+		rec := []string{m, k, f(s.AccuracyMean), f(s.AccuracyStd), f(s.NMIMean), f(s.NMIStd), strconv.Itoa(s.Runs), f(s.Seconds)}
+		for _, metric := range t.Topics {
+			if ts, ok := s.Topics[metric]; ok {
+				rec = append(rec, f(ts.Mean), f(ts.Std))
+			} else {
+				rec = append(rec, "", "")
+			}
+		}
+		cw.Write(rec)
 	}
 	for _, m := range t.Methods {
 		for _, k := range t.K {
@@ -727,16 +908,22 @@ func (t *Table) CSV(w io.Writer) error {
 // never give it).
 const CandidatesKey = "lambda_candidates"
 
+// TopicsKey is the key of Table's JSON under which each topic metric's
+// way of counting is (Table.Counted), when it has topic metrics.
+const TopicsKey = "topic_metrics"
+
 // PartialKey is the key of an interrupted Table's JSON under which the
 // runs done and planned are.
 const PartialKey = "partial"
 
 // MarshalJSON encodes t as an object keyed by method name, each mapping
 // every k (as a string) and "average" to {accuracy_mean, accuracy_std,
-// nmi_mean, nmi_std, runs, seconds}; when a method ran Auto, the key
+// nmi_mean, nmi_std, runs, seconds} and, with topic metrics, "topics"
+// (each metric's {mean, std, runs}); when a method ran Auto, the key
 // CandidatesKey maps each such method to its candidates in order of
 // weight, each an object with "lambda", "kept" and, like a method's, every
-// k and "average".
+// k and "average"; with topic metrics, TopicsKey maps each metric to how
+// it was counted.
 func (t *Table) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any, len(t.Methods)+1)
 	for _, m := range t.Methods {
@@ -762,6 +949,9 @@ func (t *Table) MarshalJSON() ([]byte, error) {
 	}
 	if t.Partial {
 		out[PartialKey] = map[string]int{"runs_done": t.RunsDone, "runs_total": t.RunsTotal}
+	}
+	if len(t.Topics) > 0 {
+		out[TopicsKey] = t.Counted
 	}
 	return json.Marshal(out)
 }

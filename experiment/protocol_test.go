@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/manifactor/manifactor/cluster"
+	"github.com/manifactor/manifactor/coherence"
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/model/autolambda"
@@ -545,5 +546,95 @@ func TestPartialTable(t *testing.T) {
 	raw, _ := json.Marshal(tab)
 	if !strings.Contains(string(raw), `"partial":{"runs_done":2,"runs_total":6}`) {
 		t.Errorf("JSON: %s", raw)
+	}
+}
+
+// textTopics returns a text corpus (tokens kept) of 4 topics with
+// disjoint words, each document a run of its topic's words.
+func textTopics(t *testing.T) *dataset.Dataset {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var docs []dataset.Document
+	for d := range 4 * docsPerTopic {
+		c := d % 4
+		var words []string
+		for range 30 {
+			i := int(float64(wordsPer) * rng.Float64() * rng.Float64())
+			words = append(words, fmt.Sprintf("%c%cterm", 'a'+c, 'a'+i))
+		}
+		docs = append(docs, dataset.Document{Label: fmt.Sprint("topic", c), Text: strings.Join(words, " ")})
+	}
+	ds, _, err := dataset.Vectorize(context.Background(), "text", docs, dataset.TextOptions{NoStem: true, Tokens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.Prepare(ds, model.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Data
+}
+
+// TestTopicMetrics: each factorization's topic metrics are
+// model.ScoreTopics' over its subset's documents, averaged over the runs
+// as accuracy is, whatever the workers; baselines have none.
+func TestTopicMetrics(t *testing.T) {
+	ds := textTopics(t)
+	p := Protocol{Classes: []int{2, 3}, Runs: 2, Seed: 9, Prepare: SubsetPreparation(false),
+		Topics: model.TopicOptions{Measures: []coherence.Measure{coherence.NPMI, coherence.UMass}, Diversity: true, Top: 5, Threads: 1}}
+	var tables []*Table
+	for _, workers := range []int{1, 3} {
+		p.Workers = workers
+		tab, err := p.Run(context.Background(), ds, methods())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, tab)
+	}
+	if !reflect.DeepEqual(withoutTimes(tables[0]), withoutTimes(tables[1])) {
+		t.Error("topic metrics depend on the workers")
+	}
+	tab := tables[0]
+	if !reflect.DeepEqual(tab.Topics, []string{"npmi", "umass", "diversity"}) ||
+		!reflect.DeepEqual(tab.Counted, map[string]string{"npmi": "windows of 10 tokens", "umass": "documents", "diversity": "top 25 terms"}) {
+		t.Errorf("metrics %v counted %v", tab.Topics, tab.Counted)
+	}
+	f := methods()["nmf"].(Factorization)
+	for _, k := range p.Classes {
+		var npmi []float64
+		for r := range p.Runs {
+			sub, seed, err := p.Subset(ds, k, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := f.Fit(context.Background(), sub, k, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := model.ScoreTopics(context.Background(), res.U, sub.Vocabulary, model.ReferenceOf(sub), p.Topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			npmi = append(npmi, sc.Measures[coherence.NPMI].Mean)
+		}
+		mean, std := meanStd(npmi)
+		if got := tab.Cells["nmf"][k].Topics["npmi"]; got != (TopicScore{Mean: mean, Std: std, Runs: 2}) || mean <= 0 {
+			t.Errorf("k = %d: npmi %+v, want mean %v, std %v", k, got, mean, std)
+		}
+		if tab.Cells["kmeans"][k].Topics != nil {
+			t.Errorf("k = %d: kmeans has topics", k)
+		}
+	}
+	var md, csvOut strings.Builder
+	tab.Markdown(&md)
+	tab.CSV(&csvOut)
+	if !strings.Contains(md.String(), "Topics' npmi (over windows of 10 tokens") || !strings.Contains(md.String(), "| — |") ||
+		!strings.HasPrefix(csvOut.String(), "method,k,accuracy_mean,accuracy_std,nmi_mean,nmi_std,runs,seconds,npmi_mean,npmi_std,umass_mean,umass_std,diversity_mean,diversity_std\n") {
+		t.Errorf("markdown:\n%s\ncsv:\n%s", md.String(), csvOut.String())
+	}
+
+	unnamed := topicData(t)
+	if _, err := p.Run(context.Background(), unnamed, methods()); err == nil || !strings.Contains(err.Error(), "features have no names") {
+		t.Errorf("no vocabulary: %v", err)
 	}
 }

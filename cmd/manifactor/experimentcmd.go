@@ -173,8 +173,17 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	methods := fs.String("methods", "", "methods to compare: any of "+strings.Join(knownNames(), ", "))
 	chosenFormat := registerFormat(fs)
 	compare := fs.String("compare", "", "print the paper's table beside ours, run with the papers' settings unless --papers=false: a table ID such as 000-table2, or list to show them")
+	metricList := fs.String("metrics", "", "also score each factorization's topics (top 10 terms) over its subset's documents: npmi, cv, umass, diversity")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	metrics, err := parseMetrics(*metricList)
+	if err != nil {
+		return err
+	}
+	if metrics != nil {
+		// Sliding windows count the text's tokens in order.
+		pf.df.opts.Text.Tokens = true
 	}
 	if *compare != "" && !set(fs, "papers") {
 		pf.mf.papers = true
@@ -227,6 +236,22 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "beside a paper's table every method runs the papers' multiplicative updates (--solver mu; give --solver to change it)")
 	}
 	prot := pf.protocol(ks, stderr)
+	if metrics != nil {
+		if err := checkMetrics(p.Data, 10); err != nil {
+			return err
+		}
+		factorizations := 0
+		for _, m := range ms {
+			if _, ok := m.(experiment.Factorization); ok {
+				factorizations++
+			}
+		}
+		if factorizations == 0 {
+			return fmt.Errorf("--metrics scores topics, and none of --methods %s has any (the baselines do not factorize)", *methods)
+		}
+		// The runs go in parallel, so each counts on one thread.
+		prot.Topics = topicOptions(metrics, 10, 1)
+	}
 	// The methods' own parallelism is off (Threads 1): runs go in parallel.
 	table, err := prot.Run(ctx, p.Data, ms)
 	if err != nil {
