@@ -322,6 +322,9 @@ type dataFlags struct {
 	loadTime, prepareTime time.Duration
 	// skipped is what --skip-unreadable left out of the data.
 	skipped []string
+	// sublinearText makes --weighting auto weigh the text pipeline's
+	// counts by log-tfidf, as it does a matrix's (topics' choice).
+	sublinearText bool
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -504,6 +507,9 @@ func (d *dataFlags) load(ctx context.Context, rt *runtimeFlags) (*model.Prepared
 	ds, prep, err := d.read(ctx, rt)
 	if err != nil {
 		return nil, err
+	}
+	if d.sublinearText && prep.Weighting == model.AutoWeighting && ds.Text != nil && !ds.Weighted {
+		prep.Weighting = model.LogTFIDF
 	}
 	t0 := time.Now()
 	p, err := model.Prepare(ds, prep)

@@ -60,6 +60,12 @@ func (f *fitFlags) register(fs *flag.FlagSet, name string) {
 		f.dfl.register(fs)
 		f.out = fs.String("out", "", "directory for the model that transform reads (manifest.json, features.tsv, U.mtx, V.mtx, W.mtx for cf and lccf, labels.txt, centers.mtx, train.mtx where transform needs the training data), vocabulary.txt, factors.mat (the factors for MATLAB), assignments.tsv (each sample's id, cluster and class) and summary.json (created if missing)")
 	case "topics":
+		// Sublinear term frequencies give more coherent and more diverse
+		// topics than the papers' tf-idf on Reuters-21578 and on manual
+		// pages, and no more topics of a few documents
+		// (bench/topics_gensim.py, docs/PERFORMANCE.md (i)).
+		f.df.sublinearText = true
+		fs.Lookup("weighting").Usage = "term weighting: auto (log-tfidf for term counts, from text or a matrix; none otherwise), none, tfidf (tf log(n/df), paper 004) or log-tfidf ((1 + ln tf) log(n/df))"
 		fs.IntVar(&f.top, "top", 10, "terms shown for each factor")
 		f.model = fs.String("model", "", "show the topics of a model that fit --out saved, without fitting (no data or method options)")
 		fs.BoolVar(&f.stems, "stems", false, "show terms as their stems, not as their most frequent word in the corpus")

@@ -412,7 +412,10 @@ type fitSummary struct {
 	Samples  int    `json:"samples"`
 	Features int    `json:"features"`
 	NNZ      int    `json:"nnz"`
-	Classes  []int  `json:"classes,omitempty"`
+	// Weighting and Normalize are the preparation applied (model.Prepared's).
+	Weighting string `json:"weighting,omitempty"`
+	Normalize string `json:"normalize,omitempty"`
+	Classes   []int  `json:"classes,omitempty"`
 	// KAuto is how --k auto chose k, nil when --k was a number.
 	KAuto *kAutoJSON `json:"k_auto,omitempty"`
 	// Missing counts the unknown entries (--mask, --missing nan) the fit
@@ -517,6 +520,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 		return nil, nil, opts, err
 	}
 	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: nnz,
+		Weighting: p.Weighting.String(), Normalize: p.Normalize.String(),
 		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
 	if h := ds.Missing; h != nil {
 		sum.Missing = h.NNZ()

@@ -218,7 +218,8 @@ func TestModelTopicsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "model")
-	if _, errOut, err := runCLI(t, "fit", "--data", data, "--k", "5", "--out", dir, "--quiet"); err != nil {
+	// topics weighs text by log-tfidf; fit, by the papers' tf-idf.
+	if _, errOut, err := runCLI(t, "fit", "--data", data, "--k", "5", "--weighting", "log-tfidf", "--out", dir, "--quiet"); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	fitted, _, err := runCLI(t, "topics", "--data", data, "--k", "5", "--metrics", "npmi,cv,diversity", "--json", "--quiet")
@@ -228,6 +229,9 @@ func TestModelTopicsMetrics(t *testing.T) {
 	saved, _, err := runCLI(t, "topics", "--model", dir, "--metrics", "npmi,cv,diversity", "--reference", data, "--json")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if w := decode(t, fitted)["weighting"]; w != "log-tfidf" {
+		t.Errorf("topics weighed the text by %v", w)
 	}
 	a, b := decode(t, fitted)["coherence"].(map[string]any), decode(t, saved)["coherence"].(map[string]any)
 	if !reflect.DeepEqual(a["mean"], b["mean"]) || b["reference"] != data {
