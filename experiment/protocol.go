@@ -362,8 +362,14 @@ func (p Protocol) check(ds *dataset.Dataset, methods map[string]Method) ([]strin
 	if len(methods) == 0 {
 		return nil, nil, errors.New("experiment: no methods")
 	}
-	if topicNames(p.Topics) != nil && ds.Vocabulary == nil {
-		return nil, nil, fmt.Errorf("experiment: %s: topic metrics score words, and the data's features have no names", ds.Source)
+	if topicNames(p.Topics) != nil {
+		_, m := ds.Dims()
+		switch top := p.Topics.Top; {
+		case ds.Vocabulary == nil:
+			return nil, nil, fmt.Errorf("experiment: %s: topic metrics score words, and the data's features have no names", ds.Source)
+		case top < 0 || top == 1 || top > m:
+			return nil, nil, fmt.Errorf("experiment: topic metrics on %d terms a topic: want 2 to the data's %d features (0 for 10)", top, m)
+		}
 	}
 	names := make([]string, 0, len(methods))
 	for name, m := range methods {

@@ -633,6 +633,11 @@ func TestTopicMetrics(t *testing.T) {
 		t.Errorf("markdown:\n%s\ncsv:\n%s", md.String(), csvOut.String())
 	}
 
+	p.Topics.Top = 1
+	if _, err := p.Run(context.Background(), ds, methods()); err == nil || !strings.Contains(err.Error(), "on 1 terms a topic") {
+		t.Errorf("top 1: %v", err)
+	}
+	p.Topics.Top = 5
 	unnamed := topicData(t)
 	if _, err := p.Run(context.Background(), unnamed, methods()); err == nil || !strings.Contains(err.Error(), "features have no names") {
 		t.Errorf("no vocabulary: %v", err)
