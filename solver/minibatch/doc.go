@@ -1,0 +1,27 @@
+// Package minibatch fits NMF (the Frobenius loss) to samples that arrive
+// in batches, so that a corpus need not be held whole: the online
+// matrix factorization of Mairal et al. (2010), as scikit-learn's
+// MiniBatchNMF and gensim's Nmf do it, with coordinate descent in both
+// steps.
+//
+// X (samples x features) ~ V U^T, U (features x k) and V (samples x k)
+// non-negative. Each batch's rows of V are the non-negative least
+// squares fit to the current U (Sweeps coordinate-descent sweeps from
+// zero); the batch then adds V_b^T V_b and X_b^T V_b to the sufficient
+// statistics A (k x k) and B (features x k), and U takes one
+// coordinate-descent sweep on tr(U^T U A) - 2 tr(U^T B), the objective
+// over every sample seen with their V fixed. A Model keeps U, A and B,
+// so PartialFit can take more samples later; between passes over the
+// same samples Fit discounts the statistics by Forget, so that the rows
+// of V computed with an older U weigh less.
+//
+// Every step is a sequence of exact one-variable minimizations in a
+// fixed order, and the sums are taken in sample order, so the result
+// does not depend on the number of threads.
+//
+// It is the first part of fitting corpora larger than memory: it reads
+// the samples it is given, so a caller can give a corpus block by block.
+// Besides the standard library it uses sparse and internal/parallel; it
+// must not import dataset, model, graph or cmd, so that the pipeline can
+// call it.
+package minibatch

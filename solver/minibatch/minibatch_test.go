@@ -1,0 +1,195 @@
+package minibatch
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/manifactor/manifactor/internal/testenv"
+	"github.com/manifactor/manifactor/sparse"
+)
+
+// planted returns n samples of m features that are exactly V0 U0^T
+// with k non-negative, sparse factors, as a CSR.
+func planted(seed uint64, n, m, k int) *sparse.CSR {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	u := mat.NewDense(m, k, nil)
+	v := mat.NewDense(n, k, nil)
+	for i := 0; i < m; i++ {
+		u.Set(i, i%k, 1+rng.Float64())
+	}
+	for j := 0; j < n; j++ {
+		v.Set(j, rng.IntN(k), 1+rng.Float64())
+		if rng.IntN(3) == 0 {
+			v.Set(j, rng.IntN(k), rng.Float64())
+		}
+	}
+	var x mat.Dense
+	x.Mul(v, u.T())
+	var ri, ci []int
+	var val []float64
+	for j := 0; j < n; j++ {
+		for i := 0; i < m; i++ {
+			if a := x.At(j, i); a != 0 {
+				ri, ci, val = append(ri, j), append(ci, i), append(val, a)
+			}
+		}
+	}
+	a, err := sparse.FromTriplets(n, m, ri, ci, val)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// TestPlanted: passes over exactly low-rank data recover it, and the
+// threads change nothing.
+func TestPlanted(t *testing.T) {
+	x := planted(1, 600, 80, 5)
+	var first *mat.Dense
+	for _, threads := range []int{1, 3} {
+		md, err := New(80, Options{K: 5, BatchSize: 64, Threads: threads, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := md.Fit(context.Background(), x, 20); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = md.U()
+			v, err := md.Transform(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var xx float64
+			for _, a := range x.Val {
+				xx += a * a
+			}
+			if rel := md.Objective(x, v) / xx; rel > 1e-4 {
+				t.Errorf("relative error %v on exactly rank-5 data", rel)
+			}
+		} else if !mat.Equal(first, md.U()) {
+			t.Errorf("%d threads: U differs from 1 thread's", threads)
+		}
+	}
+}
+
+// TestSteps: a batch's V satisfies the non-negative least squares
+// optimality conditions, and U's sweep never raises the surrogate
+// tr(U^T U A) - 2 tr(U^T B).
+func TestSteps(t *testing.T) {
+	x := planted(4, 300, 50, 4)
+	for i := range x.Val {
+		x.Val[i] *= 1 + 0.3*math.Sin(float64(i)) // not exactly low rank
+	}
+	md, err := New(50, Options{K: 6, BatchSize: 50, Sweeps: 300, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	surrogate := func() float64 {
+		k := md.opts.K
+		var s float64
+		for i := 0; i < md.features; i++ {
+			u, b := md.u[i*k:(i+1)*k], md.b[i*k:(i+1)*k]
+			for c := range u {
+				for d := range u {
+					s += u[c] * md.a[c*k+d] * u[d]
+				}
+				s -= 2 * u[c] * b[c]
+			}
+		}
+		return s
+	}
+	rows := seq(0, 50)
+	md.start(x, rows)
+	for lo := 0; lo < x.Rows; lo += 50 {
+		rows = seq(lo, lo+50)
+		v := md.solveV(x, rows)
+		// KKT: g = v G - x U >= 0, and 0 where v > 0.
+		k, g := md.opts.K, md.gram()
+		for r, j := range rows {
+			for c := 0; c < k; c++ {
+				grad := 0.0
+				for d := 0; d < k; d++ {
+					grad += v[r*k+d] * g[d*k+c]
+				}
+				for q := x.Indptr[j]; q < x.Indptr[j+1]; q++ {
+					grad -= x.Val[q] * md.u[x.Ind[q]*k+c]
+				}
+				if grad < -1e-8 || v[r*k+c] > 0 && math.Abs(grad) > 1e-8 {
+					t.Fatalf("batch at %d, sample %d, factor %d: v %v, gradient %v", lo, j, c, v[r*k+c], grad)
+				}
+			}
+		}
+		md.accumulate(x, rows, v)
+		before := surrogate()
+		md.updateU()
+		if after := surrogate(); after > before+1e-9*math.Abs(before) {
+			t.Fatalf("batch at %d: U's sweep raised the surrogate from %v to %v", lo, before, after)
+		}
+	}
+}
+
+// TestPartialFitWeighsEverySample: samples given later count as much as
+// those before: a model given half the samples and then the other half
+// ends near one given all of them in one call.
+func TestPartialFitWeighsEverySample(t *testing.T) {
+	x := planted(7, 800, 60, 6)
+	for i := range x.Val {
+		x.Val[i] *= 1 + 0.2*math.Cos(float64(3*i))
+	}
+	o := Options{K: 6, BatchSize: 100, Seed: 5}
+	whole, _ := New(60, o)
+	if err := whole.PartialFit(context.Background(), x); err != nil {
+		t.Fatal(err)
+	}
+	halves, _ := New(60, o)
+	a, b := x.SelectRows(seq(0, 400)), x.SelectRows(seq(400, 800))
+	for _, part := range []*sparse.CSR{a, b} {
+		if err := halves.PartialFit(context.Background(), part); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if halves.Seen != 800 {
+		t.Errorf("seen %d", halves.Seen)
+	}
+	v1, _ := whole.Transform(context.Background(), x)
+	v2, _ := halves.Transform(context.Background(), x)
+	f1, f2 := whole.Objective(x, v1), halves.Objective(x, v2)
+	if f2 > 1.01*f1 {
+		t.Errorf("half and half %v, whole %v", f2, f1)
+	}
+}
+
+// TestBadInput: options out of range and data a model cannot take are
+// refused by name.
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		m    int
+		want string
+	}{
+		{Options{}, 5, "k = 0"},
+		{Options{K: 2, BatchSize: -1}, 5, "batch size -1"},
+		{Options{K: 2, Sweeps: -2}, 5, "-2 sweeps"},
+		{Options{K: 2, Forget: 1.5}, 5, "forget 1.5"},
+		{Options{K: 2}, 0, "0 features"},
+	} {
+		_, err := New(c.m, c.o)
+		testenv.WantErr(t, err, c.want)
+	}
+	md, _ := New(3, Options{K: 2})
+	_, err := md.Transform(context.Background(), planted(1, 4, 3, 1))
+	testenv.WantErr(t, err, "before any sample")
+	bad := planted(1, 4, 3, 1)
+	bad.Val[2] = -1
+	testenv.WantErr(t, md.PartialFit(context.Background(), bad), "value -1")
+	bad.Val[2] = math.NaN()
+	testenv.WantErr(t, md.PartialFit(context.Background(), bad), "value NaN")
+	testenv.WantErr(t, md.PartialFit(context.Background(), planted(1, 4, 6, 1)), "6 features for a model of 3")
+	testenv.WantErr(t, md.Fit(context.Background(), planted(1, 4, 3, 1), 0), "0 passes")
+	testenv.WantErr(t, md.PartialFit(context.Background(), &sparse.CSR{Cols: 3, Indptr: []int{0}}), "no samples")
+}
