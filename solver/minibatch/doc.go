@@ -8,16 +8,17 @@
 // non-negative. Each batch's rows of V are the non-negative least
 // squares fit to the current U (Sweeps coordinate-descent sweeps from
 // zero); the batch then adds V_b^T V_b and X_b^T V_b to the sufficient
-// statistics A (k x k) and B (features x k), and U takes one
-// coordinate-descent sweep on tr(U^T U A) - 2 tr(U^T B), the objective
-// over every sample seen with their V fixed. A Model keeps U, A and B,
+// statistics A (k x k) and B (features x k), and U takes USweeps
+// coordinate-descent sweeps (one by default) on tr(U^T U A) -
+// 2 tr(U^T B), the objective over every sample seen with their V fixed.
+// Each call takes its samples in a seeded random order. A Model keeps U, A and B,
 // so PartialFit can take more samples later; between passes over the
 // same samples Fit discounts the statistics by Forget, so that the rows
 // of V computed with an older U weigh less.
 //
 // Every step is a sequence of exact one-variable minimizations in a
-// fixed order, and the sums are taken in sample order, so the result
-// does not depend on the number of threads.
+// fixed order, and the sums are taken in the batch's order, so the
+// result does not depend on the number of threads.
 //
 // It is the first part of fitting corpora larger than memory: it reads
 // the samples it is given, so a caller can give a corpus block by block.

@@ -99,6 +99,28 @@ func (md *Model) U() *mat.Dense {
 	return mat.NewDense(md.features, md.opts.K, append([]float64(nil), md.u...))
 }
 
+// SetU sets the basis (features x k, non-negative and finite), e.g. one
+// fitted elsewhere, for Transform or further fits; the statistics start
+// again from zero.
+func (md *Model) SetU(u mat.Matrix) error {
+	m, k := u.Dims()
+	if m != md.features || k != md.opts.K {
+		return fmt.Errorf("minibatch: a %d x %d basis for a model of %d features and k = %d", m, k, md.features, md.opts.K)
+	}
+	md.u = make([]float64, m*k)
+	for i := 0; i < m; i++ {
+		for c := 0; c < k; c++ {
+			x := u.At(i, c)
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("minibatch: basis entry (%d, %d) is %v (want finite and non-negative)", i+1, c+1, x)
+			}
+			md.u[i*k+c] = x
+		}
+	}
+	md.a, md.b = make([]float64, k*k), make([]float64, m*k)
+	return nil
+}
+
 // checkData refuses data the model cannot take.
 func (md *Model) checkData(x *sparse.CSR) error {
 	if x == nil || x.Rows == 0 {

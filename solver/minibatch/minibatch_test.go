@@ -193,3 +193,26 @@ func TestBadInput(t *testing.T) {
 	testenv.WantErr(t, md.Fit(context.Background(), planted(1, 4, 3, 1), 0), "0 passes")
 	testenv.WantErr(t, md.PartialFit(context.Background(), &sparse.CSR{Cols: 3, Indptr: []int{0}}), "no samples")
 }
+
+// TestSetU: a basis set from outside is what Transform fits V to, and a
+// basis of the wrong shape or with a negative entry is refused.
+func TestSetU(t *testing.T) {
+	x := planted(1, 600, 80, 5)
+	fitted, _ := New(80, Options{K: 5, BatchSize: 64, Seed: 2})
+	if err := fitted.Fit(context.Background(), x, 20); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := New(80, Options{K: 5})
+	if err := md.SetU(fitted.U()); err != nil {
+		t.Fatal(err)
+	}
+	v1, _ := fitted.Transform(context.Background(), x)
+	v2, _ := md.Transform(context.Background(), x)
+	if !mat.Equal(v1, v2) {
+		t.Error("the same basis gave another V")
+	}
+	testenv.WantErr(t, md.SetU(mat.NewDense(80, 4, nil)), "80 x 4 basis")
+	u := fitted.U()
+	u.Set(3, 1, -2)
+	testenv.WantErr(t, md.SetU(u), "entry (4, 2) is -2")
+}

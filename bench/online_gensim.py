@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Online NMF: package solver/minibatch (internal/cmd/onlinefit) against
+gensim's Nmf, on the same prepared matrix, alternating rounds.
+
+The corpus is prepared as manifactor prepares it (bench/prepare.py:
+(1 + ln tf) idf, documents at unit length) and written as Matrix Market,
+documents as rows. gensim's Nmf streams it from disk (MmCorpus) with
+chunksize 2,000 and the given passes, its other settings at their
+defaults; onlinefit reads it whole (streaming is not built yet) and runs
+the same passes in batches of 2,000. Each side's basis is then scored the
+same way: V fitted to it by non-negative least squares (50 sweeps), and
+||X - V U^T||^2 over ||X||^2. Peak memory is each process's maximum
+resident set (GNU time), fit and reading included.
+
+    /usr/bin/python3 bench/online_gensim.py --data ../shared/data/tdt2/TDT2.mat
+        [--k 50] [--passes 1] [--rounds 3]
+
+Needs python3-gensim, SciPy, GNU time and the Go toolchain.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+GENSIM = r"""
+import sys, time, numpy as np, scipy.io
+from gensim.corpora import MmCorpus
+from gensim.models import Nmf
+mm, k, passes, seed, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+corpus = MmCorpus(mm)
+t = time.perf_counter()
+m = Nmf(corpus, num_topics=k, chunksize=2000, passes=passes, random_state=seed)
+secs = time.perf_counter() - t
+scipy.io.mmwrite(out, m.get_topics().T)
+print(secs)
+"""
+
+
+def timed(cmd):
+    """Runs cmd under GNU time; returns its stdout and peak RSS in MB."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", tf.name] + cmd, check=True, capture_output=True, text=True)
+        return r.stdout, int(open(tf.name).read().split()[-1]) / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data", required=True, help="a .mat corpus of term counts (fea)")
+    ap.add_argument("--k", type=int, default=50)
+    ap.add_argument("--passes", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        fit = os.path.join(tmp, "onlinefit")
+        subprocess.run(["go", "build", "-o", fit, "./internal/cmd/onlinefit"], cwd=ROOT, check=True)
+        mtx = os.path.join(tmp, "x.mtx")
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "prepare.py"), a.data, mtx], check=True)
+        script = os.path.join(tmp, "gensim_nmf.py")
+        open(script, "w").write(GENSIM)
+        rows = {"manifactor": [], "gensim": []}
+        for r in range(a.rounds):
+            for side in (["manifactor", "gensim"] if r % 2 == 0 else ["gensim", "manifactor"]):
+                basis = os.path.join(tmp, side + ".mtx")
+                if side == "gensim":
+                    out, rss = timed([sys.executable, script, mtx, str(a.k), str(a.passes), str(r + 1), basis])
+                    secs = float(out.split()[-1])
+                else:
+                    out, rss = timed([fit, "--data", mtx, "--k", str(a.k), "--passes", str(a.passes), "--batch", "2000", "--seed", str(r + 1), "--out", basis])
+                    secs = json.loads(out)["seconds"]
+                sc = json.loads(subprocess.run([fit, "--data", mtx, "--score", basis], check=True, capture_output=True, text=True).stdout)
+                rows[side].append((secs, rss, sc["relative"]))
+        print("# %s, k = %d, %d pass(es), chunks of 2,000; medians of %d rounds" % (a.data, a.k, a.passes, a.rounds))
+        print("| run | fit seconds | peak RSS MB | ||X - V U^T||^2 / ||X||^2 |")
+        print("| --- | ---: | ---: | ---: |")
+        for side, rs in rows.items():
+            med = [statistics.median(x[i] for x in rs) for i in range(3)]
+            print("| %s | %.1f | %.0f | %.5f |" % (side, med[0], med[1], med[2]))
+
+
+if __name__ == "__main__":
+    main()
