@@ -6,14 +6,17 @@ The corpus is prepared as manifactor prepares it (bench/prepare.py:
 (1 + ln tf) idf, documents at unit length) and written as Matrix Market,
 documents as rows. gensim's Nmf streams it from disk (MmCorpus) with
 chunksize 2,000 and the given passes, its other settings at their
-defaults; onlinefit reads it whole (streaming is not built yet) and runs
-the same passes in batches of 2,000. Each side's basis is then scored the
+defaults; onlinefit runs the same passes in batches of 2,000, reading
+the prepared file whole, or with --parts N the corpus split into N parts
+of term counts (manifactor split), one part at a time, preparing each as
+it reads it (after a first pass for the document frequencies, timed with
+the fit). Each side's basis is then scored the
 same way: V fitted to it by non-negative least squares (50 sweeps), and
 ||X - V U^T||^2 over ||X||^2. Peak memory is each process's maximum
 resident set (GNU time), fit and reading included.
 
     /usr/bin/python3 bench/online_gensim.py --data ../shared/data/tdt2/TDT2.mat
-        [--k 50] [--passes 1] [--rounds 3]
+        [--k 50] [--passes 1] [--rounds 3] [--parts N]
 
 Needs python3-gensim, SciPy, GNU time and the Go toolchain.
 """
@@ -56,10 +59,18 @@ def main():
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--passes", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--parts", type=int, default=0)
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         fit = os.path.join(tmp, "onlinefit")
         subprocess.run(["go", "build", "-o", fit, "./internal/cmd/onlinefit"], cwd=ROOT, check=True)
+        source = []
+        if a.parts:
+            mf = os.path.join(tmp, "manifactor")
+            subprocess.run(["go", "build", "-o", mf, "./cmd/manifactor"], cwd=ROOT, check=True)
+            parts = os.path.join(tmp, "parts")
+            subprocess.run([mf, "split", "--data", a.data, "--parts", str(a.parts), "--out", parts, "--quiet"], check=True)
+            source = ["--parts", parts]
         mtx = os.path.join(tmp, "x.mtx")
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "prepare.py"), a.data, mtx], check=True)
         script = os.path.join(tmp, "gensim_nmf.py")
@@ -72,11 +83,12 @@ def main():
                     out, rss = timed([sys.executable, script, mtx, str(a.k), str(a.passes), str(r + 1), basis])
                     secs = float(out.split()[-1])
                 else:
-                    out, rss = timed([fit, "--data", mtx, "--k", str(a.k), "--passes", str(a.passes), "--batch", "2000", "--seed", str(r + 1), "--out", basis])
+                    out, rss = timed([fit] + (source or ["--data", mtx]) + ["--k", str(a.k), "--passes", str(a.passes), "--batch", "2000", "--seed", str(r + 1), "--out", basis])
                     secs = json.loads(out)["seconds"]
                 sc = json.loads(subprocess.run([fit, "--data", mtx, "--score", basis], check=True, capture_output=True, text=True).stdout)
                 rows[side].append((secs, rss, sc["relative"]))
-        print("# %s, k = %d, %d pass(es), chunks of 2,000; medians of %d rounds" % (a.data, a.k, a.passes, a.rounds))
+        print("# %s, k = %d, %d pass(es), chunks of 2,000%s; medians of %d rounds" % (
+            a.data, a.k, a.passes, ", manifactor reading %d parts" % a.parts if a.parts else "", a.rounds))
         print("| run | fit seconds | peak RSS MB | ||X - V U^T||^2 / ||X||^2 |")
         print("| --- | ---: | ---: | ---: |")
         for side, rs in rows.items():

@@ -228,18 +228,65 @@ func (md *Model) Fit(ctx context.Context, x *sparse.CSR, passes int) error {
 	rng := rand.New(rand.NewPCG(md.opts.Seed, 0x7061))
 	for p := 0; p < passes; p++ {
 		if p > 0 {
-			for i := range md.a {
-				md.a[i] *= md.opts.Forget
-			}
-			for i := range md.b {
-				md.b[i] *= md.opts.Forget
-			}
+			md.discount()
 		}
 		if err := md.pass(ctx, x, rng.Perm(x.Rows)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Source gives a corpus block by block, so that a fit holds one block at
+// a time: Blocks is their number, and Block reads block i (0-based), the
+// same samples each time it is asked.
+type Source interface {
+	Blocks() int
+	Block(ctx context.Context, i int) (*sparse.CSR, error)
+}
+
+// FitSource makes passes over the blocks of src, as Fit does over
+// samples in memory: each pass visits the blocks in a seeded random
+// order and each block's samples in a random order, and discounts the
+// statistics by Forget before each pass after the first. Only the block
+// being fitted is held.
+func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
+	if passes < 1 {
+		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)
+	}
+	nb := src.Blocks()
+	if nb < 1 {
+		return errors.New("minibatch: the source has no blocks")
+	}
+	rng := rand.New(rand.NewPCG(md.opts.Seed, 0x7061))
+	for p := 0; p < passes; p++ {
+		if p > 0 {
+			md.discount()
+		}
+		for _, b := range rng.Perm(nb) {
+			x, err := src.Block(ctx, b)
+			if err != nil {
+				return fmt.Errorf("minibatch: block %d: %w", b+1, err)
+			}
+			if err := md.checkData(x); err != nil {
+				return fmt.Errorf("minibatch: block %d: %w", b+1, err)
+			}
+			if err := md.pass(ctx, x, rng.Perm(x.Rows)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// discount multiplies the statistics by Forget.
+func (md *Model) discount() {
+	for i := range md.a {
+		md.a[i] *= md.opts.Forget
+	}
+	for i := range md.b {
+		md.b[i] *= md.opts.Forget
+	}
 }
 
 // Transform returns the rows of V (samples x k) for x with U fixed: the

@@ -2,6 +2,7 @@ package minibatch
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -215,4 +216,50 @@ func TestSetU(t *testing.T) {
 	u := fitted.U()
 	u.Set(3, 1, -2)
 	testenv.WantErr(t, md.SetU(u), "entry (4, 2) is -2")
+}
+
+// blocks is a Source over row blocks of a matrix in memory.
+type blocks struct {
+	x    *sparse.CSR
+	size int
+	bad  int // a block that fails, -1 for none
+}
+
+func (b blocks) Blocks() int { return (b.x.Rows + b.size - 1) / b.size }
+
+func (b blocks) Block(_ context.Context, i int) (*sparse.CSR, error) {
+	if i == b.bad {
+		return nil, errors.New("truncated")
+	}
+	return b.x.SelectRows(seq(i*b.size, min((i+1)*b.size, b.x.Rows))), nil
+}
+
+// TestFitSource: passes over blocks recover exactly low-rank data, for
+// any threads, and a block that cannot be read stops the fit, named.
+func TestFitSource(t *testing.T) {
+	x := planted(3, 700, 70, 5)
+	var first *mat.Dense
+	for _, threads := range []int{1, 4} {
+		md, _ := New(70, Options{K: 5, BatchSize: 50, Threads: threads, Seed: 1})
+		if err := md.FitSource(context.Background(), blocks{x, 128, -1}, 20); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = md.U()
+			v, _ := md.Transform(context.Background(), x)
+			var xx float64
+			for _, a := range x.Val {
+				xx += a * a
+			}
+			if rel := md.Objective(x, v) / xx; rel > 1e-4 {
+				t.Errorf("relative error %v on exactly rank-5 data", rel)
+			}
+		} else if !mat.Equal(first, md.U()) {
+			t.Errorf("%d threads: U differs from 1 thread's", threads)
+		}
+	}
+	md, _ := New(70, Options{K: 5})
+	testenv.WantErr(t, md.FitSource(context.Background(), blocks{x, 128, 2}, 1), "block 3: truncated")
+	testenv.WantErr(t, md.FitSource(context.Background(), blocks{planted(3, 10, 9, 2), 5, -1}, 1), "block", "9 features for a model of 70")
+	testenv.WantErr(t, md.FitSource(context.Background(), blocks{x, 128, -1}, 0), "0 passes")
 }
