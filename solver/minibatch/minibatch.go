@@ -150,6 +150,11 @@ func (md *Model) start(x *sparse.CSR, rows []int) {
 		}
 	}
 	scale := math.Sqrt(sum / float64(len(rows)*md.features) / float64(k))
+	if scale == 0 {
+		// A first batch of empty samples says nothing of the scale; a
+		// zero U would never move.
+		scale = 1 / math.Sqrt(float64(k))
+	}
 	rng := rand.New(rand.NewPCG(md.opts.Seed, 0x6d62))
 	md.u = make([]float64, md.features*k)
 	for i := range md.u {
@@ -216,8 +221,7 @@ func seq(lo, hi int) []int {
 // Fit makes passes over x, each in its own seeded random order of the
 // samples, discounting the statistics by Forget before each pass after
 // the first. The order matters: a corpus stored class by class, taken in
-// that order, leaves U fitted to the last classes (on TDT2, k = 30, one
-// pass in file order ended 4 % above a batch fit, in random order 1 %).
+// that order, would leave U fitted to the last classes.
 func (md *Model) Fit(ctx context.Context, x *sparse.CSR, passes int) error {
 	if passes < 1 {
 		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)

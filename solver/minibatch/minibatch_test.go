@@ -263,3 +263,25 @@ func TestFitSource(t *testing.T) {
 	testenv.WantErr(t, md.FitSource(context.Background(), blocks{planted(3, 10, 9, 2), 5, -1}, 1), "block", "9 features for a model of 70")
 	testenv.WantErr(t, md.FitSource(context.Background(), blocks{x, 128, -1}, 0), "0 passes")
 }
+
+// TestEmptyFirstBatch: a first batch of empty samples does not leave U
+// at zero, where it would never move.
+func TestEmptyFirstBatch(t *testing.T) {
+	x := planted(5, 200, 30, 3)
+	empty := &sparse.CSR{Rows: 50, Cols: 30, Indptr: make([]int, 51)}
+	md, _ := New(30, Options{K: 3, BatchSize: 50, Seed: 1})
+	if err := md.PartialFit(context.Background(), empty); err != nil {
+		t.Fatal(err)
+	}
+	if err := md.Fit(context.Background(), x, 10); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := md.Transform(context.Background(), x)
+	var xx float64
+	for _, a := range x.Val {
+		xx += a * a
+	}
+	if rel := md.Objective(x, v) / xx; rel > 1e-3 {
+		t.Errorf("relative error %v after an empty first batch", rel)
+	}
+}
