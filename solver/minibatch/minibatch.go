@@ -73,8 +73,9 @@ type Model struct {
 	features int
 	// U is features x k, nil until the first batch.
 	u []float64
-	// a is A (k x k) and b is B (features x k), both row-major.
-	a, b []float64
+	// a is A (k x k) and b is B (features x k), both row-major; g is
+	// U^T U, kept with U.
+	a, b, g []float64
 	// Seen counts the samples given so far, over all passes.
 	Seen int
 }
@@ -118,6 +119,7 @@ func (md *Model) SetU(u mat.Matrix) error {
 		}
 	}
 	md.a, md.b = make([]float64, k*k), make([]float64, m*k)
+	md.sweepU(nil)
 	return nil
 }
 
@@ -162,6 +164,7 @@ func (md *Model) start(x *sparse.CSR, rows []int) {
 	}
 	md.a = make([]float64, k*k)
 	md.b = make([]float64, md.features*k)
+	md.sweepU(nil)
 }
 
 // PartialFit takes the samples of x (rows) once, in a random order
@@ -314,29 +317,54 @@ func (md *Model) Transform(ctx context.Context, x *sparse.CSR) (*mat.Dense, erro
 	return mat.NewDense(x.Rows, k, out), nil
 }
 
-// gram returns U^T U (k x k).
-func (md *Model) gram() []float64 {
-	k := md.opts.K
-	g := make([]float64, k*k)
-	for i := 0; i < md.features; i++ {
-		row := md.u[i*k : (i+1)*k]
-		for c, x := range row {
-			if x == 0 {
-				continue
-			}
-			for d, y := range row {
-				g[c*k+d] += x * y
-			}
+// gramBlock is the rows of U whose share of U^T U is summed apart: the
+// shares are added in block order, so the sum does not depend on the
+// threads.
+const gramBlock = 2048
+
+// blockGram adds row u (k entries) times its transpose to g (k x k).
+func blockGram(g, u []float64, k int) {
+	for c, x := range u {
+		if x == 0 {
+			continue
+		}
+		for d, y := range u {
+			g[c*k+d] += x * y
 		}
 	}
-	return g
+}
+
+// sweepU runs fn on U's rows in blocks of gramBlock, in parallel, each
+// block adding its rows' share of U^T U (after fn) to its own sum, and
+// sets md.g to their total: U^T U is refreshed in the same pass over U
+// that changes it.
+func (md *Model) sweepU(fn func(i int)) {
+	k := md.opts.K
+	nb := (md.features + gramBlock - 1) / gramBlock
+	parts := make([]float64, nb*k*k)
+	parallel.For(nb, md.opts.Threads, 1, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			g := parts[b*k*k : (b+1)*k*k]
+			for i := b * gramBlock; i < min((b+1)*gramBlock, md.features); i++ {
+				if fn != nil {
+					fn(i)
+				}
+				blockGram(g, md.u[i*k:(i+1)*k], k)
+			}
+		}
+	})
+	md.g = make([]float64, k*k)
+	for b := 0; b < nb; b++ {
+		for q, x := range parts[b*k*k : (b+1)*k*k] {
+			md.g[q] += x
+		}
+	}
 }
 
 // solveV returns the rows of V (row-major) of the samples rows, for the
 // current U.
 func (md *Model) solveV(x *sparse.CSR, rows []int) []float64 {
-	k := md.opts.K
-	g := md.gram()
+	k, g := md.opts.K, md.g
 	v := make([]float64, len(rows)*k)
 	parallel.For(len(rows), md.opts.Threads, 16, func(a, b int) {
 		h := make([]float64, k)
@@ -402,10 +430,8 @@ func (md *Model) accumulate(x *sparse.CSR, rows []int, v []float64) {
 // given A and B.
 func (md *Model) updateU() {
 	k := md.opts.K
-	parallel.For(md.features, md.opts.Threads, 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			cdRow(md.u[i*k:(i+1)*k], md.b[i*k:(i+1)*k], md.a, k, md.opts.USweeps)
-		}
+	md.sweepU(func(i int) {
+		cdRow(md.u[i*k:(i+1)*k], md.b[i*k:(i+1)*k], md.a, k, md.opts.USweeps)
 	})
 }
 

@@ -110,7 +110,14 @@ func TestSteps(t *testing.T) {
 		rows = seq(lo, lo+50)
 		v := md.solveV(x, rows)
 		// KKT: g = v G - x U >= 0, and 0 where v > 0.
-		k, g := md.opts.K, md.gram()
+		k, g := md.opts.K, md.g
+		var fresh mat.Dense
+		fresh.Mul(md.U().T(), md.U())
+		for q, x := range g {
+			if d := fresh.RawMatrix().Data[q]; math.Abs(x-d) > 1e-12*(1+math.Abs(d)) {
+				t.Fatalf("kept U^T U entry %d is %v, U gives %v", q, x, d)
+			}
+		}
 		for r, j := range rows {
 			for c := 0; c < k; c++ {
 				grad := 0.0
@@ -283,5 +290,24 @@ func TestEmptyFirstBatch(t *testing.T) {
 	}
 	if rel := md.Objective(x, v) / xx; rel > 1e-3 {
 		t.Errorf("relative error %v after an empty first batch", rel)
+	}
+}
+
+// TestThreadsManyFeatures: with U's rows in several blocks of U^T U's
+// sums, the threads still change nothing.
+func TestThreadsManyFeatures(t *testing.T) {
+	m := 2*gramBlock + 300
+	x := planted(6, 120, m, 4)
+	var first *mat.Dense
+	for _, threads := range []int{1, 2, 5} {
+		md, _ := New(m, Options{K: 4, BatchSize: 40, Threads: threads, Seed: 3})
+		if err := md.Fit(context.Background(), x, 2); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = md.U()
+		} else if !mat.Equal(first, md.U()) {
+			t.Errorf("%d threads: U differs from 1 thread's", threads)
+		}
 	}
 }
