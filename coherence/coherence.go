@@ -131,6 +131,22 @@ type Options struct {
 	Threads int
 }
 
+// WindowFor returns the window, in tokens, that Score counts m over with
+// o on a reference in text order (ordered) or of bags of words; 0 means
+// whole documents.
+func (o Options) WindowFor(m Measure, ordered bool) int {
+	switch w := o.Window; {
+	case m == UMass || w < 0 || (w == 0 && !ordered):
+		return 0
+	case w == 0 && m == NPMI:
+		return DefaultNPMIWindow
+	case w == 0:
+		return DefaultCVWindow
+	default:
+		return w
+	}
+}
+
 // Scores is the outcome of Score.
 type Scores struct {
 	// Topics is each topic's score: NaN for a topic one of whose words
@@ -153,15 +169,7 @@ func Score(ctx context.Context, ref *Reference, topics [][]int, m Measure, o Opt
 	if err := check(ref, topics, m, o); err != nil {
 		return nil, err
 	}
-	window := o.Window
-	switch {
-	case m == UMass || window < 0 || (window == 0 && !ref.Ordered):
-		window = 0
-	case window == 0 && m == NPMI:
-		window = DefaultNPMIWindow
-	case window == 0:
-		window = DefaultCVWindow
-	}
+	window := o.WindowFor(m, ref.Ordered)
 	if window > 0 && !ref.Ordered {
 		return nil, fmt.Errorf("coherence: a window of %d tokens needs a reference in text order; this one is bags of words (use whole documents)", window)
 	}

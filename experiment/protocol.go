@@ -310,10 +310,8 @@ type cell struct {
 	done                   bool
 	candidates             []candidateCell
 	// topics holds each topic metric's mean over the run's topics (NaN
-	// when none has a score), nil for a method without topics; counted
-	// says how each was counted.
-	topics  map[string]float64
-	counted map[string]string
+	// when none has a score), nil for a method without topics.
+	topics map[string]float64
 }
 
 // candidateCell is the outcome of one of Auto's candidates on one run.
@@ -505,6 +503,7 @@ func (p Protocol) Run(ctx context.Context, ds *dataset.Dataset, methods map[stri
 	if err := ctx.Err(); err != nil {
 		// The runs done so far, marked partial, for the caller to show.
 		t := p.table(names, cells)
+		p.topicColumns(t, ds)
 		t.Partial, t.RunsTotal = true, jobs
 		for _, row := range cells {
 			complete := row != nil
@@ -522,7 +521,9 @@ func (p Protocol) Run(ctx context.Context, ds *dataset.Dataset, methods map[stri
 			return nil, err
 		}
 	}
-	return p.table(names, cells), nil
+	t := p.table(names, cells)
+	p.topicColumns(t, ds)
+	return t, nil
 }
 
 // runOne draws and prepares the subset of run r for k and clusters it with
@@ -566,7 +567,7 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 			if ref == nil {
 				ref = model.ReferenceOf(sub)
 			}
-			if out[i].topics, out[i].counted, err = p.scoreTopics(ctx, res, sub, ref); err != nil {
+			if out[i].topics, err = p.scoreTopics(ctx, res, sub, ref); err != nil {
 				return out, fmt.Errorf("experiment: %s, k = %d, run %d: %w", name, k, r+1, err)
 			}
 		}
@@ -583,24 +584,42 @@ func (p Protocol) runOne(ctx context.Context, ds *dataset.Dataset, classes []int
 }
 
 // scoreTopics scores res's topics with p.Topics over ref (sub's
-// documents): each metric's mean over the topics, and how it was counted.
-func (p Protocol) scoreTopics(ctx context.Context, res *model.Result, sub *dataset.Dataset, ref *coherence.Reference) (map[string]float64, map[string]string, error) {
+// documents): each metric's mean over the topics.
+func (p Protocol) scoreTopics(ctx context.Context, res *model.Result, sub *dataset.Dataset, ref *coherence.Reference) (map[string]float64, error) {
 	sc, err := model.ScoreTopics(ctx, res.U, sub.Vocabulary, ref, p.Topics)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	means, counted := map[string]float64{}, map[string]string{}
+	means := map[string]float64{}
 	for m, s := range sc.Measures {
-		means[m.String()], counted[m.String()] = s.Mean, "documents"
-		if s.Window > 0 {
-			counted[m.String()] = fmt.Sprintf("windows of %d tokens", s.Window)
-		}
+		means[m.String()] = s.Mean
 	}
 	if p.Topics.Diversity {
 		means[DiversityName] = sc.Diversity
-		counted[DiversityName] = fmt.Sprintf("top %d terms", coherence.DiversityTop)
 	}
-	return means, counted, nil
+	return means, nil
+}
+
+// topicColumns names in t the topic metrics its cells hold, and how each
+// is counted on ds's subsets, when a method has topics.
+func (p Protocol) topicColumns(t *Table, ds *dataset.Dataset) {
+	has := false
+	for _, s := range t.Average {
+		has = has || s.Topics != nil
+	}
+	if !has {
+		return
+	}
+	t.Topics, t.Counted = topicNames(p.Topics), map[string]string{}
+	for _, m := range p.Topics.Measures {
+		t.Counted[m.String()] = "documents"
+		if w := (coherence.Options{}).WindowFor(m, ds.Tokens != nil); w > 0 {
+			t.Counted[m.String()] = fmt.Sprintf("windows of %d tokens", w)
+		}
+	}
+	if p.Topics.Diversity {
+		t.Counted[DiversityName] = fmt.Sprintf("top %d terms", coherence.DiversityTop)
+	}
 }
 
 // score returns the accuracy and NMI of pred against truth.
@@ -697,13 +716,6 @@ func (p Protocol) aggregateTopics(t *Table, name string, at func(ki, r int) *cel
 				if c == nil || c.topics == nil {
 					continue
 				}
-				if t.Counted == nil {
-					t.Counted = map[string]string{}
-				}
-				if !slices.Contains(t.Topics, metric) {
-					t.Topics = append(t.Topics, metric)
-				}
-				t.Counted[metric] = c.counted[metric]
 				if v := c.topics[metric]; !math.IsNaN(v) {
 					x = append(x, v)
 				}
@@ -802,65 +814,17 @@ func (t *Table) Markdown(w io.Writer) error {
 	if t.Partial {
 		fmt.Fprintf(&b, "**Partial**: interrupted after %d of %d runs; each cell counts its own.\n\n", t.RunsDone, t.RunsTotal)
 	}
-	for i, metric := range []string{"Accuracy", "NMI"} {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "%s\n\n| k |", metric)
-		for _, m := range t.Methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|")
-		for range t.Methods {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
-		row := func(label string, score func(string) Score) {
-			fmt.Fprintf(&b, "| %s |", label)
-			for _, m := range t.Methods {
-				s := score(m)
-				mean, std := s.AccuracyMean, s.AccuracyStd
-				if metric == "NMI" {
-					mean, std = s.NMIMean, s.NMIStd
-				}
-				fmt.Fprintf(&b, " %.3f ± %.3f |", mean, std)
-			}
-			b.WriteString("\n")
-		}
-		for _, k := range t.K {
-			row(strconv.Itoa(k), func(m string) Score { return t.Cells[m][k] })
-		}
-		row("Avg.", func(m string) Score { return t.Average[m] })
-	}
+	t.metricTable(&b, "Accuracy", func(s Score) (float64, float64, bool) { return s.AccuracyMean, s.AccuracyStd, true })
+	t.metricTable(&b, "\nNMI", func(s Score) (float64, float64, bool) { return s.NMIMean, s.NMIStd, true })
 	for _, metric := range t.Topics {
+		title := fmt.Sprintf("\nTopics' %s (over %s; each run's mean over its topics)", metric, t.Counted[metric])
 		if metric == DiversityName {
-			fmt.Fprintf(&b, "\nTopics' diversity (the share of distinct words among a run's topics' %s)\n\n| k |", t.Counted[metric])
-		} else {
-			fmt.Fprintf(&b, "\nTopics' %s (over %s; each run's mean over its topics)\n\n| k |", metric, t.Counted[metric])
+			title = fmt.Sprintf("\nTopics' diversity (the share of distinct words among a run's topics' %s)", t.Counted[metric])
 		}
-		for _, m := range t.Methods {
-			fmt.Fprintf(&b, " %s |", m)
-		}
-		b.WriteString("\n|---|")
-		for range t.Methods {
-			b.WriteString("---|")
-		}
-		b.WriteString("\n")
-		row := func(label string, score func(string) Score) {
-			fmt.Fprintf(&b, "| %s |", label)
-			for _, m := range t.Methods {
-				if ts, ok := score(m).Topics[metric]; ok {
-					fmt.Fprintf(&b, " %.3f ± %.3f |", ts.Mean, ts.Std)
-				} else {
-					b.WriteString(" — |")
-				}
-			}
-			b.WriteString("\n")
-		}
-		for _, k := range t.K {
-			row(strconv.Itoa(k), func(m string) Score { return t.Cells[m][k] })
-		}
-		row("Avg.", func(m string) Score { return t.Average[m] })
+		t.metricTable(&b, title, func(s Score) (float64, float64, bool) {
+			ts, ok := s.Topics[metric]
+			return ts.Mean, ts.Std, ok
+		})
 	}
 	if len(t.Candidates) > 0 {
 		b.WriteString("\nLambda auto's candidates (same draws and seeds; each weight's fixed fit under --candidate-start same, the path's fits under path; kept: runs in which auto chose it)\n\n")
@@ -874,6 +838,36 @@ func (t *Table) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// metricTable writes the table titled title: a row per k and an "Avg."
+// row, a column per method, each cell value's "mean ± std", or "—" where
+// the method has none.
+func (t *Table) metricTable(b *strings.Builder, title string, value func(Score) (mean, std float64, ok bool)) {
+	fmt.Fprintf(b, "%s\n\n| k |", title)
+	for _, m := range t.Methods {
+		fmt.Fprintf(b, " %s |", m)
+	}
+	b.WriteString("\n|---|")
+	for range t.Methods {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	row := func(label string, score func(string) Score) {
+		fmt.Fprintf(b, "| %s |", label)
+		for _, m := range t.Methods {
+			if mean, std, ok := value(score(m)); ok {
+				fmt.Fprintf(b, " %.3f ± %.3f |", mean, std)
+			} else {
+				b.WriteString(" — |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, k := range t.K {
+		row(strconv.Itoa(k), func(m string) Score { return t.Cells[m][k] })
+	}
+	row("Avg.", func(m string) Score { return t.Average[m] })
 }
 
 // CSV writes a header and one record per method and k, then per method

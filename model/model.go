@@ -423,7 +423,9 @@ func (m *Model) check() error {
 
 // Term is a feature and its weight in a factor.
 type Term struct {
-	Name string `json:"name"`
+	// Feature is the feature's index, Name its name.
+	Feature int    `json:"feature"`
+	Name    string `json:"name"`
 	// Word is the feature as a person reads it: its most frequent form
 	// in the corpus where the feature is a stem (Model.Words), else Name.
 	Word   string  `json:"word"`
@@ -465,7 +467,7 @@ func TopTerms(u mat.Matrix, names []string, n int) [][]Term {
 			if w <= 0 {
 				break
 			}
-			out[c] = append(out[c], Term{Name: names[i], Word: names[i], Weight: w})
+			out[c] = append(out[c], Term{Feature: i, Name: names[i], Word: names[i], Weight: w})
 		}
 	}
 	return out

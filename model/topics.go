@@ -88,26 +88,27 @@ func ScoreTopics(ctx context.Context, u mat.Matrix, names []string, ref *coheren
 	case ref == nil || ref.Words != m:
 		return nil, errors.New("model: the reference's words are not the model's features")
 	}
-	out := &TopicScores{Terms: TopTerms(u, names, top), Measures: map[coherence.Measure]*coherence.Scores{}, Diversity: math.NaN()}
-	// The terms' features, by factor; TopTerms names each by names[i].
-	index := make(map[string]int, m)
-	for i, name := range names {
-		index[name] = i
+	// One ranking serves both counts: a factor's top terms are the
+	// first of its top DiversityTop.
+	n := top
+	if o.Diversity {
+		n = max(n, coherence.DiversityTop)
 	}
-	features := func(terms [][]Term) [][]int {
-		ids := make([][]int, len(terms))
-		for c, ts := range terms {
-			for _, t := range ts {
-				ids[c] = append(ids[c], index[t.Name])
-			}
+	ranked := TopTerms(u, names, n)
+	out := &TopicScores{Terms: make([][]Term, len(ranked)), Measures: map[coherence.Measure]*coherence.Scores{}, Diversity: math.NaN()}
+	var topics, full [][]int // the features of the scored factors' top terms, and of those with DiversityTop
+	for c, ts := range ranked {
+		out.Terms[c] = ts[:min(top, len(ts))]
+		ids := make([]int, len(ts))
+		for q, t := range ts {
+			ids[q] = t.Feature
 		}
-		return ids
-	}
-	var topics [][]int
-	for c, ids := range features(out.Terms) {
-		if len(ids) >= 2 {
-			topics = append(topics, ids)
+		if len(out.Terms[c]) >= 2 {
+			topics = append(topics, ids[:len(out.Terms[c])])
 			out.Scored = append(out.Scored, c)
+		}
+		if len(ids) >= coherence.DiversityTop {
+			full = append(full, ids[:coherence.DiversityTop])
 		}
 	}
 	if len(o.Measures) > 0 && len(topics) == 0 {
@@ -121,12 +122,6 @@ func ScoreTopics(ctx context.Context, u mat.Matrix, names []string, ref *coheren
 		out.Measures[meas] = s
 	}
 	if o.Diversity {
-		var full [][]int
-		for _, ids := range features(TopTerms(u, names, coherence.DiversityTop)) {
-			if len(ids) == coherence.DiversityTop {
-				full = append(full, ids)
-			}
-		}
 		if len(full) > 0 {
 			d, err := coherence.Diversity(full, coherence.DiversityTop)
 			if err != nil {

@@ -95,6 +95,10 @@ func TestScoreTopics(t *testing.T) {
 	if s.Diversity != 29.0/50 {
 		t.Errorf("diversity %v", s.Diversity)
 	}
+	// Diversity counts the top 25 terms whatever Top is.
+	if long, err := ScoreTopics(context.Background(), u, names, ref, TopicOptions{Diversity: true, Top: 28}); err != nil || long.Diversity != s.Diversity || len(long.Terms[0]) != 28 {
+		t.Errorf("top 28: %v, diversity %v, %d terms", err, long.Diversity, len(long.Terms[0]))
+	}
 	none, err := ScoreTopics(context.Background(), u, names, ref, TopicOptions{Measures: []coherence.Measure{coherence.NPMI}})
 	if err != nil || !math.IsNaN(none.Diversity) || len(none.Terms[0]) != 10 {
 		t.Errorf("defaults: %v, diversity %v, %d terms", err, none.Diversity, len(none.Terms[0]))

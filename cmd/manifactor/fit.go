@@ -116,15 +116,9 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err := f.check(); err != nil {
 		return err
 	}
-	metrics, err := parseMetrics(f.metrics)
+	metrics, err := f.topicMetrics()
 	if err != nil {
 		return err
-	}
-	if metrics != nil && f.top < 2 {
-		return fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
-	}
-	if metrics == nil && f.ref != "" {
-		return fmt.Errorf("--reference %s: only with --metrics, which it is counted for", f.ref)
 	}
 	if metrics != nil && f.ref == "" {
 		// Sliding windows count the fitted text's tokens in order.

@@ -55,6 +55,21 @@ func parseMetrics(s string) ([]string, error) {
 	return out, nil
 }
 
+// topicMetrics reads topics' --metrics (nil when none) and checks the
+// flags that go with it: --top and --reference.
+func (f *fitFlags) topicMetrics() ([]string, error) {
+	metrics, err := parseMetrics(f.metrics)
+	switch {
+	case err != nil:
+		return nil, err
+	case metrics != nil && f.top < 2:
+		return nil, fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
+	case metrics == nil && f.ref != "":
+		return nil, fmt.Errorf("--reference %s: only with --metrics, which it is counted for", f.ref)
+	}
+	return metrics, nil
+}
+
 // checkMetrics refuses --metrics on data it cannot score, before the
 // fit.
 func checkMetrics(ds *dataset.Dataset, top int) error {
@@ -82,14 +97,19 @@ func topicOptions(metrics []string, top, threads int) model.TopicOptions {
 }
 
 // scoreTopics scores the topics of u (features x k, the features named
-// by names) with view's metrics over view.ref and records each topic's
-// scores in topics.
-func scoreTopics(ctx context.Context, u mat.Matrix, names []string, topics []topic, view topicsView) (*coherenceJSON, error) {
-	ref := view.ref
-	sc, err := model.ScoreTopics(ctx, u, names, &ref.Reference, topicOptions(view.metrics, view.top, view.threads))
+// by names) with view's metrics over view.ref.
+func scoreTopics(ctx context.Context, u mat.Matrix, names []string, view topicsView) (*model.TopicScores, error) {
+	sc, err := model.ScoreTopics(ctx, u, names, &view.ref.Reference, topicOptions(view.metrics, view.top, view.threads))
 	if err != nil {
 		return nil, fmt.Errorf("--metrics: %w", err)
 	}
+	return sc, nil
+}
+
+// coherenceOf records sc's scores in topics (sc.Terms' factors) and
+// returns their summary.
+func coherenceOf(sc *model.TopicScores, topics []topic, view topicsView) *coherenceJSON {
+	ref := view.ref
 	out := &coherenceJSON{Reference: ref.name, Documents: len(ref.Docs), Top: view.top, Scored: len(sc.Scored),
 		CoOccurrence: map[string]string{}, Mean: map[string]*float64{}}
 	if ref.Ordered {
@@ -118,7 +138,7 @@ func scoreTopics(ctx context.Context, u mat.Matrix, names []string, topics []top
 		}
 		out.Mean[name] = finiteOrNil(s.Mean)
 	}
-	return out, nil
+	return out
 }
 
 // reference is the corpus --metrics counts, and what to call it.

@@ -49,14 +49,21 @@ func printTopics(ctx context.Context, stdout io.Writer, ds *dataset.Dataset, res
 	if res.U == nil {
 		return errors.New("topics needs the basis U in feature space, which a non-linear kernel does not give; use the linear kernel")
 	}
-	terms := model.TopTerms(res.U, ds.Vocabulary, view.top)
-	topics := readTopics(ds, res, terms, view.stems)
-	var coh *coherenceJSON
+	var sc *model.TopicScores
+	var terms [][]model.Term
 	if view.metrics != nil {
 		var err error
-		if coh, err = scoreTopics(ctx, res.U, ds.Vocabulary, topics, view); err != nil {
+		if sc, err = scoreTopics(ctx, res.U, ds.Vocabulary, view); err != nil {
 			return err
 		}
+		terms = sc.Terms
+	} else {
+		terms = model.TopTerms(res.U, ds.Vocabulary, view.top)
+	}
+	topics := readTopics(ds, res, terms, view.stems)
+	var coh *coherenceJSON
+	if sc != nil {
+		coh = coherenceOf(sc, topics, view)
 	}
 	if asJSON {
 		return writeJSON(stdout, topicsOutput{sum, topics, coh})
@@ -140,17 +147,12 @@ func printModelTopics(ctx context.Context, fs *flag.FlagSet, f *fitFlags, stdout
 	if err := f.rt.apply(); err != nil {
 		return err
 	}
-	metrics, err := parseMetrics(f.metrics)
+	metrics, err := f.topicMetrics()
 	if err != nil {
 		return err
 	}
-	switch {
-	case metrics == nil && f.ref != "":
-		return fmt.Errorf("--reference %s: only with --metrics, which it is counted for", f.ref)
-	case metrics != nil && f.ref == "":
+	if metrics != nil && f.ref == "" {
 		return errors.New("--metrics with --model needs --reference: a saved model keeps no corpus to count words in")
-	case metrics != nil && f.top < 2:
-		return fmt.Errorf("--metrics: --top %d: a topic needs two terms at least to be scored", f.top)
 	}
 	dir := *f.model
 	m, err := model.Load(dir)
@@ -194,9 +196,11 @@ func printModelTopics(ctx context.Context, fs *flag.FlagSet, f *fitFlags, stdout
 			return err
 		}
 		view := topicsView{top: f.top, metrics: metrics, ref: ref, threads: f.rt.threads}
-		if out.Coherence, err = scoreTopics(ctx, m.U, names, out.Topics, view); err != nil {
+		sc, err := scoreTopics(ctx, m.U, names, view)
+		if err != nil {
 			return err
 		}
+		out.Coherence = coherenceOf(sc, out.Topics, view)
 	}
 	if f.asJSON {
 		return writeJSON(stdout, out)

@@ -46,6 +46,20 @@ func planted(seed uint64, n, m, k int) *sparse.CSR {
 	return a
 }
 
+// relError is md's ||X - V U^T||^2 / ||X||^2 on x, V fitted to U.
+func relError(t *testing.T, md *Model, x *sparse.CSR) float64 {
+	t.Helper()
+	v, err := md.Transform(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xx float64
+	for _, a := range x.Val {
+		xx += a * a
+	}
+	return md.Objective(x, v) / xx
+}
+
 // TestPlanted: passes over exactly low-rank data recover it, and the
 // threads change nothing.
 func TestPlanted(t *testing.T) {
@@ -61,15 +75,7 @@ func TestPlanted(t *testing.T) {
 		}
 		if first == nil {
 			first = md.U()
-			v, err := md.Transform(context.Background(), x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var xx float64
-			for _, a := range x.Val {
-				xx += a * a
-			}
-			if rel := md.Objective(x, v) / xx; rel > 1e-4 {
+			if rel := relError(t, md, x); rel > 1e-4 {
 				t.Errorf("relative error %v on exactly rank-5 data", rel)
 			}
 		} else if !mat.Equal(first, md.U()) {
@@ -253,12 +259,7 @@ func TestFitSource(t *testing.T) {
 		}
 		if first == nil {
 			first = md.U()
-			v, _ := md.Transform(context.Background(), x)
-			var xx float64
-			for _, a := range x.Val {
-				xx += a * a
-			}
-			if rel := md.Objective(x, v) / xx; rel > 1e-4 {
+			if rel := relError(t, md, x); rel > 1e-4 {
 				t.Errorf("relative error %v on exactly rank-5 data", rel)
 			}
 		} else if !mat.Equal(first, md.U()) {
@@ -283,12 +284,7 @@ func TestEmptyFirstBatch(t *testing.T) {
 	if err := md.Fit(context.Background(), x, 10); err != nil {
 		t.Fatal(err)
 	}
-	v, _ := md.Transform(context.Background(), x)
-	var xx float64
-	for _, a := range x.Val {
-		xx += a * a
-	}
-	if rel := md.Objective(x, v) / xx; rel > 1e-3 {
+	if rel := relError(t, md, x); rel > 1e-3 {
 		t.Errorf("relative error %v after an empty first batch", rel)
 	}
 }

@@ -12,6 +12,25 @@ import (
 	"github.com/manifactor/manifactor/solver/minibatch"
 )
 
+// tdt2 is TDT2 prepared as the pipeline prepares it by default; it
+// skips tb when the data sets are absent.
+func tdt2(tb testing.TB) *model.Prepared {
+	tb.Helper()
+	path := filepath.Join("..", "..", "..", "shared", "data", "tdt2", "TDT2.mat")
+	if _, err := os.Stat(path); err != nil {
+		tb.Skipf("%s not found: real data sets live in ../shared/data", path)
+	}
+	ds, err := dataset.Load(context.Background(), path, dataset.LoadOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := model.Prepare(ds, model.PrepareOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
 // TestPartialFitTDT2: a model fitted on a random half of TDT2 (three
 // passes) and then given the other half (one PartialFit) is within 1 %
 // of the objective of the pipeline's batch fit on the whole, k = 30.
@@ -19,19 +38,8 @@ func TestPartialFitTDT2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a fit of TDT2")
 	}
-	path := filepath.Join("..", "..", "..", "shared", "data", "tdt2", "TDT2.mat")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not found: real data sets live in ../shared/data", path)
-	}
 	ctx := context.Background()
-	ds, err := dataset.Load(ctx, path, dataset.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := model.Prepare(ds, model.PrepareOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := tdt2(t)
 	x := p.Data.Sparse
 	const k = 30
 	batch, err := model.Fit(ctx, p.Data, model.Options{K: k})
@@ -72,20 +80,8 @@ func TestPartialFitTDT2(t *testing.T) {
 // BenchmarkFitTDT2 is one pass of Fit over TDT2, k = 30, batches of
 // 1,024 documents.
 func BenchmarkFitTDT2(b *testing.B) {
-	path := filepath.Join("..", "..", "..", "shared", "data", "tdt2", "TDT2.mat")
-	if _, err := os.Stat(path); err != nil {
-		b.Skipf("%s not found: real data sets live in ../shared/data", path)
-	}
 	ctx := context.Background()
-	ds, err := dataset.Load(ctx, path, dataset.LoadOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := model.Prepare(ds, model.PrepareOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	x := p.Data.Sparse
+	x := tdt2(b).Data.Sparse
 	b.ResetTimer()
 	for range b.N {
 		md, err := minibatch.New(x.Cols, minibatch.Options{K: 30})
