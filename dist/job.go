@@ -100,6 +100,9 @@ func (job *Job) check() error {
 	if o.Solver.Algorithm == solver.CD && o.Method != solver.NMF {
 		return fmt.Errorf("dist: coordinate descent runs for nmf only distributed (%v: multiplicative updates)", o.Method)
 	}
+	if o.Solver.Algorithm == solver.MiniBatch {
+		return fmt.Errorf("dist: the minibatch solver runs on one process (it streams a corpus larger than memory from disk); distributed fits run mu or cd")
+	}
 	// What a distributed fit does not apply is refused, never ignored.
 	c := o.Solver
 	c.MaxIter, c.Tol, c.PlainCD, c.Algorithm = 0, 0, false, 0

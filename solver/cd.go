@@ -32,9 +32,17 @@ const (
 	// the exact minimizer of the objective with the others fixed, so the
 	// objective never increases.
 	CD
+	// MiniBatch is the online NMF of package minibatch, for nmf and
+	// nmf-ncw: an iteration is one pass over the samples in batches
+	// (Control.BatchSize), each batch's V solved by coordinate descent
+	// for the current U and U updated from the statistics of the samples
+	// seen, discounted by Control.Forget between passes. It is the
+	// solver that needs only a block of the samples at a time, so
+	// package model streams a parts directory with it.
+	MiniBatch
 )
 
-var algorithmNames = [...]string{AutoAlgorithm: "auto", MU: "mu", CD: "cd"}
+var algorithmNames = [...]string{AutoAlgorithm: "auto", MU: "mu", CD: "cd", MiniBatch: "minibatch"}
 
 // String returns the name UnmarshalText accepts.
 func (a Algorithm) String() string {
@@ -44,14 +52,14 @@ func (a Algorithm) String() string {
 	return algorithmNames[a]
 }
 
-// parseAlgorithm parses "auto", "mu" or "cd".
+// parseAlgorithm parses "auto", "mu", "cd" or "minibatch".
 func parseAlgorithm(s string) (Algorithm, error) {
 	for a, name := range algorithmNames {
 		if s == name {
 			return Algorithm(a), nil
 		}
 	}
-	return 0, fmt.Errorf("solver: unknown solver %q (want auto, mu or cd)", s)
+	return 0, fmt.Errorf("solver: unknown solver %q (want auto, mu, cd or minibatch)", s)
 }
 
 // MarshalText returns the algorithm's name.
@@ -74,6 +82,13 @@ func (a *Algorithm) UnmarshalText(b []byte) error {
 // step).
 func (m Method) HasCD() bool {
 	return !m.Concept()
+}
+
+// HasMiniBatch reports whether Fit has the MiniBatch solver for m: NMF
+// and NMF-NCW. The graph term couples a sample's row of V with its
+// neighbours', which a batch does not hold.
+func (m Method) HasMiniBatch() bool {
+	return m == NMF || m == NMFNCW
 }
 
 // Resolve returns the algorithm Fit runs for method m: a for MU and CD,

@@ -43,6 +43,12 @@
 // GNMF's scale-invariant formulation rescales the driver's stored factors
 // with the ones in use, which keeps every pair's objective).
 //
+// MiniBatch, for nmf and nmf-ncw, runs package minibatch's online
+// passes inside Fit, so that its starts, stopping rules and Result are
+// the other solvers': an iteration is one pass over the samples, after
+// which V is solved afresh for the pass's U. Its objective need not fall
+// from pass to pass.
+//
 // Data.Hide leaves entries out of the objective: missing values, or
 // entries held out to measure how well a rank predicts them. nmf, gnmf and
 // nmf-kl (and their -ncw forms) then fit the other entries alone, under mu

@@ -147,6 +147,12 @@ func (r *run) advance(ctx context.Context, o Options, limit int, stop bool) erro
 		prev := r.final()
 		obj, err := r.it.step(eval)
 		if err != nil {
+			if ctx.Err() != nil {
+				// A step that checks the context (mini-batch passes,
+				// LPNMF's linear solves) stopped for it.
+				r.status = Canceled
+				return ctx.Err()
+			}
 			return err
 		}
 		r.iters = iter
@@ -288,6 +294,9 @@ type problem struct {
 	// weights would otherwise change what Lambda means.
 	ncwNorm float64
 	kern    *kernelMatrix
+	// mbStarts counts the mini-batch iterators made, which seed their
+	// orders apart.
+	mbStarts int
 	// colors partitions the graph's vertices for CD's V half; nil
 	// without a regularizer or under MU.
 	colors *coloring
@@ -595,6 +604,8 @@ func (p *problem) eachRow(n int, fn func(i int)) {
 
 func (p *problem) iterator(f *factors) iterator {
 	switch {
+	case p.opts.Algorithm == MiniBatch:
+		return newMBIter(p, f)
 	case p.d.hidden != nil && p.spec.KL():
 		return newMaskedKLIter(p, f)
 	case p.d.hidden != nil:

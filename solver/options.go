@@ -290,6 +290,12 @@ type Control struct {
 	// A solve that does not converge is an error, not a silent result.
 	CGTol     float64
 	CGMaxIter int
+
+	// BatchSize is MiniBatch's samples a batch; 0 means
+	// DefaultBatchSize. Forget, in (0, 1], discounts its statistics
+	// before each pass after the first; 0 means 0.5.
+	BatchSize int
+	Forget    float64
 }
 
 // Status says why a fit stopped.
@@ -498,10 +504,22 @@ func (o Options) check(d *Data) error {
 		}
 	}
 	switch {
-	case o.Algorithm < AutoAlgorithm || o.Algorithm > CD:
+	case o.Algorithm < AutoAlgorithm || o.Algorithm > MiniBatch:
 		return fmt.Errorf("solver: unknown solver %d", int(o.Algorithm))
 	case o.Algorithm == CD && !spec.HasCD():
 		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, cdMethods())
+	case o.Algorithm == MiniBatch && !spec.HasMiniBatch():
+		return fmt.Errorf("solver: the minibatch solver is for nmf and nmf-ncw, not %s", spec)
+	case o.Algorithm == MiniBatch && d.hidden != nil:
+		return fmt.Errorf("solver: the minibatch solver takes no missing entries; use cd")
+	case o.BatchSize < 0:
+		return fmt.Errorf("solver: batch size %d: want at least 1 (0 for the default, %d)", o.BatchSize, DefaultBatchSize)
+	case o.BatchSize > 0 && o.Algorithm != MiniBatch:
+		return fmt.Errorf("solver: a batch size is for the minibatch solver, not %s", o.Algorithm.Resolve(spec))
+	case math.IsNaN(o.Forget) || o.Forget < 0 || o.Forget > 1:
+		return fmt.Errorf("solver: forget factor %v: want a number in (0, 1] (0 for the default, 0.5)", o.Forget)
+	case o.Forget > 0 && o.Algorithm != MiniBatch:
+		return fmt.Errorf("solver: a forget factor is for the minibatch solver, not %s", o.Algorithm.Resolve(spec))
 	}
 	if o.Formulation != ScaleInvariant && o.Formulation != Papers {
 		return fmt.Errorf("solver: unknown formulation %d", int(o.Formulation))

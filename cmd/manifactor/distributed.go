@@ -115,6 +115,9 @@ func checkDistFlags(fs *flag.FlagSet, mf *methodFlags) error {
 	if mf.algorithm == solver.CD && mf.method != solver.NMF {
 		return fmt.Errorf("--solver cd: --distributed runs coordinate descent for nmf only so far (%s: --solver mu)", mf.method)
 	}
+	if mf.algorithm == solver.MiniBatch {
+		return fmt.Errorf("--solver minibatch: runs on one process, not --distributed (mu or cd)")
+	}
 	return nil
 }
 

@@ -26,6 +26,7 @@ func TestDistributedFlags(t *testing.T) {
 		{[]string{"--distributed", "--method", "gnmf", "--lambda", "auto"}, "--distributed gnmf needs a weight > 0"},
 		{[]string{"--distributed", "--solver", "cd", "--method", "nmf-kl"}, "--solver cd: --distributed runs coordinate descent for nmf only"},
 		{[]string{"--distributed", "--solver", "cd", "--method", "gnmf", "--lambda", "10"}, "--solver cd: --distributed runs coordinate descent for nmf only"},
+		{[]string{"--distributed", "--solver", "minibatch"}, "--solver minibatch: runs on one process"},
 		{[]string{"--grid", "2x2"}, "--grid 2x2: only with --distributed"},
 	} {
 		args := append([]string{"fit", "--data", mtx, "--k", "3", "--out", out}, c.args...)

@@ -54,10 +54,10 @@ func (f *protocolFlags) check() ([]int, error) {
 	for _, m := range []solver.Method{solver.NMF, solver.GNMF, solver.LPNMF} {
 		mf := f.mf
 		mf.method, mf.k = m, 2
-		if mf.algorithm == solver.CD && !m.HasCD() {
-			// Whether each requested method has cd is checked by name
-			// (begin); here only the other flags are.
-			mf.algorithm = solver.MU
+		if (mf.algorithm == solver.CD && !m.HasCD()) || (mf.algorithm == solver.MiniBatch && !m.HasMiniBatch()) {
+			// Whether each requested method has the solver is checked
+			// by name (begin); here only the other flags are.
+			mf.algorithm, mf.batchSize = solver.MU, 0
 		}
 		if _, err := mf.options(1, anyData); err != nil {
 			return nil, err
@@ -86,6 +86,9 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 			}
 			if f.mf.algorithm == solver.CD && !m.HasCD() {
 				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, cdMethodNames())
+			}
+			if f.mf.algorithm == solver.MiniBatch && !m.HasMiniBatch() {
+				return nil, nil, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf and nmf-ncw)", m)
 			}
 		}
 	}

@@ -49,7 +49,7 @@ var flagHelps = map[string]flagHelp{
 	"weight":    {graphGroup, "edge weights: binary, heat or cosine", "W"},
 	"graph":     {graphGroup, "a Matrix Market graph to use instead", "FILE"},
 
-	"solver": {solverGroup, "auto, mu (multiplicative) or cd (coordinate descent)", "S"},
+	"solver": {solverGroup, "auto, mu (multiplicative), cd (coordinate descent) or minibatch", "S"},
 	"iters":  {solverGroup, "maximum iterations", "N"},
 	"tol":    {solverGroup, "stop below this relative decrease (1e-05; off: never)", "T"},
 
@@ -67,7 +67,7 @@ func init() {
 		dataGroup:   {"missing", "mask", "labels", "transpose", "var", "label-var", "label-column", "header", "single-label", "min-class-size", "largest", "split", "max-df", "keep-numbers", "no-stem", "no-stopwords", "drop-empty", "weighting", "normalize", "keep-zero-features"},
 		methodGroup: {"ranks", "lambdas", "formulation", "candidate-start", "auto-sample", "screen-iters", "start", "assign", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory"},
 		graphGroup:  {"graph-metric", "graph-search", "symmetry", "symmetrize", "min-shared", "heat-t"},
-		solverGroup: {"pg-tol", "min-iters", "stop", "evaluate", "extrapolate", "cg-tol", "cg-iters"},
+		solverGroup: {"pg-tol", "min-iters", "stop", "evaluate", "extrapolate", "batch-size", "cg-tol", "cg-iters"},
 		runGroup:    {"blas", "simd", "distributed", "grid"},
 	} {
 		for _, n := range names {

@@ -649,6 +649,10 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "lccf", "--graph-metric", "correlation"}, []string{"--graph-metric correlation", "sparse"}},
 		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
 		{[]string{"--method", "lccf", "--solver", "cd"}, []string{"--solver cd", "lccf"}},
+		{[]string{"--method", "gnmf", "--solver", "minibatch"}, []string{"--solver minibatch: gnmf has no mini-batch solver"}},
+		{[]string{"--method", "nmf-kl", "--solver", "minibatch"}, []string{"--solver minibatch: nmf-kl"}},
+		{[]string{"--method", "nmf", "--solver", "minibatch", "--batch-size", "-3"}, []string{"--batch-size -3"}},
+		{[]string{"--method", "nmf", "--batch-size", "100"}, []string{"--batch-size 100: for --solver minibatch, not cd"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},
 	}
 	for _, c := range cases {
@@ -820,6 +824,7 @@ func TestExperiment(t *testing.T) {
 		{[]string{"--methods", "gnmf", "--graph", mtx}, "-graph"},
 		{[]string{"--methods", "nmf", "--plot", filepath.Join(mtx, "sub")}, "--plot"},
 		{[]string{"--methods", "nmf-kl,lccf", "--solver", "cd"}, "--solver cd: lccf"},
+		{[]string{"--methods", "nmf,gnmf", "--solver", "minibatch"}, "--solver minibatch: gnmf"},
 	} {
 		if _, _, err := runCLI(t, withFlags(base, c.args)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)

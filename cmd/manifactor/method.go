@@ -57,6 +57,7 @@ type methodFlags struct {
 	cgTol        float64
 	cgIters      int
 	algorithm    solver.Algorithm
+	batchSize    int
 	extrapolate  bool
 	graph        graphFlags
 }
@@ -137,7 +138,8 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
 	fs.TextVar(&f.start, "start", solver.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
-	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates) or cd (coordinate descent)")
+	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates), cd (coordinate descent) or minibatch (nmf, nmf-ncw: online passes over batches of samples; an iteration is a pass)")
+	fs.IntVar(&f.batchSize, "batch-size", 0, fmt.Sprintf("samples a batch of --solver minibatch (0: %d)", solver.DefaultBatchSize))
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
 	fs.Var(&f.tol, "tol", fmt.Sprintf("stopping threshold of --stop, below 1 (0: the default, %g); off turns the rule off (with --pg-tol off, all --iters run)", solver.DefaultTol))
@@ -261,6 +263,16 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 	if o.Solver.Algorithm == solver.CD && !f.method.HasCD() {
 		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, cdMethodNames())
 	}
+	if o.Solver.Algorithm == solver.MiniBatch && !f.method.HasMiniBatch() {
+		return o, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf and nmf-ncw)", f.method)
+	}
+	switch {
+	case f.batchSize < 0:
+		return o, fmt.Errorf("--batch-size %d: want at least 1 (0: the default, %d)", f.batchSize, solver.DefaultBatchSize)
+	case f.batchSize > 0 && o.Solver.Algorithm != solver.MiniBatch:
+		return o, fmt.Errorf("--batch-size %d: for --solver minibatch, not %v", f.batchSize, o.Solver.Algorithm.Resolve(f.method))
+	}
+	o.Solver.BatchSize = f.batchSize
 	o.Solver.PlainCD = !f.extrapolate
 	if err := f.checkRanges(); err != nil {
 		return o, err

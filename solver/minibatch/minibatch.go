@@ -78,6 +78,10 @@ type Model struct {
 	a, b, g []float64
 	// Seen counts the samples given so far, over all passes.
 	Seen int
+	// passes counts the passes of Fit and FitSource since the start or
+	// SetU: each pass draws its order from its own number, so that
+	// passes made by several calls are the passes one call makes.
+	passes int
 }
 
 // New returns a model for samples of the given number of features.
@@ -119,6 +123,7 @@ func (md *Model) SetU(u mat.Matrix) error {
 		}
 	}
 	md.a, md.b = make([]float64, k*k), make([]float64, m*k)
+	md.passes = 0
 	md.sweepU(nil)
 	return nil
 }
@@ -222,9 +227,10 @@ func seq(lo, hi int) []int {
 }
 
 // Fit makes passes over x, each in its own seeded random order of the
-// samples, discounting the statistics by Forget before each pass after
-// the first. The order matters: a corpus stored class by class, taken in
-// that order, would leave U fitted to the last classes.
+// samples, discounting the statistics by Forget before each pass but the
+// model's first. The order matters: a corpus stored class by class, taken
+// in that order, would leave U fitted to the last classes. Passes go on
+// from those made before: Fit(x, 1) called twice is Fit(x, 2).
 func (md *Model) Fit(ctx context.Context, x *sparse.CSR, passes int) error {
 	if passes < 1 {
 		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)
@@ -232,16 +238,23 @@ func (md *Model) Fit(ctx context.Context, x *sparse.CSR, passes int) error {
 	if err := md.checkData(x); err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(md.opts.Seed, 0x7061))
-	for p := 0; p < passes; p++ {
-		if p > 0 {
-			md.discount()
-		}
+	for range passes {
+		rng := md.nextPass()
 		if err := md.pass(ctx, x, rng.Perm(x.Rows)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nextPass discounts the statistics if a pass came before and returns
+// the random source of the pass that begins.
+func (md *Model) nextPass() *rand.Rand {
+	if md.passes > 0 {
+		md.discount()
+	}
+	md.passes++
+	return rand.New(rand.NewPCG(md.opts.Seed, 0x7061<<32|uint64(md.passes)))
 }
 
 // Source gives a corpus block by block, so that a fit holds one block at
@@ -255,8 +268,8 @@ type Source interface {
 // FitSource makes passes over the blocks of src, as Fit does over
 // samples in memory: each pass visits the blocks in a seeded random
 // order and each block's samples in a random order, and discounts the
-// statistics by Forget before each pass after the first. Only the block
-// being fitted is held.
+// statistics by Forget before each pass but the model's first. Only the
+// block being fitted is held.
 func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 	if passes < 1 {
 		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)
@@ -265,11 +278,8 @@ func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 	if nb < 1 {
 		return errors.New("minibatch: the source has no blocks")
 	}
-	rng := rand.New(rand.NewPCG(md.opts.Seed, 0x7061))
-	for p := 0; p < passes; p++ {
-		if p > 0 {
-			md.discount()
-		}
+	for range passes {
+		rng := md.nextPass()
 		for _, b := range rng.Perm(nb) {
 			x, err := src.Block(ctx, b)
 			if err != nil {
@@ -299,22 +309,34 @@ func (md *Model) discount() {
 // Transform returns the rows of V (samples x k) for x with U fixed: the
 // non-negative least squares fit, by Sweeps sweeps from zero.
 func (md *Model) Transform(ctx context.Context, x *sparse.CSR) (*mat.Dense, error) {
+	v, _, err := md.TransformLoss(ctx, x)
+	return v, err
+}
+
+// TransformLoss is Transform that also returns ||X - V U^T||_F^2 for the
+// V it returns, summed in the samples' order from terms it has at hand.
+func (md *Model) TransformLoss(ctx context.Context, x *sparse.CSR) (*mat.Dense, float64, error) {
 	if md.u == nil {
-		return nil, errors.New("minibatch: Transform before any sample was fitted")
+		return nil, 0, errors.New("minibatch: Transform before any sample was fitted")
 	}
 	if err := md.checkData(x); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	k := md.opts.K
 	out := make([]float64, x.Rows*k)
+	loss := make([]float64, x.Rows)
 	for lo := 0; lo < x.Rows; lo += md.opts.BatchSize {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		hi := min(lo+md.opts.BatchSize, x.Rows)
-		copy(out[lo*k:], md.solveV(x, seq(lo, hi)))
+		md.solveRows(x, seq(lo, hi), out[lo*k:hi*k], loss[lo:hi])
 	}
-	return mat.NewDense(x.Rows, k, out), nil
+	var sum float64
+	for _, l := range loss {
+		sum += l
+	}
+	return mat.NewDense(x.Rows, k, out), sum, nil
 }
 
 // gramBlock is the rows of U whose share of U^T U is summed apart: the
@@ -364,8 +386,17 @@ func (md *Model) sweepU(fn func(i int)) {
 // solveV returns the rows of V (row-major) of the samples rows, for the
 // current U.
 func (md *Model) solveV(x *sparse.CSR, rows []int) []float64 {
+	v := make([]float64, len(rows)*md.opts.K)
+	md.solveRows(x, rows, v, nil)
+	return v
+}
+
+// solveRows sets v (len(rows) x k) to the rows of V of the samples rows
+// for the current U and, when loss is not nil, loss[r] to the squared
+// error of sample rows[r]: ||x||^2 - 2 v^T h + v^T G v, with h = U^T x
+// and G = U^T U at hand from the solve.
+func (md *Model) solveRows(x *sparse.CSR, rows []int, v, loss []float64) {
 	k, g := md.opts.K, md.g
-	v := make([]float64, len(rows)*k)
 	parallel.For(len(rows), md.opts.Threads, 16, func(a, b int) {
 		h := make([]float64, k)
 		for r := a; r < b; r++ {
@@ -373,16 +404,35 @@ func (md *Model) solveV(x *sparse.CSR, rows []int) []float64 {
 			for c := range h {
 				h[c] = 0
 			}
+			var xx float64
 			for q := x.Indptr[j]; q < x.Indptr[j+1]; q++ {
 				xv, urow := x.Val[q], md.u[x.Ind[q]*k:(x.Ind[q]+1)*k]
+				xx += xv * xv
 				for c, y := range urow {
 					h[c] += xv * y
 				}
 			}
-			cdRow(v[r*k:(r+1)*k], h, g, k, md.opts.Sweeps)
+			w := v[r*k : (r+1)*k]
+			for c := range w {
+				w[c] = 0
+			}
+			cdRow(w, h, g, k, md.opts.Sweeps)
+			if loss != nil {
+				var quad float64
+				for c, y := range w {
+					if y == 0 {
+						continue
+					}
+					var s float64
+					for d, z := range w {
+						s += g[c*k+d] * z
+					}
+					quad += y * (s - 2*h[c])
+				}
+				loss[r] = xx + quad
+			}
 		}
 	})
-	return v
 }
 
 // cdRow minimizes w^T G w - 2 w^T h over w >= 0 by sweeps of exact

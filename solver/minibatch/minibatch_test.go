@@ -307,3 +307,32 @@ func TestThreadsManyFeatures(t *testing.T) {
 		}
 	}
 }
+
+// TestFitContinues: passes made by several calls of Fit are the passes
+// one call makes, and TransformLoss's loss is Objective's.
+func TestFitContinues(t *testing.T) {
+	x := planted(7, 300, 50, 4)
+	one, _ := New(50, Options{K: 4, BatchSize: 32, Seed: 5})
+	if err := one.Fit(context.Background(), x, 3); err != nil {
+		t.Fatal(err)
+	}
+	three, _ := New(50, Options{K: 4, BatchSize: 32, Seed: 5})
+	for range 3 {
+		if err := three.Fit(context.Background(), x, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !mat.Equal(one.U(), three.U()) {
+		t.Error("Fit(x, 1) three times differs from Fit(x, 3)")
+	}
+	v, loss, err := one.TransformLoss(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := one.Objective(x, v); math.Abs(loss-want) > 1e-9*want+1e-12 {
+		t.Errorf("TransformLoss's loss %v, Objective %v", loss, want)
+	}
+	if w, _ := one.Transform(context.Background(), x); !mat.Equal(w, v) {
+		t.Error("TransformLoss's V differs from Transform's")
+	}
+}
