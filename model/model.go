@@ -67,6 +67,10 @@ type Model struct {
 	// samples are linked to their nearest training samples). Nil
 	// otherwise.
 	Train *dataset.Dataset
+
+	// streamedV says that V is not held: FitParts wrote V.mtx, which
+	// Save leaves as it is.
+	streamedV bool
 }
 
 // Train prepares ds as prep says (see Prepare; ds must not be used
@@ -414,6 +418,9 @@ func (m *Model) check() error {
 	}
 	if (m.Assign == KMeansAssign) != (m.Centers != nil) {
 		return fmt.Errorf("model: assignment %v with %v centres", m.Assign, m.Centers != nil)
+	}
+	if m.streamedV {
+		return nil
 	}
 	if _, k := m.V.Dims(); k != m.K {
 		return fmt.Errorf("model: V has %d columns, k = %d", k, m.K)

@@ -193,13 +193,15 @@ type Options struct {
 type Stage int
 
 const (
-	GraphStage  Stage = iota // building the sample graph
-	StartStage               // k-means for the start
-	FitStage                 // the factorization's iterations
-	AssignStage              // the assignment of one of Auto's candidates
+	GraphStage   Stage = iota // building the sample graph
+	StartStage                // k-means for the start
+	FitStage                  // the factorization's iterations
+	AssignStage               // the assignment of one of Auto's candidates, or a streamed fit's
+	PrepareStage              // a streamed fit's pass for the preparation's statistics
+	WriteStage                // a streamed fit's last pass, which solves and writes V
 )
 
-var stageNames = [...]string{GraphStage: "graph", StartStage: "start", FitStage: "fit", AssignStage: "assign"}
+var stageNames = [...]string{GraphStage: "graph", StartStage: "start", FitStage: "fit", AssignStage: "assign", PrepareStage: "prepare", WriteStage: "write"}
 
 // String returns the stage's name.
 func (s Stage) String() string {
@@ -221,7 +223,9 @@ type Progress struct {
 	Start, Iter int
 	Objective   float64
 	// Done and Total measure the neighbour search during "graph" (see
-	// graph.Options.Progress); both are 0 elsewhere.
+	// graph.Options.Progress), and a streamed fit's parts during
+	// "prepare", "fit" (Iter is the pass, Objective the last pass's
+	// online loss) and "write"; both are 0 elsewhere.
 	Done, Total int
 	// Sample is set for the steps of Auto's choice on a sample
 	// (Options.AutoSample).

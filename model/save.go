@@ -173,7 +173,6 @@ func (m *Model) Save(dir string) error {
 		}},
 		{featuresFile, func(w io.Writer) error { return writeFeatures(w, p, s.FeatureSums) }},
 		{"U.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.U) }},
-		{"V.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.V) }},
 		{labelsFile, func(w io.Writer) error {
 			bw := bufio.NewWriter(w)
 			for _, l := range m.Labels {
@@ -187,6 +186,10 @@ func (m *Model) Save(dir string) error {
 			name  string
 			write func(io.Writer) error
 		}{name, write})
+	}
+	if !m.streamedV {
+		// A streamed fit wrote V.mtx as it computed V.
+		add("V.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.V) })
 	}
 	if m.W != nil {
 		add("W.mtx", func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, m.W) })

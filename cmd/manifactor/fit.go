@@ -130,11 +130,25 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if f.dfl.grid != "" {
 		return fmt.Errorf("--grid %s: only with --distributed", f.dfl.grid)
 	}
-	var od *outdir.Dir
+	mode := ""
 	if f.out != nil {
 		if *f.out == "" {
 			return errors.New("--out is required")
 		}
+		parts, m, err := f.chooseMode(stderr)
+		if err != nil {
+			return err
+		}
+		if parts != nil {
+			if metrics != nil {
+				return fmt.Errorf("--metrics: topics of a corpus streamed from disk are not scored (fit it in memory)")
+			}
+			return runStreamedFit(ctx, &f, parts, stdout, stderr)
+		}
+		mode = m
+	}
+	var od *outdir.Dir
+	if f.out != nil {
 		if od, err = beginOutput(*f.out, fitOutputs, f.df.inputFiles()...); err != nil {
 			return err
 		}
@@ -174,7 +188,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 	if err != nil {
 		return err
 	}
-	sum.Classes, sum.Skipped = f.df.prep.Classes, skippedOf(f.df.skipped)
+	sum.Classes, sum.Skipped, sum.Mode = f.df.prep.Classes, skippedOf(f.df.skipped), mode
 	switch name {
 	case "topics":
 		return printTopics(ctx, stdout, p.Data, res.Result, sum, topicsView{top: f.top, stems: f.stems, metrics: metrics, ref: ref, threads: f.rt.threads}, f.asJSON)

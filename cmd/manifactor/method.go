@@ -479,6 +479,10 @@ type fitSummary struct {
 	// Assignments name each sample's cluster (--json; assignments.tsv
 	// in fit's directory).
 	Assignments []assignment `json:"assignments,omitempty"`
+	// Mode is fit's: "in memory", or "streamed" from a parts directory
+	// on disk, which Streamed describes.
+	Mode     string        `json:"mode,omitempty"`
+	Streamed *streamedJSON `json:"streamed,omitempty"`
 }
 
 // cgJSON reports lpnmf's linear solves.

@@ -60,24 +60,98 @@ func (m Estimate) String() string {
 // AutoSearch, the features' document frequencies, and for linear concept
 // factorization whether a value is negative.
 func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
-	n, m := ds.Dims()
+	sh := shapeOf(ds)
+	if a := ds.Sparse; a != nil {
+		sh.approx = opts.Graph.Search.ForSparse(a) == graph.ApproxSearch
+	}
+	if opts.Method.Concept() && opts.Solver.Kernel.Kind == solver.Linear {
+		sh.negative = hasNegative(ds)
+	}
+	if h := ds.Missing; h != nil {
+		sh.missing = int64(h.NNZ())
+	}
+	return fitShape(sh, opts, threads)
+}
+
+// Parts is Fit for the corpus of a parts directory loaded whole, from
+// the manifest's shape alone: it assumes the costlier graph search where
+// the search is AutoSearch, and no negative values.
+func Parts(p *dataset.Parts, opts model.Options, threads int) Estimate {
+	sh := shape{n: int64(p.Samples), m: int64(p.Features), nnz: int64(p.NNZ), sparse: p.Sparse}
+	if !p.Sparse {
+		sh.nnz = sh.n * sh.m
+	}
+	approx := sh
+	approx.approx = true
+	a, e := fitShape(approx, opts, threads), fitShape(sh, opts, threads)
+	if opts.Graph.Search == graph.ExactSearch || (opts.Graph.Search == graph.AutoSearch && e.Graph > a.Graph) {
+		return e
+	}
+	return a
+}
+
+// Streamed is the Estimate for model.FitParts on a parts directory:
+// Data, the part being fitted and the next, each as read (an index and a
+// value a stored entry, doubled for the copies that the preparation
+// makes) and the labels; Factors, U and the statistics B (features x k
+// each, the features' document frequencies of the first pass among
+// them), a part's rows of V, the k-means sample and its work, the
+// samples' clusters and the column files' buffers.
+func Streamed(p *dataset.Parts, opts model.Options, threads int) Estimate {
 	k := int64(max(opts.K, 1))
-	n64, m64 := int64(n), int64(m)
+	n, m := int64(p.Samples), int64(p.Features)
+	var part, rows int64
+	for i := range p.NumParts() {
+		_, r, nnz := p.Span(i)
+		rows, part = max(rows, int64(r)), max(part, int64(nnz))
+	}
+	var est Estimate
+	est.Data = 2*2*(16*part+8*rows) + 8*n
+	sample := min(n, 100_000)
+	est.Factors = 2*8*m*k + 8*m + 8*rows*k + sample*(8*k+kmeansSampleBytes) + 8*n + k*(64<<10)
+	return est
+}
+
+// shape is what the estimates read of the data.
+type shape struct {
+	n, m, nnz int64
+	sparse    bool
+	// approx says a sparse graph search runs NN-descent; negative that
+	// the data hold a negative value; missing counts the hidden entries.
+	approx   bool
+	negative bool
+	missing  int64
+}
+
+func shapeOf(ds *dataset.Dataset) shape {
+	n, m := ds.Dims()
+	sh := shape{n: int64(n), m: int64(m), sparse: ds.Sparse != nil}
+	if a := ds.Sparse; a != nil {
+		sh.nnz = int64(len(a.Ind))
+	} else {
+		sh.nnz = sh.n * sh.m
+	}
+	return sh
+}
+
+func fitShape(sh shape, opts model.Options, threads int) Estimate {
+	k := int64(max(opts.K, 1))
+	n64, m64 := sh.n, sh.m
 	var est Estimate
 	// A copy of the data per orientation for the solver, and the loaded
 	// one, which one of the copies may take over (ConsumeData).
-	est.Data = 3 * dataBytes(ds)
-	if opts.ConsumeData && ds.Sparse != nil {
-		est.Data = 2 * dataBytes(ds)
+	est.Data = 3 * dataBytes(sh)
+	if opts.ConsumeData && sh.sparse {
+		est.Data = 2 * dataBytes(sh)
 	}
-	if a := ds.Sparse; a != nil {
-		est.Panels = nmfstep.XVPanelBytes(n, len(a.Ind), int(k), threads)
+	if sh.sparse {
+		est.Panels = nmfstep.XVPanelBytes(int(n64), int(sh.nnz), int(k), threads)
 	}
-	if h := ds.Missing; h != nil {
+	if sh.missing > 0 {
 		// The unknown entries in both orientations (an index and an unused
 		// value each); the data hold no value there, so solver.Data.Hide
 		// shares the solver's copies.
-		est.Data += 2 * (16*int64(h.NNZ()) + 8*(n64+m64))
+		est.Data += 2 * (16*sh.missing + 8*(n64+m64))
 	}
 	// U, V, the products X V and X^T U, and their updates' numerators and
 	// denominators: about six factor-shaped arrays; k-means on V adds its
@@ -89,11 +163,7 @@ func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
 	}
 	if opts.Method.KL() {
 		// X ./ (U V^T) at the stored entries, and its transpose.
-		entries := n64 * m64
-		if a := ds.Sparse; a != nil {
-			entries = int64(len(a.Ind))
-		}
-		est.Data += 2 * 8 * entries
+		est.Data += 2 * 8 * sh.nnz
 	}
 	if opts.Method.Concept() {
 		// W (n x k) and its buffers.
@@ -103,25 +173,24 @@ func Fit(ds *dataset.Dataset, opts model.Options, threads int) Estimate {
 		// parts), forms.
 		if opts.Solver.Kernel.Kind != solver.Linear {
 			est.Factors += 8 * n64 * n64
-		} else if hasNegative(ds) {
+		} else if sh.negative {
 			est.Factors += 2 * 8 * n64 * n64
 		}
 	}
 	takesGraph := opts.Method.TakesGraph() && opts.SampleGraph == nil && (opts.Lambda.IsAuto() || opts.Lambda.IsDefault() || opts.Lambda.Value() > 0)
 	if takesGraph {
-		est.Graph = graphMemory(ds, opts.Graph, threads)
+		est.Graph = graphMemory(sh, opts.Graph, threads)
 	}
 	return est
 }
 
 // dataBytes is one copy of the data: for sparse data an index and a value
 // a stored entry and the row pointers of either orientation.
-func dataBytes(ds *dataset.Dataset) int64 {
-	n, m := ds.Dims()
-	if a := ds.Sparse; a != nil {
-		return 16*int64(len(a.Ind)) + 8*int64(n+m)
+func dataBytes(sh shape) int64 {
+	if sh.sparse {
+		return 16*sh.nnz + 8*(sh.n+sh.m)
 	}
-	return 8 * int64(n) * int64(m)
+	return 8 * sh.n * sh.m
 }
 
 // graphMemory is the nearest-neighbour search's peak: the lists, the
@@ -129,9 +198,8 @@ func dataBytes(ds *dataset.Dataset) int64 {
 // the exact search's inverted index and per-thread accumulators or
 // NN-descent's compact copy of the data, pruned index and two generations
 // of lists of 3p.
-func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
-	n, m := ds.Dims()
-	n64 := int64(n)
+func graphMemory(sh shape, o graph.Options, threads int) int64 {
+	n64, m := sh.n, sh.m
 	p := int64(o.Neighbors)
 	if p == 0 {
 		p = graph.DefaultNeighbors
@@ -139,16 +207,15 @@ func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
 	th := int64(max(threads, 1))
 	edges := 2 * n64 * p
 	b := 24*n64*p + 3*24*edges // lists; triplets, CSR and degree
-	a := ds.Sparse
-	if a == nil {
+	if !sh.sparse {
 		if o.Search.ForDense() == graph.ApproxSearch {
 			return b + 2*17*n64*3*p + 4*n64*th
 		}
 		return b + 8*n64*min(n64, 4096)*th // blocks of inner products
 	}
-	nnz := int64(len(a.Ind))
-	if o.Search.ForSparse(a) == graph.ApproxSearch {
-		return b + 8*nnz + 8*nnz + 8*int64(m)*3*p + 2*17*n64*3*p + (4*n64+4*int64(m))*th
+	nnz := sh.nnz
+	if sh.approx {
+		return b + 8*nnz + 8*nnz + 8*m*3*p + 2*17*n64*3*p + (4*n64+4*m)*th
 	}
 	return b + 20*nnz + 8*n64*th
 }
@@ -159,7 +226,11 @@ func graphMemory(ds *dataset.Dataset, o graph.Options, threads int) int64 {
 // entry) and an accumulator of n per thread; for dense data nothing but
 // the lists.
 func Graph(ds *dataset.Dataset, o graph.Options, threads int, recall bool) Estimate {
-	m := Estimate{Data: dataBytes(ds), Graph: graphMemory(ds, o, threads)}
+	sh := shapeOf(ds)
+	if a := ds.Sparse; a != nil {
+		sh.approx = o.Search.ForSparse(a) == graph.ApproxSearch
+	}
+	m := Estimate{Data: dataBytes(sh), Graph: graphMemory(sh, o, threads)}
 	if a := ds.Sparse; a != nil && recall {
 		n, _ := ds.Dims()
 		m.Graph += 20*int64(len(a.Ind)) + 8*int64(n)*int64(max(threads, 1))
@@ -204,7 +275,7 @@ func Consensus(ds *dataset.Dataset, opts model.Options, k, sample, threads int) 
 	frac := float64(s) / float64(n)
 	s64 := int64(s)
 	return Estimate{
-		Data:    dataBytes(ds) + int64(frac*float64(one.Data)),
+		Data:    dataBytes(shapeOf(ds)) + int64(frac*float64(one.Data)),
 		Graph:   int64(frac * float64(one.Graph)),
 		Factors: int64(threads)*int64(float64(one.Factors)*float64(s+m)/float64(n+m)) + 13*s64*s64,
 	}
@@ -220,9 +291,9 @@ func Rank(ds *dataset.Dataset, opts model.Options, k int, share float64, replica
 	opts.K = k
 	one := Fit(ds, opts, max(1, threads/max(replicates, 1)))
 	hidden := int64(rank.ExpectedHidden(ds, share))
-	perData := one.Data - dataBytes(ds) + 2*16*hidden + 16*hidden + 8*int64(n+m) // both orientations; values and weights
+	perData := one.Data - dataBytes(shapeOf(ds)) + 2*16*hidden + 16*hidden + 8*int64(n+m) // both orientations; values and weights
 	return Estimate{
-		Data:    dataBytes(ds) + int64(replicates)*perData,
+		Data:    dataBytes(shapeOf(ds)) + int64(replicates)*perData,
 		Graph:   int64(replicates) * one.Graph,
 		Factors: int64(replicates) * one.Factors,
 	}

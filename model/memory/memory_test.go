@@ -90,8 +90,8 @@ func TestFitConsumeData(t *testing.T) {
 	o := model.Options{K: 3}
 	full := Fit(ds, o, 1)
 	o.ConsumeData = true
-	if less := Fit(ds, o, 1); full.Data-less.Data != dataBytes(ds) {
-		t.Errorf("ConsumeData's estimate %d, without %d: want one copy (%d) less", less.Data, full.Data, dataBytes(ds))
+	if less := Fit(ds, o, 1); full.Data-less.Data != dataBytes(shapeOf(ds)) {
+		t.Errorf("ConsumeData's estimate %d, without %d: want one copy (%d) less", less.Data, full.Data, dataBytes(shapeOf(ds)))
 	}
 }
 

@@ -82,7 +82,17 @@ type Model struct {
 	// SetU: each pass draws its order from its own number, so that
 	// passes made by several calls are the passes one call makes.
 	passes int
+	// loss is PassLoss's sum.
+	loss float64
 }
+
+// PassLoss returns the squared error ||x - U v||^2 summed over the
+// samples of the last pass (of Fit or FitSource; the last call of
+// PartialFit), each sample's v solved for U as its batch found it,
+// before the batch updated U: the online objective, which costs no pass
+// of its own. It is above the objective of the U the pass ends with,
+// by less as the passes converge.
+func (md *Model) PassLoss() float64 { return md.loss }
 
 // New returns a model for samples of the given number of features.
 func New(features int, o Options) (*Model, error) {
@@ -182,6 +192,7 @@ func (md *Model) PartialFit(ctx context.Context, x *sparse.CSR) error {
 		return err
 	}
 	rng := rand.New(rand.NewPCG(md.opts.Seed, uint64(md.Seen)))
+	md.loss = 0
 	return md.pass(ctx, x, rng.Perm(x.Rows))
 }
 
@@ -196,6 +207,9 @@ func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int) error {
 		md.start(x, first[:min(len(first), md.opts.BatchSize)])
 	}
 	batch := make([]int, 0, md.opts.BatchSize)
+	k := md.opts.K
+	v := make([]float64, md.opts.BatchSize*k)
+	loss := make([]float64, md.opts.BatchSize)
 	for lo := 0; lo < x.Rows; lo += md.opts.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -209,8 +223,12 @@ func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int) error {
 				batch = append(batch, r)
 			}
 		}
-		v := md.solveV(x, batch)
-		md.accumulate(x, batch, v)
+		nb := len(batch)
+		md.solveRows(x, batch, v[:nb*k], loss[:nb])
+		for _, l := range loss[:nb] {
+			md.loss += l
+		}
+		md.accumulate(x, batch, v[:nb*k])
 		md.updateU()
 		md.Seen += len(batch)
 	}
@@ -254,6 +272,7 @@ func (md *Model) nextPass() *rand.Rand {
 		md.discount()
 	}
 	md.passes++
+	md.loss = 0
 	return rand.New(rand.NewPCG(md.opts.Seed, 0x7061<<32|uint64(md.passes)))
 }
 
@@ -268,8 +287,9 @@ type Source interface {
 // FitSource makes passes over the blocks of src, as Fit does over
 // samples in memory: each pass visits the blocks in a seeded random
 // order and each block's samples in a random order, and discounts the
-// statistics by Forget before each pass but the model's first. Only the
-// block being fitted is held.
+// statistics by Forget before each pass but the model's first. It holds
+// the block being fitted and the next, which Block reads (on another
+// goroutine) meanwhile.
 func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 	if passes < 1 {
 		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)
@@ -278,10 +298,30 @@ func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 	if nb < 1 {
 		return errors.New("minibatch: the source has no blocks")
 	}
+	type read struct {
+		x   *sparse.CSR
+		err error
+	}
+	// The next block is read while the current one is fitted: the
+	// channel holds it, so a goroutine left behind by an error ends.
+	fetch := func(b int) <-chan read {
+		ch := make(chan read, 1)
+		go func() {
+			x, err := src.Block(ctx, b)
+			ch <- read{x, err}
+		}()
+		return ch
+	}
 	for range passes {
 		rng := md.nextPass()
-		for _, b := range rng.Perm(nb) {
-			x, err := src.Block(ctx, b)
+		order := rng.Perm(nb)
+		next := fetch(order[0])
+		for t, b := range order {
+			r := <-next
+			if t+1 < nb && r.err == nil {
+				next = fetch(order[t+1])
+			}
+			x, err := r.x, r.err
 			if err != nil {
 				return fmt.Errorf("minibatch: block %d: %w", b+1, err)
 			}
@@ -381,14 +421,6 @@ func (md *Model) sweepU(fn func(i int)) {
 			md.g[q] += x
 		}
 	}
-}
-
-// solveV returns the rows of V (row-major) of the samples rows, for the
-// current U.
-func (md *Model) solveV(x *sparse.CSR, rows []int) []float64 {
-	v := make([]float64, len(rows)*md.opts.K)
-	md.solveRows(x, rows, v, nil)
-	return v
 }
 
 // solveRows sets v (len(rows) x k) to the rows of V of the samples rows

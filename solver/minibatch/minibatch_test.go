@@ -336,3 +336,34 @@ func TestFitContinues(t *testing.T) {
 		t.Error("TransformLoss's V differs from Transform's")
 	}
 }
+
+// solveV returns the rows of V (row-major) of the samples rows, for the
+// current U.
+func (md *Model) solveV(x *sparse.CSR, rows []int) []float64 {
+	v := make([]float64, len(rows)*md.opts.K)
+	md.solveRows(x, rows, v, nil)
+	return v
+}
+
+// TestPassLoss: the online loss of a pass is each sample's error against
+// U before its batch's update, which on a single batch is the loss of
+// Transform with the U the pass began with.
+func TestPassLoss(t *testing.T) {
+	x := planted(8, 200, 40, 3)
+	md, _ := New(40, Options{K: 3, BatchSize: 200, Seed: 4})
+	if err := md.Fit(context.Background(), x, 2); err != nil {
+		t.Fatal(err)
+	}
+	_, before, err := md.TransformLoss(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := md.Fit(context.Background(), x, 1); err != nil {
+		t.Fatal(err)
+	}
+	// One batch of every sample: the pass's loss is summed in the
+	// pass's random order, Transform's in the samples'.
+	if got := md.PassLoss(); math.Abs(got-before) > 1e-9*before {
+		t.Errorf("pass loss %v, loss before the pass %v", got, before)
+	}
+}

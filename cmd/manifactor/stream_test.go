@@ -1,0 +1,92 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/manifactor/manifactor/dataset"
+	"github.com/manifactor/manifactor/internal/corpus"
+)
+
+// TestStreamedFit: fit streams a parts directory from disk under
+// --solver minibatch, and by itself when the fit in memory would pass
+// --memory, saying so; its model serves transform; a part damaged later
+// is an error naming it that leaves the previous output as it was; a
+// method that cannot stream is refused with the estimate's parts.
+func TestStreamedFit(t *testing.T) {
+	dir := t.TempDir()
+	mtx, labels := writeFixture(t, dir)
+	parts := filepath.Join(dir, "parts")
+	if _, _, err := runCLI(t, "split", "--data", mtx, "--labels", labels, "--parts", "3", "--out", parts); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "fit")
+	stdout, stderr, err := runCLI(t, "fit", "--data", parts, "--k", "3", "--solver", "minibatch", "--batch-size", "16", "--json", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := decode(t, stdout)
+	if sum["mode"] != "streamed" || sum["samples"].(float64) != 60 || sum["accuracy"] == nil || sum["streamed"].(map[string]any)["parts"].(float64) != 3 {
+		t.Fatalf("summary %v", sum)
+	}
+	if !strings.Contains(stderr, "streaming "+parts+" from disk, 3 parts") {
+		t.Errorf("stderr %q does not name the mode", stderr)
+	}
+	for _, f := range []string{"V.mtx", "U.mtx", "labels.txt", "assignments.tsv", "summary.json", "centers.mtx"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	tr, _, err := runCLI(t, "transform", "--model", out, "--data", parts, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, tr)["accuracy"]; got != sum["accuracy"] {
+		t.Errorf("transform of the training parts: accuracy %v, the fit's %v", got, sum["accuracy"])
+	}
+	// The default solver streams when the fit in memory would not fit:
+	// on a corpus where the parts are much smaller than the whole.
+	gen, classes, err := corpus.Generate(corpus.Options{Docs: 4000, Terms: 2000, Classes: 4, Words: 60, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big")
+	os.Mkdir(big, 0o755)
+	err = dataset.WriteParts(&dataset.Dataset{Source: "gen", Sparse: gen, Labels: classes}, dataset.PartsOptions{Parts: 20}, func(name string, write func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(big, name))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return write(f)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--memory", "6M", "--quiet", "--json", "--out", filepath.Join(dir, "auto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "in memory it needs an estimated") || decode(t, stdout)["mode"] != "streamed" {
+		t.Errorf("stderr %q does not say why it streams", stderr)
+	}
+	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--method", "gnmf", "--memory", "6M", "--out", filepath.Join(dir, "g"))
+	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf on sparse parts") {
+		t.Errorf("gnmf over the limit: %v", err)
+	}
+	// A damaged part: the error names it, the last output stays.
+	before, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	part := filepath.Join(parts, "part-00001.mtx")
+	b, _ := os.ReadFile(part)
+	os.WriteFile(part, b[:len(b)*2/3], 0o644)
+	_, _, err = runCLI(t, "fit", "--data", parts, "--k", "3", "--solver", "minibatch", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "part-00001.mtx") {
+		t.Fatalf("truncated part: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "summary.json")); string(after) != string(before) {
+		t.Error("a failed streamed fit changed the previous output")
+	}
+}
