@@ -22,7 +22,8 @@
 //
 // It is the first part of fitting corpora larger than memory: it reads
 // the samples it is given, so a caller can give a corpus block by block.
-// Besides the standard library it uses sparse and internal/parallel; it
+// Besides the standard library it uses sparse, internal/asm (the
+// dispatched dot and axpy kernels) and internal/parallel; it
 // must not import dataset, model, graph or cmd, so that the pipeline can
 // call it.
 package minibatch

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/manifactor/manifactor/internal/asm"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -384,15 +385,14 @@ func (md *Model) TransformLoss(ctx context.Context, x *sparse.CSR) (*mat.Dense, 
 // threads.
 const gramBlock = 2048
 
-// blockGram adds row u (k entries) times its transpose to g (k x k).
+// blockGram adds row u (k entries) times its transpose to g (k x k), to
+// the upper triangle only (sweepU mirrors the sum).
 func blockGram(g, u []float64, k int) {
 	for c, x := range u {
 		if x == 0 {
 			continue
 		}
-		for d, y := range u {
-			g[c*k+d] += x * y
-		}
+		asm.Axpy(x, u[c:], g[c*k+c:(c+1)*k])
 	}
 }
 
@@ -421,6 +421,11 @@ func (md *Model) sweepU(fn func(i int)) {
 			md.g[q] += x
 		}
 	}
+	for c := 0; c < k; c++ {
+		for d := c + 1; d < k; d++ {
+			md.g[d*k+c] = md.g[c*k+d]
+		}
+	}
 }
 
 // solveRows sets v (len(rows) x k) to the rows of V of the samples rows
@@ -438,11 +443,9 @@ func (md *Model) solveRows(x *sparse.CSR, rows []int, v, loss []float64) {
 			}
 			var xx float64
 			for q := x.Indptr[j]; q < x.Indptr[j+1]; q++ {
-				xv, urow := x.Val[q], md.u[x.Ind[q]*k:(x.Ind[q]+1)*k]
+				xv := x.Val[q]
 				xx += xv * xv
-				for c, y := range urow {
-					h[c] += xv * y
-				}
+				asm.Axpy(xv, md.u[x.Ind[q]*k:(x.Ind[q]+1)*k], h)
 			}
 			w := v[r*k : (r+1)*k]
 			for c := range w {
@@ -468,7 +471,7 @@ func (md *Model) solveRows(x *sparse.CSR, rows []int, v, loss []float64) {
 }
 
 // cdRow minimizes w^T G w - 2 w^T h over w >= 0 by sweeps of exact
-// one-coordinate steps.
+// one-coordinate steps. G is symmetric, so its row c is its column.
 func cdRow(w, h, g []float64, k, sweeps int) {
 	for range sweeps {
 		for c := 0; c < k; c++ {
@@ -476,10 +479,7 @@ func cdRow(w, h, g []float64, k, sweeps int) {
 			if gcc <= 0 {
 				continue
 			}
-			s := h[c]
-			for d, y := range w {
-				s -= y * g[d*k+c]
-			}
+			s := h[c] - asm.Dot(w, g[c*k:(c+1)*k])
 			w[c] = max(0, w[c]+s/gcc)
 		}
 	}
@@ -495,15 +495,10 @@ func (md *Model) accumulate(x *sparse.CSR, rows []int, v []float64) {
 			if y == 0 {
 				continue
 			}
-			for d, z := range row {
-				md.a[c*k+d] += y * z
-			}
+			asm.Axpy(y, row, md.a[c*k:(c+1)*k])
 		}
 		for q := x.Indptr[j]; q < x.Indptr[j+1]; q++ {
-			xv, brow := x.Val[q], md.b[x.Ind[q]*k:(x.Ind[q]+1)*k]
-			for c, y := range row {
-				brow[c] += xv * y
-			}
+			asm.Axpy(x.Val[q], row, md.b[x.Ind[q]*k:(x.Ind[q]+1)*k])
 		}
 	}
 }

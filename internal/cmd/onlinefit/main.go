@@ -6,14 +6,10 @@
 // ||X - V U^T||^2, so that both bases are judged with the same V.
 //
 //	onlinefit --data X.mtx --k K [--passes P] [--batch B] [--seed S] --out U.mtx
-//	onlinefit --parts DIR --k K [--passes P] [--batch B] [--seed S] --out U.mtx
 //	onlinefit --data X.mtx --score U.mtx [--sweeps 50]
 //
-// With --parts, the corpus is a parts directory of term counts
-// (manifactor split) read one part at a time: a first pass counts the
-// document frequencies, and each part is then prepared as bench/prepare.py
-// prepares the whole ((1 + ln tf) idf, the terms no document uses
-// dropped, documents at unit length) when the fit reads it.
+// A corpus streamed from a parts directory is fit's (manifactor fit
+// --solver minibatch), which the bench script runs instead.
 //
 // It prints JSON: the seconds of the fit, or the objective and its ratio
 // to ||X||^2.
@@ -30,7 +26,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/internal/matrixio"
 	"github.com/manifactor/manifactor/solver/minibatch"
 	"github.com/manifactor/manifactor/sparse"
@@ -38,7 +33,6 @@ import (
 
 func main() {
 	data := flag.String("data", "", "samples x features, Matrix Market coordinate")
-	parts := flag.String("parts", "", "a parts directory of term counts, read part by part")
 	k := flag.Int("k", 0, "factors")
 	passes := flag.Int("passes", 1, "passes over the data")
 	batch := flag.Int("batch", 2000, "samples a batch")
@@ -47,13 +41,7 @@ func main() {
 	score := flag.String("score", "", "score this basis (features x k, or k x features)")
 	sweeps := flag.Int("sweeps", 50, "NNLS sweeps when scoring")
 	flag.Parse()
-	var err error
-	if *parts != "" {
-		err = runParts(*parts, *k, *passes, *batch, *seed, *out)
-	} else {
-		err = run(*data, *k, *passes, *batch, *seed, *out, *score, *sweeps)
-	}
-	if err != nil {
+	if err := run(*data, *k, *passes, *batch, *seed, *out, *score, *sweeps); err != nil {
 		fmt.Fprintln(os.Stderr, "onlinefit:", err)
 		os.Exit(1)
 	}
@@ -96,67 +84,6 @@ func finish(md *minibatch.Model, secs float64, passes, batch int, out string) er
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{"seconds": secs, "passes": passes, "batch": batch})
-}
-
-// partsSource reads a parts directory's parts as prepared blocks.
-type partsSource struct {
-	dir string
-	man *matrixio.Parts
-	df  []int     // over the whole corpus
-	idf []float64 // of the features kept
-}
-
-func (s *partsSource) Blocks() int { return len(s.man.Parts) }
-
-func (s *partsSource) Block(ctx context.Context, i int) (*sparse.CSR, error) {
-	p := s.man.Parts[i]
-	d, err := dataset.LoadRows(ctx, s.dir, p.First, p.First+p.Rows, dataset.LoadOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if d.Sparse == nil {
-		return nil, fmt.Errorf("%s: dense parts", s.dir)
-	}
-	d.KeepUsedFeatures(s.df)
-	d.WeighTerms(s.idf, true)
-	d.NormalizeL2()
-	return d.Sparse, nil
-}
-
-// runParts fits the parts directory dir part by part; the seconds count
-// the document-frequency pass and the fit.
-func runParts(dir string, k, passes, batch int, seed uint64, out string) error {
-	ctx := context.Background()
-	man, err := matrixio.ReadParts(dir)
-	if err != nil {
-		return err
-	}
-	begin := time.Now()
-	src := &partsSource{dir: dir, man: man, df: make([]int, man.Features)}
-	for _, p := range man.Parts {
-		d, err := dataset.LoadRows(ctx, dir, p.First, p.First+p.Rows, dataset.LoadOptions{})
-		if err != nil {
-			return err
-		}
-		for j, c := range d.DocumentFrequency() {
-			src.df[j] += c
-		}
-	}
-	var kept []int
-	for _, c := range src.df {
-		if c > 0 {
-			kept = append(kept, c)
-		}
-	}
-	src.idf = dataset.IDFOf(kept, man.Samples)
-	md, err := minibatch.New(len(kept), minibatch.Options{K: k, BatchSize: batch, Seed: seed})
-	if err != nil {
-		return err
-	}
-	if err := md.FitSource(ctx, src, passes); err != nil {
-		return err
-	}
-	return finish(md, time.Since(begin).Seconds(), passes, batch, out)
 }
 
 // scoreBasis fits V to the basis in path and prints the objective.
