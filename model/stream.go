@@ -237,7 +237,9 @@ type PartsResult struct {
 // nearest centre.
 //
 // Options must ask for nmf with the default or the minibatch solver,
-// one start, the random start and no graph; others are refused. Parts
+// one start, the random start and the relative-decrease rule; others are
+// refused. Progress reports the stages "prepare", "fit" and "write" part
+// by part, from the goroutine that reads the parts. Parts
 // that change during the run, or are not what the manifest says, are
 // errors naming the file.
 func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, opts Options, dir string) (*PartsResult, error) {
@@ -257,6 +259,8 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 		return nil, fmt.Errorf("model: a streamed fit starts at random, not from %s", opts.Start)
 	case c.MaxIter < 0 || math.IsNaN(c.Tol) || c.Tol >= 1:
 		return nil, fmt.Errorf("model: %d passes, tolerance %v", c.MaxIter, c.Tol)
+	case c.StopRule != solver.RelativeDecrease:
+		return nil, fmt.Errorf("model: a streamed fit stops on the relative decrease of its passes' loss, not by %v", c.StopRule)
 	}
 	report := func(p Progress) {
 		if opts.Progress != nil {
@@ -282,7 +286,7 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 		maxPasses = solver.DefaultMaxIter
 	}
 	if tol == 0 {
-		tol = solver.DefaultTol
+		tol = solver.DefaultPassTol
 	}
 	out := &PartsResult{Weighting: pp.prep.Weighting, Normalize: pp.prep.Normalize,
 		ZeroFeatures: pp.zeroFeatures, RareFeatures: pp.rareFeatures, Samples: n, Features: m, Status: solver.IterationLimit}
@@ -306,6 +310,7 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 			break
 		}
 	}
+	src.progress = nil
 	// U's columns at unit length, as Fit returns them, V solved for it.
 	u := md.U()
 	normalizeColumns(u)

@@ -230,6 +230,7 @@ func TestFitPartsBadInput(t *testing.T) {
 		{"cd", Options{K: 3, Solver: solver.Control{Algorithm: solver.CD}}, "minibatch solver, not cd"},
 		{"restarts", Options{K: 3, Solver: solver.Control{Restarts: 3}}, "one start"},
 		{"nndsvd", Options{K: 3, Start: solver.NNDSVDStart}, "starts at random"},
+		{"meanfit", Options{K: 3, Solver: solver.Control{StopRule: solver.MeanFit}}, "not by meanfit"},
 		{"k", Options{K: 500}, "k = 500 is more than the data allows"},
 	} {
 		_, err := FitParts(context.Background(), partsOf(t, raw, 2), PrepareOptions{}, c.o, t.TempDir())

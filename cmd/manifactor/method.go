@@ -142,7 +142,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.IntVar(&f.batchSize, "batch-size", 0, fmt.Sprintf("samples a batch of --solver minibatch (0: %d)", solver.DefaultBatchSize))
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
-	fs.Var(&f.tol, "tol", fmt.Sprintf("stopping threshold of --stop, below 1 (0: the default, %g); off turns the rule off (with --pg-tol off, all --iters run)", solver.DefaultTol))
+	fs.Var(&f.tol, "tol", fmt.Sprintf("stopping threshold of --stop, below 1 (0: the default, %g; %g for --solver minibatch, whose iteration is a pass); off turns the rule off (with --pg-tol off, all --iters run)", solver.DefaultTol, solver.DefaultPassTol))
 	fs.Var(&f.pgTol, "pg-tol", fmt.Sprintf("also stop once the relative KKT residual (the projected gradient over the gradient's data part, unit-free) falls below this, below 1 (0: the default, %g); off turns the rule off", solver.DefaultPGTol))
 	fs.IntVar(&f.evaluate, "evaluate", 1, "compute the objective (and test the stopping rule) every N iterations; the KL methods pay a logarithm per non-zero for it")
 	fs.TextVar(&f.stop, "stop", solver.RelativeDecrease, "stopping rule: relative (objective decrease) or meanfit (the reference code's running mean)")

@@ -34,10 +34,7 @@ type streamedJSON struct {
 // with both estimates' parts.
 func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) {
 	if !dataset.IsParts(f.df.path) {
-		if f.mf.algorithm == solver.MiniBatch {
-			return nil, "in memory", nil
-		}
-		return nil, "", nil
+		return nil, "in memory", nil
 	}
 	opts, _ := f.df.loadOptions(&f.rt)
 	parts, err := dataset.OpenParts(f.df.path, opts)
