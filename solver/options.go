@@ -19,8 +19,8 @@ const (
 	// iteration is a pass over the corpus (from disk, for a streamed
 	// fit): on 100,000 generated documents (k = 50) the second pass
 	// lowered the loss by 0.4 %, the third by 0.04 % and the later ones
-	// by less, and on TDT2 (k = 30) passes past the eighth by under 0.1 %
-	// each (docs/PERFORMANCE.md).
+	// by less, and on TDT2 (k = 30) the passes from the tenth by under
+	// 0.08 % each (docs/PERFORMANCE.md).
 	DefaultPassTol = 1e-3
 	// DefaultPGTol is the projected-gradient rule's threshold. At 1e-4
 	// the cd solvers' objective is within 4e-5 (COIL20) to 2e-8 of where

@@ -51,10 +51,12 @@ func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) 
 	canStream := parts.Sparse && mo.Method == solver.NMF && !f.mf.kAuto && f.df.classes == ""
 	switch {
 	case f.mf.algorithm == solver.MiniBatch:
-	case fits || f.mf.algorithm != solver.AutoAlgorithm:
+	case fits:
 		return nil, "in memory", nil
 	case !canStream:
 		return nil, "", fmt.Errorf("%s: the fit in memory needs an estimated %v, above the memory limit of %s; only nmf on sparse parts, without --classes or --k auto, streams from disk: give more with --memory, or reduce k or the data", f.df.path, whole, sysmem.FormatBytes(limit))
+	case f.mf.algorithm != solver.AutoAlgorithm:
+		return nil, "", fmt.Errorf("%s: the fit in memory needs an estimated %v, above the memory limit of %s: --solver minibatch (or the default solver) streams it from disk, or give more with --memory", f.df.path, whole, sysmem.FormatBytes(limit))
 	}
 	if !canStream {
 		return nil, "", fmt.Errorf("--solver minibatch on %s streams the parts from disk, which runs nmf on sparse parts without --classes or --k auto", f.df.path)

@@ -77,6 +77,10 @@ func TestStreamedFit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf on sparse parts") {
 		t.Errorf("gnmf over the limit: %v", err)
 	}
+	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--solver", "cd", "--memory", "6M", "--out", filepath.Join(dir, "cd"))
+	if err == nil || !strings.Contains(err.Error(), "--solver minibatch (or the default solver) streams it") {
+		t.Errorf("cd over the limit: %v", err)
+	}
 	// A damaged part: the error names it, the last output stays.
 	before, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	part := filepath.Join(parts, "part-00001.mtx")
