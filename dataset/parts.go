@@ -27,9 +27,9 @@ type PartsOptions struct {
 
 // WriteParts writes d as a parts directory of opt.Parts row blocks, through
 // create, which writes a file of the directory by name (such as
-// outdir.Dir.WriteFile): part-00000.mtx and on, labels.txt and
-// features.txt when d has labels and feature names, and the manifest,
-// parts.json, last. The values are written exactly, as Load reads them
+// outdir.Dir.WriteFile): part-00000.mtx and on, labels.txt,
+// features.txt and ids.txt when d has labels, feature names and sample
+// ids, and the manifest, parts.json, last. The values are written exactly, as Load reads them
 // back.
 func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write func(io.Writer) error) error) error {
 	parts := opt.Parts
@@ -73,6 +73,17 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 		if err := create(man.Labels, func(w io.Writer) error {
 			return writeLines(w, len(d.Labels), func(i int) string { return strconv.Itoa(d.Labels[i]) })
 		}); err != nil {
+			return err
+		}
+	}
+	if d.IDs != nil {
+		for i, id := range d.IDs {
+			if id == "" || strings.ContainsAny(id, "\r\n") {
+				return fmt.Errorf("%s: sample %d's id %q cannot be written one per line", d.Source, i+1, id)
+			}
+		}
+		man.IDs = "ids.txt"
+		if err := create(man.IDs, func(w io.Writer) error { return writeLines(w, n, func(i int) string { return d.IDs[i] }) }); err != nil {
 			return err
 		}
 	}
@@ -190,6 +201,13 @@ func LoadRows(ctx context.Context, dir string, lo, hi int, opt LoadOptions) (*Da
 			return nil, err
 		}
 	}
+	if man.IDs != "" {
+		ids, err := readIDs(filepath.Join(dir, man.IDs), man.Samples)
+		if err != nil {
+			return nil, err
+		}
+		out.IDs = ids[lo:hi]
+	}
 	if opt.Labels != "" {
 		labels, err := readLabelFile(opt.Labels, man.Samples)
 		if err != nil {
@@ -228,6 +246,34 @@ func readNames(path string, m int) ([]string, error) {
 		return nil, fmt.Errorf("%s: %d names for %d features", path, len(names), m)
 	}
 	return names, nil
+}
+
+// readIDs reads n sample identifiers, one per line, none empty.
+func readIDs(path string, n int) ([]string, error) {
+	f, err := fileio.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ids := make([]string, 0, min(n, 1<<20))
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), matrixio.MaxMTXLine)
+	for sc.Scan() {
+		if len(ids) == n {
+			return nil, matrixio.LineErr(path, len(ids)+1, "more ids than the %d samples", n)
+		}
+		if sc.Text() == "" {
+			return nil, matrixio.LineErr(path, len(ids)+1, "an empty id")
+		}
+		ids = append(ids, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		return nil, matrixio.LineErr(path, len(ids)+1, "%v", err)
+	}
+	if len(ids) != n {
+		return nil, fmt.Errorf("%s: %d ids for %d samples", path, len(ids), n)
+	}
+	return ids, nil
 }
 
 // partsText reads the text pipeline a parts manifest records (nil for a

@@ -13,7 +13,7 @@ import (
 
 // Parts is a parts directory (WriteParts) opened to be read part by part,
 // so that a pass over a corpus holds one part at a time. OpenParts reads
-// the manifest, the labels and the feature names and records each part
+// the manifest, the labels, the feature names and the ids and records each part
 // file's size and modification time; Part refuses a file that changed
 // since, so that the passes of one fit read one corpus.
 type Parts struct {
@@ -28,6 +28,9 @@ type Parts struct {
 	// none; Vocabulary the feature names, nil when it has none.
 	Labels     []int
 	Vocabulary []string
+	// IDs names every sample (Dataset.IDs), nil when the directory has
+	// no ids.txt.
+	IDs []string
 	// Text is the text pipeline that made the term counts, nil for a
 	// matrix; Weighted says the values were weighed before the split.
 	Text     *TextOptions
@@ -97,6 +100,11 @@ func OpenParts(dir string, opt LoadOptions) (*Parts, error) {
 			return nil, err
 		}
 	}
+	if man.IDs != "" {
+		if p.IDs, err = readIDs(filepath.Join(dir, man.IDs), man.Samples); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -146,6 +154,9 @@ func (p *Parts) Part(ctx context.Context, i int) (*Dataset, error) {
 	d.Text, d.Weighted, d.Vocabulary = p.Text, p.Weighted, p.Vocabulary
 	if p.Labels != nil {
 		d.Labels = p.Labels[part.First : part.First+part.Rows]
+	}
+	if p.IDs != nil {
+		d.IDs = p.IDs[part.First : part.First+part.Rows]
 	}
 	return d, d.Validate()
 }

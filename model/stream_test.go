@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -287,4 +288,38 @@ func mustPrepare(t testing.TB, ds *dataset.Dataset) *Prepared {
 // relClose reports |a - b| <= tol max(|a|, |b|).
 func relClose(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// TestPartsIDs: a data set's sample ids go through a parts directory:
+// each part carries its samples' ids, and LoadRows gives them too.
+func TestPartsIDs(t *testing.T) {
+	raw := countCorpus(t, 14, 30, 20, 2)
+	raw.IDs = make([]string, 30)
+	for i := range raw.IDs {
+		raw.IDs[i] = "doc " + strconv.Itoa(100+i)
+	}
+	parts := partsOf(t, raw, 3)
+	if !slices.Equal(parts.IDs, raw.IDs) {
+		t.Fatalf("ids %v", parts.IDs)
+	}
+	d, err := parts.Part(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rows, _ := parts.Span(1)
+	if !slices.Equal(d.IDs, raw.IDs[first:first+rows]) {
+		t.Errorf("part 2's ids %v", d.IDs)
+	}
+	rowsDS, err := dataset.LoadRows(context.Background(), parts.Dir, 5, 25, dataset.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rowsDS.IDs, raw.IDs[5:25]) {
+		t.Errorf("LoadRows's ids %v", rowsDS.IDs)
+	}
+	bad := cloneDS(raw)
+	bad.IDs = slices.Clone(raw.IDs)
+	bad.IDs[3] = "two\nlines"
+	err = dataset.WriteParts(bad, dataset.PartsOptions{Parts: 2}, func(string, func(io.Writer) error) error { return nil })
+	testenv.WantErr(t, err, "sample 4's id")
 }

@@ -21,7 +21,7 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	df.registerText(fs)
 	rt.register(fs)
 	parts := fs.Int("parts", 0, "the number of row blocks, 1 to the number of samples (at least the ranks that will read it; more parts let each rank read less)")
-	out := fs.String("out", "", "the directory to write (parts.json, part-NNNNN.mtx, labels.txt, features.txt)")
+	out := fs.String("out", "", "the directory to write (parts.json, part-NNNNN.mtx, labels.txt, features.txt, ids.txt)")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -35,7 +35,7 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *parts < 1 || *parts > maxParts {
 		return fmt.Errorf("--parts %d: want 1 to %d (and at most the number of samples)", *parts, maxParts)
 	}
-	known := []string{matrixio.PartsFile, "labels.txt", "features.txt"}
+	known := []string{matrixio.PartsFile, "labels.txt", "features.txt", "ids.txt"}
 	for t := 0; t < *parts; t++ {
 		known = append(known, matrixio.PartName(t))
 	}

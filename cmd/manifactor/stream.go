@@ -121,7 +121,11 @@ func runStreamedFit(ctx context.Context, f *fitFlags, parts *dataset.Parts, stdo
 			if parts.Labels != nil {
 				class = strconv.Itoa(parts.Labels[i])
 			}
-			fmt.Fprintf(bw, "%d\t%d\t%s\n", i+1, c, class)
+			id := strconv.Itoa(i + 1)
+			if parts.IDs != nil {
+				id = oneLine.Replace(parts.IDs[i])
+			}
+			fmt.Fprintf(bw, "%s\t%d\t%s\n", id, c, class)
 		}
 		return bw.Flush()
 	}}}

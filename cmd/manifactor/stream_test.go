@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,7 +56,11 @@ func TestStreamedFit(t *testing.T) {
 	}
 	big := filepath.Join(dir, "big")
 	os.Mkdir(big, 0o755)
-	err = dataset.WriteParts(&dataset.Dataset{Source: "gen", Sparse: gen, Labels: classes}, dataset.PartsOptions{Parts: 20}, func(name string, write func(io.Writer) error) error {
+	ids := make([]string, gen.Rows)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("post-%d", 7*i)
+	}
+	err = dataset.WriteParts(&dataset.Dataset{Source: "gen", Sparse: gen, Labels: classes, IDs: ids}, dataset.PartsOptions{Parts: 20}, func(name string, write func(io.Writer) error) error {
 		f, err := os.Create(filepath.Join(big, name))
 		if err != nil {
 			return err
@@ -72,6 +77,11 @@ func TestStreamedFit(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "in memory it needs an estimated") || decode(t, stdout)["mode"] != "streamed" {
 		t.Errorf("stderr %q does not say why it streams", stderr)
+	}
+	// The documents are named by the ids the parts carry.
+	tsv, _ := os.ReadFile(filepath.Join(dir, "auto", "assignments.tsv"))
+	if lines := strings.Split(string(tsv), "\n"); len(lines) < 3 || !strings.HasPrefix(lines[2], "post-7\t") {
+		t.Errorf("assignments.tsv begins %q", lines[:min(3, len(lines))])
 	}
 	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--method", "gnmf", "--memory", "6M", "--out", filepath.Join(dir, "g"))
 	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf on sparse parts") {

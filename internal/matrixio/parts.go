@@ -46,6 +46,9 @@ type Parts struct {
 	// feature, in the directory; empty when the data set has none.
 	Labels string `json:"labels,omitempty"`
 	Names  string `json:"feature_names,omitempty"`
+	// IDs is a file of one identifier per sample (a document's name in
+	// its source), in the directory; empty when the data set has none.
+	IDs string `json:"ids,omitempty"`
 	// Parts are the row blocks in order of their samples.
 	Parts []Part `json:"parts"`
 }
@@ -140,7 +143,7 @@ func ReadParts(dir string) (*Parts, error) {
 	if next != man.Samples || nnz != man.NNZ {
 		return nil, bad("the parts hold %d samples and %d non-zeros, the manifest says %d and %d", next, nnz, man.Samples, man.NNZ)
 	}
-	for _, f := range []string{man.Labels, man.Names} {
+	for _, f := range []string{man.Labels, man.Names, man.IDs} {
 		if f != "" && f != filepath.Base(f) {
 			return nil, bad("%q is not a file name of the directory", f)
 		}
