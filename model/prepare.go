@@ -183,38 +183,21 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	if err := agree(pool, err); err != nil {
 		return nil, err
 	}
-	w := opt.Weighting
-	if w == AutoWeighting {
-		w = NoWeighting
-		if !ds.Weighted && ds.Sparse != nil {
-			// Term counts: whole numbers in every shard, and some values.
-			c := []float64{0, float64(len(ds.Sparse.Val))}
-			if kinds.fraction {
-				c[0] = 1
-			}
-			if err := pool.Sum(c); err != nil {
-				return nil, err
-			}
-			switch {
-			case c[0] == 0 && c[1] > 0 && ds.Text != nil:
-				w = TFIDF
-			case c[0] == 0 && c[1] > 0:
-				w = LogTFIDF
-			}
+	counts := false
+	if opt.Weighting == AutoWeighting && !ds.Weighted && ds.Sparse != nil {
+		// Term counts: whole numbers in every shard, and some values.
+		c := []float64{0, float64(len(ds.Sparse.Val))}
+		if kinds.fraction {
+			c[0] = 1
 		}
-	}
-	norm := opt.Normalize
-	if norm == AutoNormalization {
-		norm = NoNormalization
-		if w == TFIDF || w == LogTFIDF {
-			norm = L2
+		if err := pool.Sum(c); err != nil {
+			return nil, err
 		}
+		counts = c[0] == 0 && c[1] > 0
 	}
-	if w < 0 || int(w) >= len(weightingNames) {
-		return nil, fmt.Errorf("model: unknown weighting %d", int(w))
-	}
-	if norm < 0 || int(norm) >= len(normalizationNames) {
-		return nil, fmt.Errorf("model: unknown normalization %d", int(norm))
+	w, norm, err := resolveChoices(opt.Weighting, opt.Normalize, counts, ds.Text != nil)
+	if err != nil {
+		return nil, err
 	}
 	if opt.MinDF < 0 {
 		return nil, fmt.Errorf("model: MinDF %d is negative", opt.MinDF)
@@ -366,6 +349,36 @@ func PrepareShard(ds *dataset.Dataset, opt PrepareOptions, pool Pool) (*Prepared
 	p.Data = ds
 	p.Preparation = fitted
 	return p, nil
+}
+
+// resolveChoices resolves the Auto weighting and normalization: term
+// counts (sparse whole numbers, some of them, not weighted before) are
+// weighted by tf-idf where the text pipeline made them and by log tf-idf
+// otherwise, other data not at all, and tf-idf weighted samples get unit
+// length. Unknown values are refused.
+func resolveChoices(w Weighting, norm Normalization, counts, text bool) (Weighting, Normalization, error) {
+	if w == AutoWeighting {
+		w = NoWeighting
+		if counts {
+			w = LogTFIDF
+			if text {
+				w = TFIDF
+			}
+		}
+	}
+	if norm == AutoNormalization {
+		norm = NoNormalization
+		if w == TFIDF || w == LogTFIDF {
+			norm = L2
+		}
+	}
+	if w < 0 || int(w) >= len(weightingNames) {
+		return 0, 0, fmt.Errorf("model: unknown weighting %d", int(w))
+	}
+	if norm < 0 || int(norm) >= len(normalizationNames) {
+		return 0, 0, fmt.Errorf("model: unknown normalization %d", int(norm))
+	}
+	return w, norm, nil
 }
 
 // agree returns err, or when this shard passed a check that another

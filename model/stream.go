@@ -86,29 +86,9 @@ func prepareParts(ctx context.Context, parts *dataset.Parts, opt PrepareOptions,
 			progress(i+1, parts.NumParts())
 		}
 	}
-	w := opt.Weighting
-	if w == AutoWeighting {
-		w = NoWeighting
-		switch {
-		case parts.Weighted || fraction || nnz == 0:
-		case parts.Text != nil:
-			w = TFIDF
-		default:
-			w = LogTFIDF
-		}
-	}
-	norm := opt.Normalize
-	if norm == AutoNormalization {
-		norm = NoNormalization
-		if w == TFIDF || w == LogTFIDF {
-			norm = L2
-		}
-	}
-	if w < 0 || int(w) >= len(weightingNames) {
-		return nil, fmt.Errorf("model: unknown weighting %d", int(w))
-	}
-	if norm < 0 || int(norm) >= len(normalizationNames) {
-		return nil, fmt.Errorf("model: unknown normalization %d", int(norm))
+	w, norm, err := resolveChoices(opt.Weighting, opt.Normalize, !parts.Weighted && !fraction && nnz > 0, parts.Text != nil)
+	if err != nil {
+		return nil, err
 	}
 	if w == LogTFIDF && nonCount >= 0 {
 		// The part holding the first such value names it.
