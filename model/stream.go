@@ -198,7 +198,13 @@ type PartsResult struct {
 	Runtime time.Duration
 }
 
-// FitParts fits nmf to the corpus of a sparse parts directory
+// Streams reports whether FitParts fits method m: nmf and nmf-kl, the
+// methods whose mini-batch solver needs no sample but those of its batch
+// (solver.Method.HasMiniBatch; nmf-ncw's weights need a pass of their
+// own).
+func Streams(m solver.Method) bool { return m == solver.NMF || m == solver.NMFKL }
+
+// FitParts fits nmf or nmf-kl to the corpus of a sparse parts directory
 // (dataset.WriteParts, `manifactor split`) by the mini-batch solver,
 // reading one part at a time (and the next while the current one is
 // fitted), and writes the model into dir as Model.Save does, V.mtx and
@@ -216,7 +222,7 @@ type PartsResult struct {
 // samples (all of them, in a smaller corpus) and every sample takes its
 // nearest centre.
 //
-// Options must ask for nmf with the default or the minibatch solver,
+// Options must ask for a method that Streams with the default or the minibatch solver,
 // one start, the random start and the relative-decrease rule; others are
 // refused. Progress reports the stages "prepare", "fit" and "write" part
 // by part, from the goroutine that reads the parts. Parts
@@ -229,8 +235,8 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 	}
 	c := opts.Solver
 	switch {
-	case opts.Method != solver.NMF:
-		return nil, fmt.Errorf("model: a streamed fit runs nmf, not %s", opts.Method)
+	case !Streams(opts.Method):
+		return nil, fmt.Errorf("model: a streamed fit runs nmf or nmf-kl, not %s", opts.Method)
 	case c.Algorithm != solver.AutoAlgorithm && c.Algorithm != solver.MiniBatch:
 		return nil, fmt.Errorf("model: a streamed fit runs the minibatch solver, not %s", c.Algorithm)
 	case c.Restarts > 1 || c.RestartIters > 0:
@@ -257,7 +263,11 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 	if opts.K > min(n, m) {
 		return nil, fmt.Errorf("%s: k = %d is more than the data allows: at most min(features, samples) = min(%d, %d)", parts.Dir, opts.K, m, n)
 	}
-	md, err := minibatch.New(m, minibatch.Options{K: opts.K, BatchSize: c.BatchSize, Forget: c.Forget, Seed: opts.Seed, Threads: opts.Threads})
+	loss := minibatch.Frobenius
+	if opts.Method.KL() {
+		loss = minibatch.KL
+	}
+	md, err := minibatch.New(m, minibatch.Options{K: opts.K, Loss: loss, BatchSize: c.BatchSize, Forget: c.Forget, Seed: opts.Seed, Threads: opts.Threads})
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -291,14 +301,15 @@ func FitParts(ctx context.Context, parts *dataset.Parts, prep PrepareOptions, op
 		}
 	}
 	src.progress = nil
-	// U's columns at unit length, as Fit returns them, V solved for it.
+	// U's columns at unit length (nmf-kl: unit sum), as Fit returns
+	// them, V solved for it.
 	u := md.U()
-	normalizeColumns(u)
+	normalizeColumns(u, opts.Method.KL())
 	if err := md.SetU(u); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	mod := &Model{Method: solver.NMF, K: opts.K, Assign: opts.Assign, Seed: opts.Seed, Preparation: pp.prep, U: u,
-		State: solver.State{Method: solver.NMF, NCWNorm: 1, Samples: n, Features: m}}
+	mod := &Model{Method: opts.Method, K: opts.K, Assign: opts.Assign, Seed: opts.Seed, Preparation: pp.prep, U: u,
+		State: solver.State{Method: opts.Method, NCWNorm: 1, Samples: n, Features: m}}
 	if t := parts.Text; t != nil {
 		text := t.Tokenization()
 		mod.Text = &text
@@ -319,18 +330,25 @@ func lastOf(x []float64) float64 {
 	return x[len(x)-1]
 }
 
-// normalizeColumns scales u's non-zero columns to unit length.
-func normalizeColumns(u *mat.Dense) {
+// normalizeColumns scales u's non-zero columns to unit length, or to
+// unit sum with sum set.
+func normalizeColumns(u *mat.Dense, sum bool) {
 	r, k := u.Dims()
 	for c := 0; c < k; c++ {
 		var s float64
 		for i := 0; i < r; i++ {
-			s += u.At(i, c) * u.At(i, c)
+			if sum {
+				s += u.At(i, c)
+			} else {
+				s += u.At(i, c) * u.At(i, c)
+			}
 		}
 		if s == 0 {
 			continue
 		}
-		s = math.Sqrt(s)
+		if !sum {
+			s = math.Sqrt(s)
+		}
 		for i := 0; i < r; i++ {
 			u.Set(i, c, u.At(i, c)/s)
 		}
@@ -346,6 +364,8 @@ type partSource struct {
 }
 
 func (s *partSource) Blocks() int { return s.parts.NumParts() }
+
+func (s *partSource) Samples() int { return s.parts.Samples }
 
 func (s *partSource) Block(ctx context.Context, i int) (*sparse.CSR, error) {
 	ds, err := s.parts.Part(ctx, i)

@@ -32,8 +32,8 @@ const (
 	// the exact minimizer of the objective with the others fixed, so the
 	// objective never increases.
 	CD
-	// MiniBatch is the online NMF of package minibatch, for nmf and
-	// nmf-ncw: an iteration is one pass over the samples in batches
+	// MiniBatch is the online NMF of package minibatch, for nmf,
+	// nmf-ncw and nmf-kl: an iteration is one pass over the samples in batches
 	// (Control.BatchSize), each batch's V solved by coordinate descent
 	// for the current U and U updated from the statistics of the samples
 	// seen, discounted by Control.Forget between passes. It is the
@@ -84,11 +84,24 @@ func (m Method) HasCD() bool {
 	return !m.Concept()
 }
 
-// HasMiniBatch reports whether Fit has the MiniBatch solver for m: NMF
-// and NMF-NCW. The graph term couples a sample's row of V with its
-// neighbours', which a batch does not hold.
+// HasMiniBatch reports whether Fit has the MiniBatch solver for m: NMF,
+// NMF-NCW and NMF-KL. The graph term couples a sample's row of V with
+// its neighbours', which a batch does not hold; NMF-KL-NCW's weights
+// need every sample's before the first batch.
 func (m Method) HasMiniBatch() bool {
-	return m == NMF || m == NMFNCW
+	return m == NMF || m == NMFNCW || m == NMFKL
+}
+
+// miniBatchMethods names the methods that have MiniBatch, for error
+// messages.
+func miniBatchMethods() string {
+	var names []string
+	for _, m := range Methods() {
+		if m.HasMiniBatch() {
+			names = append(names, m.String())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Resolve returns the algorithm Fit runs for method m: a for MU and CD,

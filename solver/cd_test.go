@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manifactor/manifactor/internal/klstep"
 	"github.com/manifactor/manifactor/internal/testenv"
 
 	"gonum.org/v1/gonum/mat"
@@ -504,7 +505,7 @@ func klRowObjective(f, lin, x, ht []float64) float64 {
 	return s
 }
 
-// TestKLCDRow: klCDRow never increases the row's objective, sweep after
+// TestKLCDRow: klstep.Row never increases the row's objective, sweep after
 // sweep, from starts far above and far below the data's scale (the first
 // takes the backtracking of overshooting Newton steps), and converges to
 // a point that satisfies the KKT conditions: zero gradient on the positive
@@ -514,7 +515,7 @@ func TestKLCDRow(t *testing.T) {
 	// go to -3, is cut to 0 (where the objective is infinite) and must be
 	// halved back to 1.5.
 	f, y := []float64{3}, []float64{3}
-	klCDRow(f, []float64{1}, []float64{1}, []float64{1}, y, make([]float64, 2), 1, nil, nil, 1, nil)
+	klstep.Row(f, []float64{1}, []float64{1}, []float64{1}, y, make([]float64, 2), 1, nil, nil, 1, nil, Eps)
 	if f[0] != 1.5 || y[0] != 1.5 {
 		t.Fatalf("overshooting step: f = %v, y = %v; want both 1.5", f[0], y[0])
 	}
@@ -556,7 +557,7 @@ func TestKLCDRow(t *testing.T) {
 							}
 						}
 					}
-					klCDRow(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, nil)
+					klstep.Row(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, nil, Eps)
 					obj := klRowObjective(f, lin, x, ht)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)
@@ -585,7 +586,7 @@ func TestKLCDRow(t *testing.T) {
 }
 
 // TestKLCDRowGraph: with LPNMF's graph term (klGraphRow, built from
-// explicit neighbours), klCDRow never increases the row's objective,
+// explicit neighbours), klstep.Row never increases the row's objective,
 // keeps every coordinate at or above Eps, and converges to the KKT point
 // of the bounded problem; also for a row with no stored entries, where
 // the graph term alone balances the linear one.
@@ -650,7 +651,7 @@ func TestKLCDRowGraph(t *testing.T) {
 							y[q] += f[c] * ht[c*nq+q]
 						}
 					}
-					klCDRow(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, gr)
+					klstep.Row(f, lin, x, ht, y, make([]float64, 2*len(x)), 1, nil, nil, 1, gr, Eps)
 					obj := objective(f)
 					if obj > prev+1e-12*math.Abs(prev) {
 						t.Fatalf("%s: objective rose in sweep %d: %v -> %v", name, sweep, prev, obj)

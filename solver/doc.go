@@ -30,7 +30,7 @@
 // over the colours per data product as pay, each pass a sequence of such
 // steps, cdGraphHalf), for
 // NMF-KL and LPNMF a Newton step on a convex function whose derivative is
-// concave, kept only when that concavity certifies a decrease (klCDRow;
+// concave, kept only when that concavity certifies a decrease (klstep.Row;
 // LPNMF's symmetric-KL graph term keeps both properties, klGraphRow, and
 // its rows of V are updated one graph colour at a time, cdGraphHalf).
 // LPNMF's CD minimizes the objective as stated; its MU (paper 003's
@@ -43,7 +43,7 @@
 // GNMF's scale-invariant formulation rescales the driver's stored factors
 // with the ones in use, which keeps every pair's objective).
 //
-// MiniBatch, for nmf and nmf-ncw, runs package minibatch's online
+// MiniBatch, for nmf, nmf-ncw and nmf-kl, runs package minibatch's online
 // passes inside Fit, so that its starts, stopping rules and Result are
 // the other solvers': an iteration is one pass over the samples, after
 // which V is solved afresh for the pass's U. Its objective need not fall

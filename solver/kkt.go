@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/manifactor/manifactor/internal/asm"
+	"github.com/manifactor/manifactor/internal/klstep"
 	"github.com/manifactor/manifactor/internal/parallel"
 )
 
@@ -68,12 +69,7 @@ func addProjGrad(pg, ref, f, g, num []float64) {
 
 // projected returns the component g of a projected gradient at an entry
 // f: 0 where f is at its bound and g pushes it outward.
-func projected(f, g float64) float64 {
-	if f <= 0 && g >= 0 {
-		return 0
-	}
-	return g
-}
+func projected(f, g float64) float64 { return klstep.Projected(f, g) }
 
 // addProjGradDiff is addProjGrad for the gradient den - num, both sums
 // times w; with w = 1 (every method but the NC-weighted KL ones' V half)

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/asm"
+	"github.com/manifactor/manifactor/internal/klstep"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
 )
@@ -27,114 +28,6 @@ const (
 	klSweepsU = 1
 )
 
-// klBacktracks bounds the halvings of one rejected Newton step before the
-// coordinate is left where it was.
-const klBacktracks = 40
-
-// klCDRow minimizes, over f >= 0, one row's part of the KL objective with
-// the other factor fixed,
-//
-//	phi(f) = lin . f - sum_q x_q log y_q,  y_q = sum_c f_c ht[c*nq+q],
-//
-// by cyclic coordinate descent (Hsieh and Dhillon, KDD 2011): each step
-// moves one coordinate by a one-variable Newton step, projected onto
-// f_c >= 0. ht holds the other factor's rows at the row's stored entries,
-// transposed (column c contiguous), and y the model values on entry,
-// which the steps keep current; ratios is scratch for 2 len(x) values,
-// the last step's ratios (asm.KLStep's xr and r), from which a step
-// that moves nothing takes the next coordinate's derivatives
-// (asm.KLDeriv: the same values as a pass at t = 0, without its
-// divisions).
-//
-// Along coordinate c, phi(f + t e_c) has the derivative
-// p(t) = lin_c - sum x h / (y + t h), which is increasing and concave
-// (p” = -2 sum x h^3 / (y + t h)^3 <= 0). A Newton step with p(0) < 0
-// lands at or before the root of p (the tangent of a concave function lies
-// above it), so phi decreases along the whole step. A step with p(0) > 0
-// may overshoot the root; concavity puts p above the chord on [t, 0], so
-//
-//	phi(t) - phi(0) = -int_t^0 p <= -|t| (p(0) + p(t)) / 2,
-//
-// and the step is kept when p(0) + p(t) >= 0, else halved until it is.
-// p(t) comes free with the pass that moves y (asm.KLStep), so every
-// step is certified not to increase the objective at no extra pass.
-//
-// pg and ref, when not nil, receive w times the measure of stationarity
-// (addProjGrad) met in the first sweep: each coordinate's derivative when
-// the sweep reaches it, which a sweep measures for free, as
-// scikit-learn's cd does; the data part is sum x h / y.
-//
-// gr, when not nil, adds LPNMF's graph term for a row of V (see
-// klGraphRow), which keeps p increasing and concave: each coordinate is
-// then held at or above Eps, where the term is smooth.
-func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, w float64, gr *klGraphRow) {
-	k, nq := len(f), len(x)
-	lo := 0.0 // the coordinates' lower bound
-	if gr != nil {
-		lo = Eps
-	}
-	// The ratios of the last step: a coordinate that does not move leaves
-	// y as it is, and the next one's derivatives come from them.
-	xr, r := ratios[:nq], ratios[nq:2*nq]
-	_, g, hs := asm.KLStep(y, x, ht[:nq], ht[:nq], xr, r, 0, Eps)
-	for sweep := 1; sweep <= sweeps; sweep++ {
-		for c := 0; c < k; c++ {
-			hc := ht[c*nq : (c+1)*nq]
-			next := ht[:nq] // the next coordinate's column: c+1, or 0
-			if c+1 < k {
-				next = ht[(c+1)*nq : (c+2)*nq]
-			}
-			grad, curv := lin[c]-g, hs
-			if gr != nil {
-				d1, d2 := gr.derivatives(c, f[c])
-				grad, curv = grad+d1, curv+d2
-			}
-			if sweep == 1 && pg != nil {
-				d := projected(f[c], grad)
-				pg[c] += w * d * d
-				ref[c] += w * g * g
-			}
-			var t float64
-			switch {
-			case grad < 0 && curv > 0:
-				t = -grad / curv
-			case grad > 0 && curv > 0:
-				t = max(lo-f[c], -grad/curv)
-			case grad > 0:
-				// phi is linear along c: its minimum is at f_c = 0.
-				t = lo - f[c]
-			}
-			if !(t != 0) || math.IsInf(t, 0) {
-				if sweep < sweeps || c+1 < k {
-					g, hs = asm.KLDeriv(xr, r, next)
-				}
-				continue
-			}
-			old := f[c]
-			f[c] = old + t
-			gOld, gn, hn := asm.KLStep(y, x, hc, next, xr, r, t, Eps)
-			if t < 0 && curv > 0 {
-				// p(t) = lin_c - gOld (+ the graph's part); keep the step
-				// once p(0) + p(t) >= 0.
-				for try := 0; grad+lin[c]-gOld+gr.derivative(c, old+t) < 0; try++ {
-					back := -t / 2
-					if try == klBacktracks {
-						back = -t
-					}
-					t += back
-					f[c] = old + t
-					gOld, gn, hn = asm.KLStep(y, x, hc, next, xr, r, back, Eps)
-					if try == klBacktracks {
-						f[c] = old
-						break
-					}
-				}
-			}
-			g, hs = gn, hn
-		}
-	}
-}
-
 // klGraphRow is LPNMF's graph term seen from one row j of V with the
 // other rows fixed: per column c,
 //
@@ -150,30 +43,21 @@ func klCDRow(f, lin, x, ht, y, ratios []float64, sweeps int, pg, ref []float64, 
 //	h”'(v) = -alpha_c (deg / v^2 + 2 a_c / v^3) <= 0:
 //
 // h is convex with a concave derivative on v > 0, the property of the
-// data part that klCDRow's certificate rests on, so the sum keeps it.
+// data part that klstep.Row's certificate rests on, so the sum keeps it.
 // Near v = 0 the derivative falls to -infinity; the objective floors
-// logarithms at Eps, so klCDRow keeps graph-coupled coordinates at or
+// logarithms at Eps, so klstep.Row keeps graph-coupled coordinates at or
 // above Eps, where the floor never acts and h is exactly the objective's.
 type klGraphRow struct {
 	alpha, a, lg []float64
 	deg          float64
 }
 
-// derivatives returns h'(v) and h”(v) for column c.
-func (g *klGraphRow) derivatives(c int, v float64) (d1, d2 float64) {
+// Derivatives returns h'(v) and h”(v) for column c.
+func (g *klGraphRow) Derivatives(c int, v float64) (d1, d2 float64) {
 	al := g.alpha[c]
 	d1 = al * (g.deg*(math.Log(v)+1) - g.lg[c] - g.a[c]/v)
 	d2 = al * (g.deg/v + g.a[c]/(v*v))
 	return d1, d2
-}
-
-// derivative returns h'(v) for column c, 0 without a graph term.
-func (g *klGraphRow) derivative(c int, v float64) float64 {
-	if g == nil {
-		return 0
-	}
-	d1, _ := g.derivatives(c, v)
-	return d1
 }
 
 // klCDWork is one worker's space: the other factor's rows at a row's
@@ -192,14 +76,14 @@ func (it *klIter) workers(n, k int) {
 	}
 }
 
-// cdHalf runs klCDRow on every row r of a (the data with the rows of f as
+// cdHalf runs klstep.Row on every row r of a (the data with the rows of f as
 // its rows; vals its values, weighted or not), against h (indexed by a's
 // columns) and the linear coefficients lin. With logs given it also sets
 // logs[r] = sum_q vals_q log max(y_q, Eps) at the row's final y, the
 // row's share of the objective. Rows are independent and each is done by
 // one worker from start to end, so the result does not depend on threads.
 // s, when not nil, receives the half's measure of stationarity
-// (klCDRow's), each row's times gamma[r]^2 when gamma is given: the V
+// (klstep.Row's), each row's times gamma[r]^2 when gamma is given: the V
 // half runs on X's values without the sample weights, which cancel in the
 // steps but not in the gradient.
 func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin, logs []float64, s *kktSums, gamma []float64, sweeps int) {
@@ -227,7 +111,7 @@ func (it *klIter) cdHalf(a *sparse.CSR, vals []float64, f, h blas64.General, lin
 	})
 }
 
-// row runs klCDRow on row r of f (see cdHalf) with the graph term gr, or
+// row runs klstep.Row on row r of f (see cdHalf) with the graph term gr, or
 // none, and, with wantLog, returns sum_q vals_q log max(y_q, Eps) at the
 // row's final model values.
 func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin []float64, r, sweeps int, pg, ref []float64, w2 float64, gr *klGraphRow, wantLog bool) float64 {
@@ -254,7 +138,11 @@ func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin [
 	// The model values and the transposed rows in one pass.
 	asm.DotGatherT(y, ht, fr, a.Ind[p0:p1], h.Data, k)
 	x := vals[p0:p1]
-	klCDRow(fr, lin, x, ht, y, w.ratios, sweeps, pg, ref, w2, gr)
+	var term klstep.Term
+	if gr != nil {
+		term = gr
+	}
+	klstep.Row(fr, lin, x, ht, y, w.ratios, sweeps, pg, ref, w2, term, Eps)
 	if !wantLog {
 		return 0
 	}
@@ -267,7 +155,7 @@ func (w *klCDWork) row(a *sparse.CSR, vals []float64, f, h blas64.General, lin [
 	return logSum
 }
 
-// cdGraphHalf is LPNMF's V half under CD: each row of V by klCDRow
+// cdGraphHalf is LPNMF's V half under CD: each row of V by klstep.Row
 // against U, with the graph term of its neighbours' current rows
 // (klGraphRow). Rows of one colour share no edge, so they run in
 // parallel, colour after colour (block Gauss-Seidel), and each row reads

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/manifactor/manifactor/internal/asm"
+	"github.com/manifactor/manifactor/internal/klstep"
 	"github.com/manifactor/manifactor/internal/nmfstep"
 	"github.com/manifactor/manifactor/internal/parallel"
 	"github.com/manifactor/manifactor/sparse"
@@ -414,7 +415,7 @@ func gramOf(dst, a blas64.General, threads int) {
 //
 // (U's half alike, each sample's terms weighted by g_j): Lee and Seung's
 // KL updates over the observed entries, which keep the objective from
-// increasing. cd runs klCDRow on each row with those linear coefficients.
+// increasing. cd runs klstep.Row on each row with those linear coefficients.
 type maskedKLIter struct {
 	p     *problem
 	f     *factors
@@ -495,7 +496,7 @@ func (it *maskedKLIter) half(a *sparse.CSR, vals []float64, f, h blas64.General,
 				for c := range own {
 					own[c] = max(own[c], 0) // round-off below the true, non-negative sum
 				}
-				klCDRow(fr, own, vals[p0:p1], ht[:nq*k], y[:nq], ratios, sweeps, nil, nil, 1, nil)
+				klstep.Row(fr, own, vals[p0:p1], ht[:nq*k], y[:nq], ratios, sweeps, nil, nil, 1, nil, Eps)
 				continue
 			}
 			clear(num)

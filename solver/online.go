@@ -10,7 +10,8 @@ import (
 // DefaultBatchSize is MiniBatch's samples a batch, scikit-learn's.
 const DefaultBatchSize = 1024
 
-// mbIter runs nmf (and nmf-ncw, on the weighted data) by MiniBatch: an
+// mbIter runs nmf (and nmf-ncw, on the weighted data) and nmf-kl by
+// MiniBatch: an
 // iteration is one pass of package minibatch over the samples in a seeded
 // random order, after which V is solved afresh for the pass's U, so that
 // the objective is that of the factors Fit returns. The objective need
@@ -26,8 +27,12 @@ type mbIter struct {
 
 func newMBIter(p *problem, f *factors) *mbIter {
 	_, xt := p.d.sparseForms()
+	loss := minibatch.Frobenius
+	if p.spec.KL() {
+		xt, loss = p.klXT, minibatch.KL
+	}
 	p.mbStarts++
-	md, err := minibatch.New(p.d.m, minibatch.Options{K: f.k, BatchSize: p.opts.BatchSize,
+	md, err := minibatch.New(p.d.m, minibatch.Options{K: f.k, Loss: loss, BatchSize: p.opts.BatchSize,
 		Forget: p.opts.Forget, Threads: p.opts.Threads,
 		Seed: p.opts.Seed ^ uint64(p.mbStarts)<<40})
 	if err != nil {
@@ -44,7 +49,11 @@ func (it *mbIter) begin() float64 {
 		// The starts are finite and non-negative.
 		panic(err)
 	}
-	return minibatch.Objective(it.xt, u, mat.NewDense(it.f.v.Rows, k, it.f.v.Data))
+	v := mat.NewDense(it.f.v.Rows, k, it.f.v.Data)
+	if it.p.spec.KL() {
+		return minibatch.KLObjective(it.xt, u, v)
+	}
+	return minibatch.Objective(it.xt, u, v)
 }
 
 // step makes a pass and, when eval is set, solves V for the new U and

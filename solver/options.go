@@ -520,7 +520,7 @@ func (o Options) check(d *Data) error {
 	case o.Algorithm == CD && !spec.HasCD():
 		return fmt.Errorf("solver: %s has no coordinate-descent solver (cd is for %s); use mu", spec, cdMethods())
 	case o.Algorithm == MiniBatch && !spec.HasMiniBatch():
-		return fmt.Errorf("solver: the minibatch solver is for nmf and nmf-ncw, not %s", spec)
+		return fmt.Errorf("solver: the minibatch solver is for %s, not %s", miniBatchMethods(), spec)
 	case o.Algorithm == MiniBatch && d.hidden != nil:
 		return fmt.Errorf("solver: the minibatch solver takes no missing entries; use cd")
 	case o.BatchSize < 0:

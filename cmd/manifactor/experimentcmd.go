@@ -88,7 +88,7 @@ func (f *protocolFlags) begin(ctx context.Context, flag string, names []string) 
 				return nil, nil, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", m, cdMethodNames())
 			}
 			if f.mf.algorithm == solver.MiniBatch && !m.HasMiniBatch() {
-				return nil, nil, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf and nmf-ncw)", m)
+				return nil, nil, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf, nmf-ncw and nmf-kl)", m)
 			}
 		}
 	}

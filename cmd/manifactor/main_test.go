@@ -650,7 +650,7 @@ func TestManifoldBadInput(t *testing.T) {
 		{[]string{"--method", "cf", "--solver", "cd"}, []string{"--solver cd", "cf", "nmf, gnmf"}},
 		{[]string{"--method", "lccf", "--solver", "cd"}, []string{"--solver cd", "lccf"}},
 		{[]string{"--method", "gnmf", "--solver", "minibatch"}, []string{"--solver minibatch: gnmf has no mini-batch solver"}},
-		{[]string{"--method", "nmf-kl", "--solver", "minibatch"}, []string{"--solver minibatch: nmf-kl"}},
+		{[]string{"--method", "nmf-kl-ncw", "--solver", "minibatch"}, []string{"--solver minibatch: nmf-kl-ncw"}},
 		{[]string{"--method", "nmf", "--solver", "minibatch", "--batch-size", "-3"}, []string{"--batch-size -3"}},
 		{[]string{"--method", "nmf", "--batch-size", "100"}, []string{"--batch-size 100: for --solver minibatch, not cd"}},
 		{[]string{"--method", "plsa"}, []string{"unknown method"}},

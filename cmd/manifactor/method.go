@@ -138,7 +138,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.BoolVar(&f.papers, "papers", false, "the papers' settings for the method: papers formulation and lambda, their start, assignment and iterations (other flags given override them)")
 	fs.TextVar(&f.start, "start", solver.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
-	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates), cd (coordinate descent) or minibatch (nmf, nmf-ncw: online passes over batches of samples; an iteration is a pass)")
+	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates), cd (coordinate descent) or minibatch (nmf, nmf-ncw, nmf-kl: online passes over batches of samples; an iteration is a pass)")
 	fs.IntVar(&f.batchSize, "batch-size", 0, fmt.Sprintf("samples a batch of --solver minibatch (0: %d)", solver.DefaultBatchSize))
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
@@ -264,7 +264,7 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		return o, fmt.Errorf("--solver cd: %s has no coordinate-descent solver (it exists for %s)", f.method, cdMethodNames())
 	}
 	if o.Solver.Algorithm == solver.MiniBatch && !f.method.HasMiniBatch() {
-		return o, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf and nmf-ncw)", f.method)
+		return o, fmt.Errorf("--solver minibatch: %s has no mini-batch solver (it exists for nmf, nmf-ncw and nmf-kl)", f.method)
 	}
 	switch {
 	case f.batchSize < 0:

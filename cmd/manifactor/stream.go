@@ -29,7 +29,8 @@ type streamedJSON struct {
 // chooseMode decides whether fit streams --data, a parts directory, from
 // disk (model.FitParts) rather than load it: with --solver minibatch it
 // does; with the default solver it does when the fit in memory would not
-// fit under the memory limit and nmf can stream, and says so. It returns
+// fit under the memory limit and the method streams (model.Streams),
+// and says so. It returns
 // nil parts for a fit in memory. A job that fits neither way is refused
 // with both estimates' parts.
 func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) {
@@ -48,18 +49,18 @@ func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) 
 	whole := memory.Parts(parts, mo, f.rt.threadCount())
 	limit := f.rt.limit
 	fits := limit == 0 || whole.Total() <= limit
-	canStream := parts.Sparse && mo.Method == solver.NMF && !f.mf.kAuto && f.df.classes == ""
+	canStream := parts.Sparse && model.Streams(mo.Method) && !f.mf.kAuto && f.df.classes == ""
 	switch {
 	case f.mf.algorithm == solver.MiniBatch:
 	case fits:
 		return nil, "in memory", nil
 	case !canStream:
-		return nil, "", fmt.Errorf("%s: the fit in memory needs an estimated %v, above the memory limit of %s; only nmf on sparse parts, without --classes or --k auto, streams from disk: give more with --memory, or reduce k or the data", f.df.path, whole, sysmem.FormatBytes(limit))
+		return nil, "", fmt.Errorf("%s: the fit in memory needs an estimated %v, above the memory limit of %s; only nmf and nmf-kl on sparse parts, without --classes or --k auto, stream from disk: give more with --memory, or reduce k or the data", f.df.path, whole, sysmem.FormatBytes(limit))
 	case f.mf.algorithm != solver.AutoAlgorithm:
 		return nil, "", fmt.Errorf("%s: the fit in memory needs an estimated %v, above the memory limit of %s: --solver minibatch (or the default solver) streams it from disk, or give more with --memory", f.df.path, whole, sysmem.FormatBytes(limit))
 	}
 	if !canStream {
-		return nil, "", fmt.Errorf("--solver minibatch on %s streams the parts from disk, which runs nmf on sparse parts without --classes or --k auto", f.df.path)
+		return nil, "", fmt.Errorf("--solver minibatch on %s streams the parts from disk, which runs nmf or nmf-kl on sparse parts without --classes or --k auto", f.df.path)
 	}
 	mo.Solver.Algorithm = solver.MiniBatch
 	est := memory.Streamed(parts, mo, f.rt.threadCount())

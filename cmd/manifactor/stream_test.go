@@ -83,8 +83,16 @@ func TestStreamedFit(t *testing.T) {
 	if lines := strings.Split(string(tsv), "\n"); len(lines) < 3 || !strings.HasPrefix(lines[2], "post-7\t") {
 		t.Errorf("assignments.tsv begins %q", lines[:min(3, len(lines))])
 	}
+	// nmf-kl streams too.
+	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--method", "nmf-kl", "--memory", "6M", "--quiet", "--json", "--out", filepath.Join(dir, "kl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := decode(t, stdout); s["mode"] != "streamed" || s["method"] != "nmf-kl" {
+		t.Errorf("nmf-kl over the limit: mode %v, method %v; stderr %q", s["mode"], s["method"], stderr)
+	}
 	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--method", "gnmf", "--memory", "6M", "--out", filepath.Join(dir, "g"))
-	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf on sparse parts") {
+	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf and nmf-kl on sparse parts") {
 		t.Errorf("gnmf over the limit: %v", err)
 	}
 	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--solver", "cd", "--memory", "6M", "--out", filepath.Join(dir, "cd"))

@@ -94,8 +94,8 @@ func Parts(p *dataset.Parts, opts model.Options, threads int) Estimate {
 // Data, the part being fitted and the next, each as read (an index and a
 // value a stored entry, doubled for the copies that the preparation
 // makes) and the labels; Factors, U and the statistics B (features x k
-// each, the features' document frequencies of the first pass among
-// them), a part's rows of V, the k-means sample and its work, the
+// each; nmf-kl also the numerator A; the features' document frequencies
+// of the first pass among them), a part's rows of V, the k-means sample and its work, the
 // samples' clusters and the column files' buffers.
 func Streamed(p *dataset.Parts, opts model.Options, threads int) Estimate {
 	k := int64(max(opts.K, 1))
@@ -108,7 +108,11 @@ func Streamed(p *dataset.Parts, opts model.Options, threads int) Estimate {
 	var est Estimate
 	est.Data = 2*2*(16*part+8*rows) + 8*n
 	sample := min(n, 100_000)
-	est.Factors = 2*8*m*k + 8*m + 8*rows*k + sample*(8*k+kmeansSampleBytes) + 8*n + k*(64<<10)
+	copies := int64(2)
+	if opts.Method.KL() {
+		copies = 3
+	}
+	est.Factors = copies*8*m*k + 8*m + 8*rows*k + sample*(8*k+kmeansSampleBytes) + 8*n + k*(64<<10)
 	return est
 }
 

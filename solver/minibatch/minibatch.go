@@ -14,20 +14,48 @@ import (
 	"github.com/manifactor/manifactor/sparse"
 )
 
+// Loss is the divergence a Model fits.
+type Loss int
+
+const (
+	// Frobenius is the squared error: coordinate descent in both steps.
+	Frobenius Loss = iota
+	// KL is the generalized Kullback-Leibler divergence D(X || V U^T):
+	// each batch's rows of V by coordinate Newton steps (package
+	// klstep), U by the online multiplicative update.
+	KL
+)
+
+// String returns the loss's name.
+func (l Loss) String() string {
+	switch l {
+	case Frobenius:
+		return "frobenius"
+	case KL:
+		return "kl"
+	}
+	return fmt.Sprintf("Loss(%d)", int(l))
+}
+
 // Options configures a Model. The zero value but K is the default.
 type Options struct {
 	// K is the number of factors, at least 1.
 	K int
+	// Loss is the divergence; the zero value is Frobenius.
+	Loss Loss
 	// BatchSize is the samples of a batch; 0 means 1024 (scikit-learn's).
 	BatchSize int
 	// Sweeps is the coordinate-descent sweeps that solve a batch's rows
-	// of V; 0 means 10.
+	// of V; 0 means 10 (Frobenius) or 5 (KL, whose sweeps are Newton
+	// steps and cost a pass over the sample's entries each).
 	Sweeps int
 	// USweeps is the coordinate-descent sweeps U takes after each batch;
-	// 0 means 1.
+	// 0 means 1. KL takes one multiplicative step and refuses more.
 	USweeps int
 	// Forget, in (0, 1], discounts the statistics before each pass of Fit
-	// after the first; 0 means 0.5.
+	// after the first; 0 means 0.5. Under KL it is the discount over a
+	// whole pass p, taken batch by batch, to the power 1/p; 0 means 1e-4
+	// (see discountKL).
 	Forget float64
 	// Seed seeds U's start.
 	Seed uint64
@@ -41,9 +69,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Sweeps == 0 {
 		o.Sweeps = 10
+		if o.Loss == KL {
+			o.Sweeps = klSweeps
+		}
 	}
 	if o.Forget == 0 {
 		o.Forget = 0.5
+		if o.Loss == KL {
+			o.Forget = klForget
+		}
 	}
 	if o.USweeps == 0 {
 		o.USweeps = 1
@@ -55,6 +89,10 @@ func (o Options) check() error {
 	switch {
 	case o.K < 1:
 		return fmt.Errorf("minibatch: k = %d: want at least 1", o.K)
+	case o.Loss != Frobenius && o.Loss != KL:
+		return fmt.Errorf("minibatch: unknown loss %v", o.Loss)
+	case o.Loss == KL && o.USweeps > 1:
+		return fmt.Errorf("minibatch: %d sweeps of U: the KL loss takes one multiplicative step", o.USweeps)
 	case o.BatchSize < 1:
 		return fmt.Errorf("minibatch: batch size %d: want at least 1", o.BatchSize)
 	case o.Sweeps < 1:
@@ -74,9 +112,15 @@ type Model struct {
 	features int
 	// U is features x k, nil until the first batch.
 	u []float64
-	// a is A (k x k) and b is B (features x k), both row-major; g is
-	// U^T U, kept with U.
-	a, b, g []float64
+	// Frobenius: a is A (k x k) and b is B (features x k), both
+	// row-major; g is U^T U, kept with U.
+	//
+	// KL: a is the numerator (features x k) and den the denominator (k)
+	// of the online multiplicative update, U = a ./ den; b is the
+	// batch's share of the numerator, X_b ./ Y_b times V_b; colU is U's
+	// column sums, kept with U: the rows' linear term.
+	a, b, g   []float64
+	den, colU []float64
 	// Seen counts the samples given so far, over all passes.
 	Seen int
 	// passes counts the passes of Fit and FitSource since the start or
@@ -133,7 +177,7 @@ func (md *Model) SetU(u mat.Matrix) error {
 			md.u[i*k+c] = x
 		}
 	}
-	md.a, md.b = make([]float64, k*k), make([]float64, m*k)
+	md.resetStats()
 	md.passes = 0
 	md.sweepU(nil)
 	return nil
@@ -178,9 +222,29 @@ func (md *Model) start(x *sparse.CSR, rows []int) {
 	for i := range md.u {
 		md.u[i] = scale * math.Abs(rng.NormFloat64())
 	}
-	md.a = make([]float64, k*k)
-	md.b = make([]float64, md.features*k)
+	if md.opts.Loss == KL {
+		md.seedColumns(x, rows, rng)
+	}
+	md.resetStats()
 	md.sweepU(nil)
+}
+
+// resetStats starts the statistics afresh for the current U. KL's
+// numerator and denominator start at U and 1, as scikit-learn's do: U
+// is then their ratio, and a feature that the first batches miss keeps
+// its start, at a weight that the samples seen soon outweigh.
+func (md *Model) resetStats() {
+	k := md.opts.K
+	md.b = make([]float64, md.features*k)
+	if md.opts.Loss == KL {
+		md.a = append([]float64(nil), md.u...)
+		md.den = make([]float64, k)
+		for c := range md.den {
+			md.den[c] = 1
+		}
+		return
+	}
+	md.a = make([]float64, k*k)
 }
 
 // PartialFit takes the samples of x (rows) once, in a random order
@@ -194,12 +258,13 @@ func (md *Model) PartialFit(ctx context.Context, x *sparse.CSR) error {
 	}
 	rng := rand.New(rand.NewPCG(md.opts.Seed, uint64(md.Seen)))
 	md.loss = 0
-	return md.pass(ctx, x, rng.Perm(x.Rows))
+	return md.pass(ctx, x, rng.Perm(x.Rows), 0)
 }
 
 // pass takes the samples of x in the order of rows (nil: in order), in
-// batches of BatchSize.
-func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int) error {
+// batches of BatchSize, as part of a pass over total samples (KL's
+// discount; 0: none).
+func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int, total int) error {
 	if md.u == nil {
 		first := rows
 		if first == nil {
@@ -211,6 +276,7 @@ func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int) error {
 	k := md.opts.K
 	v := make([]float64, md.opts.BatchSize*k)
 	loss := make([]float64, md.opts.BatchSize)
+	ratio := []float64{} // KL: X_b ./ Y_b at the batch's entries
 	for lo := 0; lo < x.Rows; lo += md.opts.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -225,11 +291,18 @@ func (md *Model) pass(ctx context.Context, x *sparse.CSR, rows []int) error {
 			}
 		}
 		nb := len(batch)
-		md.solveRows(x, batch, v[:nb*k], loss[:nb])
+		if md.opts.Loss == KL {
+			ratio = md.solveRowsKL(x, batch, v[:nb*k], loss[:nb], ratio)
+		} else {
+			md.solveRows(x, batch, v[:nb*k], loss[:nb])
+		}
 		for _, l := range loss[:nb] {
 			md.loss += l
 		}
-		md.accumulate(x, batch, v[:nb*k])
+		if md.opts.Loss == KL && total > 0 {
+			md.discountKL(nb, total)
+		}
+		md.accumulate(x, batch, v[:nb*k], ratio)
 		md.updateU()
 		md.Seen += len(batch)
 	}
@@ -259,17 +332,18 @@ func (md *Model) Fit(ctx context.Context, x *sparse.CSR, passes int) error {
 	}
 	for range passes {
 		rng := md.nextPass()
-		if err := md.pass(ctx, x, rng.Perm(x.Rows)); err != nil {
+		if err := md.pass(ctx, x, rng.Perm(x.Rows), x.Rows); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// nextPass discounts the statistics if a pass came before and returns
-// the random source of the pass that begins.
+// nextPass discounts the statistics if a pass came before (Frobenius;
+// KL discounts batch by batch) and returns the random source of the pass
+// that begins.
 func (md *Model) nextPass() *rand.Rand {
-	if md.passes > 0 {
+	if md.passes > 0 && md.opts.Loss != KL {
 		md.discount()
 	}
 	md.passes++
@@ -278,10 +352,11 @@ func (md *Model) nextPass() *rand.Rand {
 }
 
 // Source gives a corpus block by block, so that a fit holds one block at
-// a time: Blocks is their number, and Block reads block i (0-based), the
-// same samples each time it is asked.
+// a time: Blocks is their number, Samples the samples of all of them, and
+// Block reads block i (0-based), the same samples each time it is asked.
 type Source interface {
 	Blocks() int
+	Samples() int
 	Block(ctx context.Context, i int) (*sparse.CSR, error)
 }
 
@@ -295,9 +370,9 @@ func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 	if passes < 1 {
 		return fmt.Errorf("minibatch: %d passes: want at least 1", passes)
 	}
-	nb := src.Blocks()
-	if nb < 1 {
-		return errors.New("minibatch: the source has no blocks")
+	nb, total := src.Blocks(), src.Samples()
+	if nb < 1 || total < 1 {
+		return fmt.Errorf("minibatch: the source has %d blocks of %d samples", nb, total)
 	}
 	type read struct {
 		x   *sparse.CSR
@@ -329,7 +404,7 @@ func (md *Model) FitSource(ctx context.Context, src Source, passes int) error {
 			if err := md.checkData(x); err != nil {
 				return fmt.Errorf("minibatch: block %d: %w", b+1, err)
 			}
-			if err := md.pass(ctx, x, rng.Perm(x.Rows)); err != nil {
+			if err := md.pass(ctx, x, rng.Perm(x.Rows), total); err != nil {
 				return err
 			}
 		}
@@ -348,14 +423,16 @@ func (md *Model) discount() {
 }
 
 // Transform returns the rows of V (samples x k) for x with U fixed: the
-// non-negative least squares fit, by Sweeps sweeps from zero.
+// non-negative fit under the loss, by Sweeps sweeps (Frobenius: from
+// zero; KL: from the constant row whose model sums to the sample's).
 func (md *Model) Transform(ctx context.Context, x *sparse.CSR) (*mat.Dense, error) {
 	v, _, err := md.TransformLoss(ctx, x)
 	return v, err
 }
 
-// TransformLoss is Transform that also returns ||X - V U^T||_F^2 for the
-// V it returns, summed in the samples' order from terms it has at hand.
+// TransformLoss is Transform that also returns the loss for the V it
+// returns (||X - V U^T||_F^2, or D(X || V U^T) under KL), summed in the
+// samples' order from terms it has at hand.
 func (md *Model) TransformLoss(ctx context.Context, x *sparse.CSR) (*mat.Dense, float64, error) {
 	if md.u == nil {
 		return nil, 0, errors.New("minibatch: Transform before any sample was fitted")
@@ -371,7 +448,11 @@ func (md *Model) TransformLoss(ctx context.Context, x *sparse.CSR) (*mat.Dense, 
 			return nil, 0, err
 		}
 		hi := min(lo+md.opts.BatchSize, x.Rows)
-		md.solveRows(x, seq(lo, hi), out[lo*k:hi*k], loss[lo:hi])
+		if md.opts.Loss == KL {
+			md.solveRowsKL(x, seq(lo, hi), out[lo*k:hi*k], loss[lo:hi], nil)
+		} else {
+			md.solveRows(x, seq(lo, hi), out[lo*k:hi*k], loss[lo:hi])
+		}
 	}
 	var sum float64
 	for _, l := range loss {
@@ -399,10 +480,15 @@ func blockGram(g, u []float64, k int) {
 // sweepU runs fn on U's rows in blocks of gramBlock, in parallel, each
 // block adding its rows' share of U^T U (after fn) to its own sum, and
 // sets md.g to their total: U^T U is refreshed in the same pass over U
-// that changes it.
+// that changes it. Under KL the blocks sum U's columns instead, into
+// md.colU.
 func (md *Model) sweepU(fn func(i int)) {
 	k := md.opts.K
 	nb := (md.features + gramBlock - 1) / gramBlock
+	if md.opts.Loss == KL {
+		md.sweepColumns(fn, nb)
+		return
+	}
 	parts := make([]float64, nb*k*k)
 	parallel.For(nb, md.opts.Threads, 1, func(lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -486,9 +572,14 @@ func cdRow(w, h, g []float64, k, sweeps int) {
 }
 
 // accumulate adds the batch's V^T V to A and X^T V to B, in the batch's
-// order.
-func (md *Model) accumulate(x *sparse.CSR, rows []int, v []float64) {
+// order; under KL, the batch's V to the denominator and (X ./ Y)^T V to
+// b, ratio holding X ./ Y at the batch's entries.
+func (md *Model) accumulate(x *sparse.CSR, rows []int, v, ratio []float64) {
 	k := md.opts.K
+	if md.opts.Loss == KL {
+		md.accumulateKL(x, rows, v, ratio)
+		return
+	}
 	for r, j := range rows {
 		row := v[r*k : (r+1)*k]
 		for c, y := range row {
@@ -507,14 +598,21 @@ func (md *Model) accumulate(x *sparse.CSR, rows []int, v []float64) {
 // given A and B.
 func (md *Model) updateU() {
 	k := md.opts.K
+	if md.opts.Loss == KL {
+		md.sweepU(md.updateRowKL)
+		return
+	}
 	md.sweepU(func(i int) {
 		cdRow(md.u[i*k:(i+1)*k], md.b[i*k:(i+1)*k], md.a, k, md.opts.USweeps)
 	})
 }
 
-// Objective returns ||X - V U^T||_F^2 for the model's U and the rows v
-// (samples x k) of x.
+// Objective returns the loss, ||X - V U^T||_F^2 or D(X || V U^T), for
+// the model's U and the rows v (samples x k) of x.
 func (md *Model) Objective(x *sparse.CSR, v *mat.Dense) float64 {
+	if md.opts.Loss == KL {
+		return KLObjective(x, md.U(), v)
+	}
 	return Objective(x, md.U(), v)
 }
 

@@ -138,7 +138,7 @@ func TestSteps(t *testing.T) {
 				}
 			}
 		}
-		md.accumulate(x, rows, v)
+		md.accumulate(x, rows, v, nil)
 		before := surrogate()
 		md.updateU()
 		if after := surrogate(); after > before+1e-9*math.Abs(before) {
@@ -239,6 +239,8 @@ type blocks struct {
 }
 
 func (b blocks) Blocks() int { return (b.x.Rows + b.size - 1) / b.size }
+
+func (b blocks) Samples() int { return b.x.Rows }
 
 func (b blocks) Block(_ context.Context, i int) (*sparse.CSR, error) {
 	if i == b.bad {
