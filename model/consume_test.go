@@ -132,3 +132,44 @@ func TestConsumeData(t *testing.T) {
 		t.Error("ConsumeData changed dense data")
 	}
 }
+
+// TestOneOrientation: Fit under OneOrientation (X^T alone) agrees with
+// both orientations within rounding (Auto's candidates and cohesion
+// included), takes the matrix only under ConsumeData, and gives a
+// cohesion equal to Cohesion's from the compact copy.
+func TestOneOrientation(t *testing.T) {
+	ctx := context.Background()
+	base := planted(t, 4, 200, 90, 3, 0.5)
+	for _, o := range []Options{
+		{Method: solver.GNMF, K: 3, Seed: 2, Lambdas: []float64{1, 10, 100}, Solver: solver.Control{MaxIter: 30, Tol: -1}},
+		{Method: solver.NMF, K: 3, Seed: 2, Solver: solver.Control{MaxIter: 30, Tol: -1}},
+		{Method: solver.NMFKL, K: 3, Seed: 3, Solver: solver.Control{MaxIter: 20, Tol: -1}},
+	} {
+		want, err := Fit(ctx, &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, consume := range []bool{false, true} {
+			ds := &dataset.Dataset{Source: base.Source, Sparse: base.Sparse.Clone(), Labels: base.Labels}
+			o.Storage, o.ConsumeData = OneOrientation, consume
+			got, err := Fit(ctx, ds, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (ds.Sparse == nil) != consume || (!consume && !ds.Sparse.Equal(base.Sparse)) {
+				t.Errorf("%v, consume %v: the data set's matrix is %v", o.Method, consume, ds.Sparse != nil)
+			}
+			if !mat.EqualApprox(got.V, want.V, 1e-6) || !slices.Equal(got.Labels, want.Labels) || got.Lambda != want.Lambda {
+				t.Errorf("%v, consume %v: the fit on one orientation differs beyond rounding", o.Method, consume)
+			}
+			for c := range want.Candidates {
+				if g, w := got.Candidates[c], want.Candidates[c]; !relClose(g.Cohesion, w.Cohesion, 1e-9) || g.Kept != w.Kept {
+					t.Errorf("%v: candidate %d: %+v, want %+v", o.Method, c, g, w)
+				}
+			}
+		}
+	}
+	if err := (Options{K: 2, Storage: Storage(5)}).Check(); err == nil {
+		t.Error("storage 5 accepted")
+	}
+}

@@ -166,11 +166,20 @@ func Fit(ctx context.Context, ds *dataset.Dataset, opts Options) (*Result, error
 			// After a graph, the collection above has done this.
 			runtime.GC()
 		}
-		if opts.ConsumeData {
+		switch {
+		case opts.Storage == OneOrientation:
+			samples := ds.Sparse
+			if !opts.ConsumeData {
+				samples = samples.Clone()
+			}
+			if d, err = solver.NewCompactData(samples); err == nil && opts.ConsumeData {
+				ds.Sparse = nil
+			}
+		case opts.ConsumeData:
 			if d, err = solver.NewSparseDataInPlace(ds.Sparse); err == nil {
 				ds.Sparse = nil
 			}
-		} else {
+		default:
 			d, err = solver.NewSparseData(ds.Sparse)
 		}
 	} else {

@@ -43,6 +43,47 @@ func parseAssign(s string) (Assign, error) {
 	return 0, fmt.Errorf("model: unknown assignment %q (want kmeans or argmax)", s)
 }
 
+// Storage is how Fit holds sparse data for the solver. The zero value is
+// BothOrientations.
+type Storage int
+
+const (
+	// BothOrientations holds X and X^T (solver.NewSparseData), 16 bytes
+	// a stored entry each: every product is a row-parallel gather.
+	BothOrientations Storage = iota
+	// OneOrientation holds X^T alone (solver.NewCompactData): half the
+	// memory, X V formed by column ranges of X^T. Results agree with
+	// BothOrientations' within rounding. nmf and gnmf (and their -ncw
+	// forms) gain; the methods that walk X's rows transpose it anyway.
+	OneOrientation
+)
+
+var storageNames = [...]string{BothOrientations: "both", OneOrientation: "one"}
+
+// String returns the name UnmarshalText accepts.
+func (s Storage) String() string {
+	if s < 0 || int(s) >= len(storageNames) {
+		return fmt.Sprintf("Storage(%d)", int(s))
+	}
+	return storageNames[s]
+}
+
+// MarshalText returns the storage's name.
+func (s Storage) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses "both" or "one".
+func (s *Storage) UnmarshalText(b []byte) error {
+	if i := slices.Index(storageNames[:], string(b)); i >= 0 {
+		*s = Storage(i)
+		return nil
+	}
+	return fmt.Errorf("model: unknown storage %q (want both or one)", b)
+}
+
+// Compacts reports whether OneOrientation saves memory for method m:
+// the methods whose solver never walks X's rows.
+func Compacts(m solver.Method) bool { return !m.KL() && !m.Concept() }
+
 // defaultAutoSample is the size of Auto's sample (Options.AutoSample) on
 // data of at least sampleFrom times as many samples. On generated
 // corpora of 100,000 and 500,000 documents whose whole graph lifts GNMF
@@ -182,6 +223,9 @@ type Options struct {
 	// (the command line's cluster and bench). Results are the same bit
 	// for bit. Dense data is copied as before.
 	ConsumeData bool
+	// Storage is how sparse data is held for the solver; the zero value
+	// holds both orientations.
+	Storage Storage
 
 	// fromPlain starts Auto's first weight from the plain fit's factors
 	// under PathStart, instead of from the run's start (Fit sets it for
@@ -258,6 +302,9 @@ func (o Options) Check() error {
 	}
 	if o.Assign < 0 || int(o.Assign) >= len(assignNames) {
 		return fmt.Errorf("model: unknown assignment %d", int(o.Assign))
+	}
+	if o.Storage < 0 || int(o.Storage) >= len(storageNames) {
+		return fmt.Errorf("model: unknown storage %d", int(o.Storage))
 	}
 	if o.Threads < 0 {
 		return fmt.Errorf("model: negative thread count %d", o.Threads)

@@ -46,6 +46,44 @@ type Data struct {
 	// large V whose panels do not fit.
 	panels  *panelCache
 	blocked *blockCache
+	// ranges is set for compact Data (NewCompactData), which holds X^T
+	// alone: X V is formed by column ranges of X^T in place.
+	ranges *rangeCache
+}
+
+// rangeCache is compact Data's column counts (X's row lengths), their
+// prefix sums and its sparse.ColRanges by panel count, shared by
+// concurrent fits.
+type rangeCache struct {
+	counts, ptr []int
+	mu          sync.Mutex
+	parts       map[int]*sparse.ColRanges
+}
+
+// xRanges returns compact Data's X^T cut into column ranges for X V with
+// threads goroutines.
+func (d *Data) xRanges(threads int) *sparse.ColRanges {
+	parts := nmfstep.PanelParts(threads)
+	d.ranges.mu.Lock()
+	defer d.ranges.mu.Unlock()
+	if d.ranges.parts == nil {
+		d.ranges.parts = map[int]*sparse.ColRanges{}
+	}
+	c := d.ranges.parts[parts]
+	if c == nil {
+		c = d.xt.ColRanges(parts, d.ranges.counts)
+		d.ranges.parts[parts] = c
+	}
+	return c
+}
+
+// featurePtr returns X's row pointers (a feature's entries), for the
+// cost of the U half's chunks.
+func (d *Data) featurePtr() []int {
+	if d.x != nil {
+		return d.x.Indptr
+	}
+	return d.ranges.ptr
 }
 
 // blockCache is Data's set of sparse.ColBlocks, shared by concurrent fits.
@@ -146,6 +184,36 @@ func NewSparseDataInPlace(samples *sparse.CSR) (*Data, error) {
 	return d, nil
 }
 
+// NewCompactData is NewSparseDataInPlace holding X^T alone: half the
+// memory (16 bytes a stored entry, where the others hold 32), for data
+// whose two orientations do not fit. Samples' arrays become the Data's
+// X^T as they are, features not renumbered, and samples is left with
+// none. X V is then formed whole by column ranges of X^T
+// (sparse.ColRanges), reading V's rows in order; the methods that walk
+// X's rows (nmf-kl, lpnmf, cf, lccf) transpose it when they start, so
+// they gain nothing from it. Results agree with NewSparseData's within
+// rounding (the sums over features run in another order) and, like
+// them, do not depend on the number of threads.
+func NewCompactData(samples *sparse.CSR) (*Data, error) {
+	d, err := checkSparse(samples)
+	if err != nil {
+		return nil, err
+	}
+	d.xt = &sparse.CSR{Rows: samples.Rows, Cols: samples.Cols, Indptr: samples.Indptr, Ind: samples.Ind, Val: samples.Val}
+	samples.Indptr, samples.Ind, samples.Val = nil, nil, nil
+	counts := d.xt.ColNNZ()
+	ptr := make([]int, d.m+1)
+	for j, c := range counts {
+		ptr[j+1] = ptr[j] + c
+	}
+	d.panels, d.blocked = nil, nil
+	d.ranges = &rangeCache{counts: counts, ptr: ptr}
+	return d, nil
+}
+
+// IsCompact reports whether d holds X^T alone (NewCompactData).
+func (d *Data) IsCompact() bool { return d.ranges != nil }
+
 // renumberSamples gives d.xt's column indices the internal feature
 // numbers in place (RenumberFeatures).
 func (d *Data) renumberSamples() { nmfstep.RenumberFeatures(d.xt, d.order) }
@@ -181,6 +249,12 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 // any thread count. fn must not keep or change the slices.
 func (d *Data) EachFeature(threads int, fn func(j int, samples []int, values []float64)) {
 	threads = parallel.Threads(threads)
+	if d.ranges != nil {
+		// X's rows a range of features at a time, each range about an
+		// equal share of the entries.
+		d.xt.ColRanges(8*threads, d.ranges.counts).EachCol(threads, fn)
+		return
+	}
 	if d.x != nil {
 		// Chunks of about equal stored entries: features are numbered by
 		// falling frequency, so equal counts of rows would leave the
@@ -267,13 +341,17 @@ func (d *Data) Dims() (samples, features int) { return d.n, d.m }
 func (d *Data) NNZ() int { return d.nnz }
 
 // IsSparse reports whether X is held in sparse form.
-func (d *Data) IsSparse() bool { return d.x != nil }
+func (d *Data) IsSparse() bool { return d.xt != nil }
 
 // SquaredNorm returns ||X||_F^2.
 func (d *Data) SquaredNorm() float64 { return d.sqNorm }
 
 // mulV computes dst (m x k) = X V for V (n x k).
 func (d *Data) mulV(dst, v blas64.General, threads int) {
+	if d.ranges != nil {
+		d.xRanges(threads).MulTransDenseTo(dst, v, threads)
+		return
+	}
 	if d.x != nil {
 		if c := d.xPanels(v.Cols, threads); c != nil {
 			c.MulTransDenseTo(dst, v, threads)
@@ -308,9 +386,13 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		// sorted (renumberSamples), so it is not transposed.
 		e.xt = d.xt.Clone()
 		e.xt.ScaleRows(f)
-		e.x = d.x.Clone()
-		e.x.ScaleCols(f)
-		e.panels, e.blocked = &panelCache{}, &blockCache{}
+		if d.ranges != nil {
+			e.ranges = &rangeCache{counts: d.ranges.counts, ptr: d.ranges.ptr}
+		} else {
+			e.x = d.x.Clone()
+			e.x.ScaleCols(f)
+			e.panels, e.blocked = &panelCache{}, &blockCache{}
+		}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e
 	}
@@ -355,9 +437,22 @@ func (d *Data) ncwDegrees() []float64 {
 	return deg
 }
 
+// samplesCSR returns X^T (samples as rows) in CSR, without sparseForms'
+// transpose; for dense data, of its non-zero entries.
+func (d *Data) samplesCSR() *sparse.CSR {
+	if d.xt != nil {
+		return d.xt
+	}
+	_, xt := d.sparseForms()
+	return xt
+}
+
 // sparseForms returns X (features as rows) and X^T (samples as rows) in
 // CSR; for dense data, of its non-zero entries.
 func (d *Data) sparseForms() (x, xt *sparse.CSR) {
+	if d.xt != nil && d.x == nil {
+		return d.xt.T(), d.xt
+	}
 	if d.xt != nil {
 		return d.x, d.xt
 	}

@@ -53,8 +53,9 @@ func (p *problem) nndsvd(ctx context.Context, f *factors) error {
 		// are not sorted, which its products do not need). The randomized
 		// SVD's seed is fixed so the start is the same whatever
 		// Options.Seed is, as NNDSVD is meant to be deterministic.
+		x, xt := d.sparseForms()
 		var err error
-		ua, s, va, err = sparse.TruncatedSVD(ctx, d.x, k, sparse.SVDOptions{Seed: nndsvdSeed, Threads: p.opts.Threads, T: d.xt})
+		ua, s, va, err = sparse.TruncatedSVD(ctx, x, k, sparse.SVDOptions{Seed: nndsvdSeed, Threads: p.opts.Threads, T: xt})
 		if err != nil {
 			return fmt.Errorf("solver: nndsvd: %w", err)
 		}

@@ -177,6 +177,7 @@ func (d *Data) linearGram(ctx context.Context, dst blas64.General, threads int) 
 		return ctx.Err()
 	}
 	var err error
+	x, _ := d.sparseForms()
 	parallel.For(n, threads, 64, func(lo, hi int) {
 		if ctx.Err() != nil {
 			return
@@ -186,8 +187,8 @@ func (d *Data) linearGram(ctx context.Context, dst blas64.General, threads int) 
 			clear(acc)
 			for q := d.xt.Indptr[i]; q < d.xt.Indptr[i+1]; q++ {
 				t, v := d.xt.Ind[q], d.xt.Val[q]
-				for r := d.x.Indptr[t]; r < d.x.Indptr[t+1]; r++ {
-					acc[d.x.Ind[r]] += v * d.x.Val[r]
+				for r := x.Indptr[t]; r < x.Indptr[t+1]; r++ {
+					acc[x.Ind[r]] += v * x.Val[r]
 				}
 			}
 		}

@@ -26,7 +26,7 @@ type mbIter struct {
 }
 
 func newMBIter(p *problem, f *factors) *mbIter {
-	_, xt := p.d.sparseForms()
+	xt := p.d.samplesCSR()
 	loss := minibatch.Frobenius
 	if p.spec.KL() {
 		xt, loss = p.klXT, minibatch.KL

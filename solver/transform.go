@@ -537,7 +537,7 @@ func (d *Data) sampleSquares() []float64 {
 // their row sum.
 func transformKL(ctx context.Context, res *Result, x *Data, v blas64.General, g []float64, links *sparse.CSR, deg []float64, opts TransformOptions, out blas64.General) error {
 	k := out.Cols
-	_, xt := x.sparseForms()
+	xt := x.samplesCSR()
 	u := general(x.m, k)
 	colU := make([]float64, k)
 	for r := 0; r < x.m; r++ {

@@ -62,27 +62,10 @@ func (a *CSR) ColPanels(parts int) *ColPanels {
 	for _, j := range a.Ind {
 		counts[j]++
 	}
-	// Cut after column j when the entries so far reach the next multiple
-	// of nnz/parts that the last cut had not reached (a heavy column may
-	// pass several), and only after some entries: panel bounds depend on
-	// the data and parts only, and no panel is empty but a lone one.
-	nnz := len(a.Ind)
 	p := &ColPanels{rows: a.Rows, cols: a.Cols}
-	c0, sum, cut, next := 0, 0, 0, 1
-	for j, n := range counts {
-		sum += n
-		switch {
-		case n > 0 && sum*parts >= nnz*next:
-		case j < a.Cols-1:
-			continue
-		case sum == cut && len(p.panels) > 0:
-			// Trailing empty columns join the last panel.
-			p.panels[len(p.panels)-1].c1 = a.Cols
-			continue
-		}
-		p.panels = append(p.panels, colPanel{c0: c0, c1: j + 1})
-		c0, cut = j+1, sum
-		next = sum*parts/max(nnz, 1) + 1
+	bounds := cutColumns(counts, len(a.Ind), parts)
+	for q := range len(bounds) - 1 {
+		p.panels = append(p.panels, colPanel{c0: bounds[q], c1: bounds[q+1]})
 	}
 	// The panel of each column, then each row's entries per panel, then
 	// the entries copied, each row's entries of a panel in a's order (a
@@ -127,6 +110,35 @@ func (a *CSR) ColPanels(parts int) *ColPanels {
 		}
 	})
 	return p
+}
+
+// cutColumns returns the bounds of at most parts panels of consecutive
+// columns with about equal numbers of the nnz entries, given each
+// column's count: panel q holds columns bounds[q]..bounds[q+1]-1. It cuts
+// after column j when the entries so far reach the next multiple of
+// nnz/parts that the last cut had not reached (a heavy column may pass
+// several), and only after some entries: the bounds depend on the counts
+// and parts only, and no panel is empty but a lone one.
+func cutColumns(counts []int, nnz, parts int) []int {
+	cols := len(counts)
+	bounds := []int{0}
+	sum, cut, next := 0, 0, 1
+	for j, n := range counts {
+		sum += n
+		switch {
+		case n > 0 && sum*parts >= nnz*next:
+		case j < cols-1:
+			continue
+		case sum == cut && len(bounds) > 1:
+			// Trailing empty columns join the last panel.
+			bounds[len(bounds)-1] = cols
+			continue
+		}
+		bounds = append(bounds, j+1)
+		cut = sum
+		next = sum*parts/max(nnz, 1) + 1
+	}
+	return bounds
 }
 
 // Panels returns the number of panels.

@@ -41,17 +41,19 @@ type benchOutput struct {
 	// EstimateBytes is memory.Fit's figure, which --memory
 	// checks; EstimatePanelBytes its X V panels, made where they fit
 	// under the limit (memory.Estimate.Panels).
-	EstimateBytes      int64   `json:"estimate_bytes"`
-	EstimatePanelBytes int64   `json:"estimate_panel_bytes,omitempty"`
-	BLAS               string  `json:"blas"`
-	Kernels            string  `json:"kernels"`
-	Threads            int     `json:"threads"`
-	Samples            int     `json:"samples"`
-	Features           int     `json:"features"`
-	NNZ                int     `json:"nnz"`
-	Objective          float64 `json:"objective"`
-	Evaluate           int     `json:"evaluate_every"`
-	CG                 *cgJSON `json:"cg,omitempty"`
+	EstimateBytes      int64 `json:"estimate_bytes"`
+	EstimatePanelBytes int64 `json:"estimate_panel_bytes,omitempty"`
+	// Storage is how sparse data was held (model.Storage), "" for dense.
+	Storage   string  `json:"storage,omitempty"`
+	BLAS      string  `json:"blas"`
+	Kernels   string  `json:"kernels"`
+	Threads   int     `json:"threads"`
+	Samples   int     `json:"samples"`
+	Features  int     `json:"features"`
+	NNZ       int     `json:"nnz"`
+	Objective float64 `json:"objective"`
+	Evaluate  int     `json:"evaluate_every"`
+	CG        *cgJSON `json:"cg,omitempty"`
 	// GraphPasses counts GNMF's cd passes over the graph (one or more an
 	// iteration); absent for the other methods and solvers.
 	GraphPasses int `json:"graph_passes,omitempty"`
@@ -159,10 +161,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.SampleGraph, err = f.mf.graph.sampleGraph(p, stderr); err != nil {
 		return err
 	}
-	est := memory.Fit(ds, opts, f.rt.threadCount())
-	if err := f.rt.checkMemory(ds.Source, est); err != nil {
+	if err := f.rt.checkFitMemory(ds, &opts, f.mf.storage, stderr); err != nil {
 		return err
 	}
+	est := memory.Fit(ds, opts, f.rt.threadCount())
 	if opts.Method.TakesGraph() && opts.Lambda.Value() > 0 && opts.SampleGraph == nil {
 		// Built here so that set-up includes it, as the pipeline would.
 		if opts.SampleGraph, err = p.Graph(ctx, opts.Graph, opts.Seed, f.rt.threads); err != nil {
@@ -188,6 +190,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		out.GraphSeconds = graphTime.Seconds()
 	}
 	out.EstimateBytes, out.EstimatePanelBytes = est.Total(), est.Panels
+	if sparse {
+		out.Storage = opts.Storage.String()
+	}
 	if rss, ok := sysmem.PeakRSS(); ok {
 		out.PeakRSSBytes = rss
 	}

@@ -234,6 +234,16 @@ const (
 )
 
 func (r *runtimeFlags) checkMemory(source string, est memory.Estimate) error {
+	limit, what := r.limitFor(source)
+	if limit > 0 && est.Total() > limit {
+		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %s (%s); give more with --memory, or reduce k or the data", source, est, sysmem.FormatBytes(limit), what)
+	}
+	return nil
+}
+
+// limitFor returns the memory limit of a job on source (0: none) and
+// where it comes from, for messages.
+func (r *runtimeFlags) limitFor(source string) (int64, string) {
 	limit, what := r.limit, "--memory "+r.memoryText()
 	if r.memory == "" {
 		if fi, err := os.Stat(source); err == nil && fi.Mode().IsRegular() {
@@ -242,10 +252,26 @@ func (r *runtimeFlags) checkMemory(source string, est memory.Estimate) error {
 			}
 		}
 	}
-	if limit > 0 && est.Total() > limit {
-		return fmt.Errorf("%s: the job needs an estimated %v, above the memory limit of %s (%s); give more with --memory, or reduce k or the data", source, est, sysmem.FormatBytes(limit), what)
+	return limit, what
+}
+
+// checkFitMemory is checkMemory for model.Fit of ds with opts. Under
+// --storage auto, sparse data for a method that gains from one
+// orientation (model.Compacts) is held in one when both would pass the
+// limit and one fits; it sets opts.Storage and says so on stderr.
+func (r *runtimeFlags) checkFitMemory(ds *dataset.Dataset, opts *model.Options, choice storageChoice, stderr io.Writer) error {
+	est := memory.Fit(ds, *opts, r.threadCount())
+	limit, what := r.limitFor(ds.Source)
+	if choice.auto && ds.Sparse != nil && model.Compacts(opts.Method) && limit > 0 && est.Total() > limit {
+		one := *opts
+		one.Storage = model.OneOrientation
+		if e := memory.Fit(ds, one, r.threadCount()); e.Total() <= limit {
+			fmt.Fprintf(stderr, "holding %s in one orientation (--storage one): with both it needs an estimated %s, above the memory limit of %s (%s); estimate %v\n", ds.Source, sysmem.FormatBytes(est.Total()), sysmem.FormatBytes(limit), what, e)
+			*opts = one
+			return nil
+		}
 	}
-	return nil
+	return r.checkMemory(ds.Source, est)
 }
 
 func (r *runtimeFlags) memoryText() string {

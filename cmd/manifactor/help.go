@@ -68,7 +68,7 @@ func init() {
 		methodGroup: {"ranks", "lambdas", "formulation", "candidate-start", "auto-sample", "screen-iters", "start", "assign", "restarts", "restart-iters", "kernel", "degree", "coef0", "sigma", "kernel-memory"},
 		graphGroup:  {"graph-metric", "graph-search", "symmetry", "symmetrize", "min-shared", "heat-t"},
 		solverGroup: {"pg-tol", "min-iters", "stop", "evaluate", "extrapolate", "batch-size", "cg-tol", "cg-iters"},
-		runGroup:    {"blas", "simd", "distributed", "grid"},
+		runGroup:    {"blas", "simd", "distributed", "grid", "storage"},
 	} {
 		for _, n := range names {
 			flagHelps[n] = flagHelp{group: group}

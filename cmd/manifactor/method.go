@@ -59,7 +59,33 @@ type methodFlags struct {
 	algorithm    solver.Algorithm
 	batchSize    int
 	extrapolate  bool
+	storage      storageChoice
 	graph        graphFlags
+}
+
+// storageChoice is --storage: auto, or a model.Storage.
+type storageChoice struct {
+	auto bool
+	s    model.Storage
+}
+
+func (c storageChoice) MarshalText() ([]byte, error) {
+	if c.auto {
+		return []byte("auto"), nil
+	}
+	return c.s.MarshalText()
+}
+
+func (c *storageChoice) UnmarshalText(b []byte) error {
+	if string(b) == "auto" {
+		*c = storageChoice{auto: true}
+		return nil
+	}
+	if err := c.s.UnmarshalText(b); err != nil {
+		return fmt.Errorf("unknown storage %q (want auto, both or one)", b)
+	}
+	c.auto = false
+	return nil
 }
 
 // graphFlags are the sample-graph options of the graph-regularized methods
@@ -139,6 +165,7 @@ func (f *methodFlags) registerSettings(fs *flag.FlagSet, defaultIters int, withF
 	fs.TextVar(&f.start, "start", solver.RandomStart, "first start: random, kmeans (from k-means' clusters), normalized (random, basis at unit length) or nndsvd")
 	fs.TextVar(&f.assign, "assign", model.KMeansAssign, "cluster of a sample: kmeans (k-means on the rows of V) or argmax (its largest factor, paper 004)")
 	fs.TextVar(&f.algorithm, "solver", solver.AutoAlgorithm, "how the objective is minimized: auto (cd for nmf, gnmf, nmf-kl and their -ncw forms, the fastest to a given objective; mu for the rest), mu (the papers' multiplicative updates), cd (coordinate descent) or minibatch (nmf, nmf-ncw, nmf-kl: online passes over batches of samples; an iteration is a pass)")
+	fs.TextVar(&f.storage, "storage", storageChoice{auto: true}, "how sparse data is held in memory: both (X and X^T, 16 bytes a stored entry each), one (X^T alone: half the memory, X V formed by column ranges; nmf and gnmf gain) or auto (one only where both would pass --memory and one fits, said on stderr)")
 	fs.IntVar(&f.batchSize, "batch-size", 0, fmt.Sprintf("samples a batch of --solver minibatch (0: %d)", solver.DefaultBatchSize))
 	fs.IntVar(&f.iters, "iters", defaultIters, "maximum iterations per start")
 	fs.IntVar(&f.minIters, "min-iters", 0, "iterations before the stopping rule may stop a start (at most --iters)")
@@ -273,6 +300,9 @@ func (f *methodFlags) options(threads int, kind dataKind) (model.Options, error)
 		return o, fmt.Errorf("--batch-size %d: for --solver minibatch, not %v", f.batchSize, o.Solver.Algorithm.Resolve(f.method))
 	}
 	o.Solver.BatchSize = f.batchSize
+	if !f.storage.auto {
+		o.Storage = f.storage.s
+	}
 	o.Solver.PlainCD = !f.extrapolate
 	if err := f.checkRanges(); err != nil {
 		return o, err
@@ -481,7 +511,9 @@ type fitSummary struct {
 	Assignments []assignment `json:"assignments,omitempty"`
 	// Mode is fit's: "in memory", or "streamed" from a parts directory
 	// on disk, which Streamed describes.
-	Mode     string        `json:"mode,omitempty"`
+	Mode string `json:"mode,omitempty"`
+	// Storage is how sparse data was held in memory (model.Storage).
+	Storage  string        `json:"storage,omitempty"`
 	Streamed *streamedJSON `json:"streamed,omitempty"`
 }
 
@@ -516,11 +548,15 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	if opts.SampleGraph, err = mf.graph.sampleGraph(p, stderr); err != nil {
 		return nil, nil, opts, err
 	}
-	if err := rt.checkMemory(ds.Source, memory.Fit(ds, opts, rt.threadCount())); err != nil {
+	if err := rt.checkFitMemory(ds, &opts, mf.storage, stderr); err != nil {
 		return nil, nil, opts, err
 	}
 	n, m := ds.Dims()
 	nnz := ds.NNZ()
+	storage := ""
+	if ds.Sparse != nil {
+		storage = opts.Storage.String()
+	}
 	if len(opts.Lambdas) == 1 && opts.Method.TakesGraph() {
 		l := opts.Lambdas[0]
 		fmt.Fprintf(stderr, "--lambdas %g: one weight: lambda auto chooses between the plain method and lambda %g (--lambda %g fixes the weight)\n", l, l, l)
@@ -537,7 +573,7 @@ func factorize(ctx context.Context, p *model.Prepared, mf *methodFlags, rt runti
 	}
 	sum := &fitSummary{Method: opts.Method.String(), K: opts.K, Samples: n, Features: m, NNZ: nnz,
 		Weighting: p.Weighting.String(), Normalize: p.Normalize.String(),
-		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed}
+		Assign: opts.Assign.String(), Start: opts.Start.String(), Seed: opts.Seed, Storage: storage}
 	if h := ds.Missing; h != nil {
 		sum.Missing = h.NNZ()
 	}

@@ -17,8 +17,8 @@ import (
 
 // Estimate is an estimate, in bytes, of what model.Fit holds at its peak
 // for a data set: Data, the data as loaded plus the solver's two orientations
-// of it (for sparse data 16 bytes a stored entry each: an index and a
-// value); Graph, the nearest-neighbour search's working set and the graph
+// of it, or one under model.OneOrientation (for sparse data 16 bytes a
+// stored entry each: an index and a value); Graph, the nearest-neighbour search's working set and the graph
 // (0 when no graph is built); Factors, the factors and the solver's
 // buffers of their shapes, the k-means assignment's included. The figures
 // are the sizes of the arrays the code allocates, checked against the peak
@@ -142,11 +142,16 @@ func fitShape(sh shape, opts model.Options, threads int) Estimate {
 	k := int64(max(opts.K, 1))
 	n64, m64 := sh.n, sh.m
 	var est Estimate
-	// A copy of the data per orientation for the solver, and the loaded
-	// one, which one of the copies may take over (ConsumeData).
-	est.Data = 3 * dataBytes(sh)
+	// A copy of the data per orientation for the solver (one under
+	// OneOrientation, for the methods it serves), and the loaded one,
+	// which one of the copies may take over (ConsumeData).
+	copies := int64(2)
+	if sh.sparse && opts.Storage == model.OneOrientation && model.Compacts(opts.Method) {
+		copies = 1
+	}
+	est.Data = (copies + 1) * dataBytes(sh)
 	if opts.ConsumeData && sh.sparse {
-		est.Data = 2 * dataBytes(sh)
+		est.Data = copies * dataBytes(sh)
 	}
 	if sh.sparse {
 		est.Panels = nmfstep.XVPanelBytes(int(n64), int(sh.nnz), int(k), threads)

@@ -31,6 +31,17 @@ func TestEstimateMemory(t *testing.T) {
 	if nmf.Data != 3*copyBytes || nmf.Graph != 0 || nmf.Factors != 7*8*10*int64(n+m)+kmeansSampleBytes*int64(n) {
 		t.Errorf("NMF k=10: %+v", nmf)
 	}
+	// One orientation: one solver copy fewer for nmf and gnmf, none for
+	// the methods that transpose it anyway.
+	if one := Fit(ds, model.Options{Method: solver.NMF, K: 10, Storage: model.OneOrientation}, 2); one.Data != 2*copyBytes || one.Factors != nmf.Factors {
+		t.Errorf("NMF k=10, one orientation: %+v", one)
+	}
+	if one := Fit(ds, model.Options{Method: solver.NMF, K: 10, Storage: model.OneOrientation, ConsumeData: true}, 2); one.Data != copyBytes {
+		t.Errorf("NMF k=10, one orientation, data consumed: %+v", one)
+	}
+	if one, kl := Fit(ds, model.Options{Method: solver.NMFKL, K: 10, Storage: model.OneOrientation}, 2), Fit(ds, model.Options{Method: solver.NMFKL, K: 10}, 2); one != kl {
+		t.Errorf("NMF-KL, one orientation: %+v, both %+v", one, kl)
+	}
 	if am := Fit(ds, model.Options{Method: solver.NMF, K: 10, Assign: model.ArgMaxAssign}, 2); am.Factors != 7*8*10*int64(n+m) {
 		t.Errorf("NMF k=10, argmax: %+v", am)
 	}
