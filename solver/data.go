@@ -63,7 +63,10 @@ type rangeCache struct {
 // xRanges returns compact Data's X^T cut into column ranges for X V with
 // threads goroutines.
 func (d *Data) xRanges(threads int) *sparse.ColRanges {
-	parts := nmfstep.PanelParts(threads)
+	// Two panels a goroutine: each panel reads all of V and searches
+	// every row for its run, so fewer panels cost less, down to where a
+	// panel's rows of X V no longer stay in cache (docs/PERFORMANCE.md).
+	parts := 2 * parallel.Threads(threads)
 	d.ranges.mu.Lock()
 	defer d.ranges.mu.Unlock()
 	if d.ranges.parts == nil {

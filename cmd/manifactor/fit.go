@@ -178,11 +178,7 @@ func runFactorization(ctx context.Context, name string, args []string, stdout, s
 		return err
 	}
 	progress, done := progressPrinter(stderr, opts.Solver.MaxIter, f.rt.quiet)
-	// cluster and topics need the data's matrix no more once the fit is
-	// done, nor does fit's model, except a concept or graph method's,
-	// which keeps the training data for transform.
-	// The metrics count the documents' terms after the fit.
-	consume := (name != "fit" || !opts.Method.Concept() && !opts.Method.TakesGraph()) && metrics == nil
+	consume := consumes(name, opts.Method, metrics != nil)
 	sum, res, fitOpts, err := factorize(ctx, p, &f.mf, f.rt, progress, consume, stderr)
 	done()
 	if err != nil {
@@ -433,4 +429,13 @@ func vocabularyOutput(voc []string) output {
 		}
 		return nil
 	}}
+}
+
+// consumes reports whether command name's fit of method m takes over the
+// data's matrix (model.Options.ConsumeData): cluster and topics need it
+// no more once the fit is done, nor does fit's model, except a concept or
+// graph method's, which keeps the training data for transform; the
+// metrics count the documents' terms after the fit.
+func consumes(name string, m solver.Method, metrics bool) bool {
+	return (name != "fit" || !m.Concept() && !m.TakesGraph()) && !metrics
 }

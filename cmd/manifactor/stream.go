@@ -29,8 +29,8 @@ type streamedJSON struct {
 // chooseMode decides whether fit streams --data, a parts directory, from
 // disk (model.FitParts) rather than load it: with --solver minibatch it
 // does; with the default solver it does when the fit in memory would not
-// fit under the memory limit and the method streams (model.Streams),
-// and says so. It returns
+// fit under the memory limit (in one orientation, under --storage auto)
+// and the method streams (model.Streams), and says so. It returns
 // nil parts for a fit in memory. A job that fits neither way is refused
 // with both estimates' parts.
 func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) {
@@ -46,8 +46,17 @@ func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
+	mo.ConsumeData = consumes("fit", mo.Method, false)
 	whole := memory.Parts(parts, mo, f.rt.threadCount())
 	limit := f.rt.limit
+	if limit > 0 && whole.Total() > limit && f.mf.storage.auto && parts.Sparse && model.Compacts(mo.Method) {
+		// In memory in one orientation (checkFitMemory chooses it again
+		// once the data are loaded).
+		mo.Storage = model.OneOrientation
+		if one := memory.Parts(parts, mo, f.rt.threadCount()); one.Total() <= limit {
+			whole = one
+		}
+	}
 	fits := limit == 0 || whole.Total() <= limit
 	canStream := parts.Sparse && model.Streams(mo.Method) && !f.mf.kAuto && f.df.classes == ""
 	switch {

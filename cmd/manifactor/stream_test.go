@@ -14,7 +14,8 @@ import (
 
 // TestStreamedFit: fit streams a parts directory from disk under
 // --solver minibatch, and by itself when the fit in memory would pass
-// --memory, saying so; its model serves transform; a part damaged later
+// --memory even in one orientation, saying so (in one orientation in
+// memory where that fits); its model serves transform; a part damaged later
 // is an error naming it that leaves the previous output as it was; a
 // method that cannot stream is refused with the estimate's parts.
 func TestStreamedFit(t *testing.T) {
@@ -71,7 +72,7 @@ func TestStreamedFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--memory", "6M", "--quiet", "--json", "--out", filepath.Join(dir, "auto"))
+	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--memory", "4M", "--quiet", "--json", "--out", filepath.Join(dir, "auto"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +83,14 @@ func TestStreamedFit(t *testing.T) {
 	tsv, _ := os.ReadFile(filepath.Join(dir, "auto", "assignments.tsv"))
 	if lines := strings.Split(string(tsv), "\n"); len(lines) < 3 || !strings.HasPrefix(lines[2], "post-7\t") {
 		t.Errorf("assignments.tsv begins %q", lines[:min(3, len(lines))])
+	}
+	// Between the two, in memory in one orientation (--storage auto).
+	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--memory", "6M", "--quiet", "--json", "--out", filepath.Join(dir, "one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := decode(t, stdout); s["mode"] != "in memory" || s["storage"] != "one" || !strings.Contains(stderr, "in one orientation") {
+		t.Errorf("6M: mode %v, storage %v; stderr %q", s["mode"], s["storage"], stderr)
 	}
 	// nmf-kl streams too.
 	stdout, stderr, err = runCLI(t, "fit", "--data", big, "--k", "4", "--method", "nmf-kl", "--memory", "6M", "--quiet", "--json", "--out", filepath.Join(dir, "kl"))
@@ -95,7 +104,7 @@ func TestStreamedFit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "graph") || !strings.Contains(err.Error(), "only nmf and nmf-kl on sparse parts") {
 		t.Errorf("gnmf over the limit: %v", err)
 	}
-	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--solver", "cd", "--memory", "6M", "--out", filepath.Join(dir, "cd"))
+	_, _, err = runCLI(t, "fit", "--data", big, "--k", "4", "--solver", "cd", "--memory", "4M", "--out", filepath.Join(dir, "cd"))
 	if err == nil || !strings.Contains(err.Error(), "--solver minibatch (or the default solver) streams it") {
 		t.Errorf("cd over the limit: %v", err)
 	}

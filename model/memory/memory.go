@@ -108,11 +108,11 @@ func Streamed(p *dataset.Parts, opts model.Options, threads int) Estimate {
 	var est Estimate
 	est.Data = 2*2*(16*part+8*rows) + 8*n
 	sample := min(n, 100_000)
-	copies := int64(2)
+	arrays := int64(2) // features x k arrays
 	if opts.Method.KL() {
-		copies = 3
+		arrays = 3
 	}
-	est.Factors = copies*8*m*k + 8*m + 8*rows*k + sample*(8*k+kmeansSampleBytes) + 8*n + k*(64<<10)
+	est.Factors = arrays*8*m*k + 8*m + 8*rows*k + sample*(8*k+kmeansSampleBytes) + 8*n + k*(64<<10)
 	return est
 }
 
@@ -153,7 +153,8 @@ func fitShape(sh shape, opts model.Options, threads int) Estimate {
 	if opts.ConsumeData && sh.sparse {
 		est.Data = copies * dataBytes(sh)
 	}
-	if sh.sparse {
+	if sh.sparse && copies == 2 {
+		// One orientation forms X V in place, never by panels.
 		est.Panels = nmfstep.XVPanelBytes(int(n64), int(sh.nnz), int(k), threads)
 	}
 	if sh.missing > 0 {

@@ -33,7 +33,7 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	// One orientation: one solver copy fewer for nmf and gnmf, none for
 	// the methods that transpose it anyway.
-	if one := Fit(ds, model.Options{Method: solver.NMF, K: 10, Storage: model.OneOrientation}, 2); one.Data != 2*copyBytes || one.Factors != nmf.Factors {
+	if one := Fit(ds, model.Options{Method: solver.NMF, K: 10, Storage: model.OneOrientation}, 2); one.Data != 2*copyBytes || one.Factors != nmf.Factors || one.Panels != 0 {
 		t.Errorf("NMF k=10, one orientation: %+v", one)
 	}
 	if one := Fit(ds, model.Options{Method: solver.NMF, K: 10, Storage: model.OneOrientation, ConsumeData: true}, 2); one.Data != copyBytes {
