@@ -214,8 +214,8 @@ func NewCompactData(samples *sparse.CSR) (*Data, error) {
 	return d, nil
 }
 
-// IsCompact reports whether d holds X^T alone (NewCompactData).
-func (d *Data) IsCompact() bool { return d.ranges != nil }
+// compact reports whether d holds X^T alone (NewCompactData).
+func (d *Data) compact() bool { return d.ranges != nil }
 
 // renumberSamples gives d.xt's column indices the internal feature
 // numbers in place (RenumberFeatures).

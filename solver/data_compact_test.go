@@ -49,7 +49,7 @@ func TestNewCompactData(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if b.Indptr != nil || b.Ind != nil || b.Val != nil || !compact.IsCompact() || compact.x != nil {
+				if b.Indptr != nil || b.Ind != nil || b.Val != nil || !compact.compact() || compact.x != nil {
 					t.Fatalf("%s: the samples kept arrays, or X is held", name)
 				}
 				o.Threads = threads

@@ -89,7 +89,7 @@ func newNMFIter(p *problem, f *factors) *nmfIter {
 		// then differ in rows rather than cost, which the passes'
 		// dynamic scheduling evens out.
 		it.uw, it.vw = newPassWorkCost(d.m, k, d.featurePtr()), newPassWorkCost(d.n, k, d.xt.Indptr)
-		if d.IsCompact() || d.xPanels(k, p.opts.Threads) != nil || d.xBlocks(k) != nil {
+		if d.compact() || d.xPanels(k, p.opts.Threads) != nil || d.xBlocks(k) != nil {
 			// V is too large for the caches, or X is not held: X V is
 			// formed whole by column panels, blocks or ranges
 			// (Data.mulV) instead of row by row in the U pass.

@@ -104,8 +104,8 @@ func (p *ColRanges) EachCol(threads int, fn func(j int, rows []int, values []flo
 			next := append([]int(nil), t.Indptr[:c1-c0]...)
 			for i := range a.Rows {
 				s, e := p.run(i, c0, c1)
-				for q, j := range a.Ind[s:e] {
-					t.Ind[next[j-c0]], t.Val[next[j-c0]] = i, a.Val[s+q]
+				for off, j := range a.Ind[s:e] {
+					t.Ind[next[j-c0]], t.Val[next[j-c0]] = i, a.Val[s+off]
 					next[j-c0]++
 				}
 			}

@@ -258,8 +258,12 @@ func (r *runtimeFlags) limitFor(source string) (int64, string) {
 // checkFitMemory is checkMemory for model.Fit of ds with opts. Under
 // --storage auto, sparse data for a method that gains from one
 // orientation (model.Compacts) is held in one when both would pass the
-// limit and one fits; it sets opts.Storage and says so on stderr.
+// limit and one fits; it sets opts.Storage and says so on stderr. An
+// explicit --storage one on dense data is refused.
 func (r *runtimeFlags) checkFitMemory(ds *dataset.Dataset, opts *model.Options, choice storageChoice, stderr io.Writer) error {
+	if !choice.auto && opts.Storage == model.OneOrientation && ds.Sparse == nil {
+		return fmt.Errorf("--storage one: %s is dense; one orientation is for sparse data", ds.Source)
+	}
 	est := memory.Fit(ds, *opts, r.threadCount())
 	limit, what := r.limitFor(ds.Source)
 	if choice.auto && ds.Sparse != nil && model.Compacts(opts.Method) && limit > 0 && est.Total() > limit {

@@ -14,7 +14,7 @@ import (
 // TestStorage: --storage one holds the data in one orientation and says
 // so in the summary, with the clusters of both orientations; under auto,
 // fit holds one where both would pass --memory, and says why; a bad
-// value is refused by name.
+// value, or one on dense data, is refused by name.
 func TestStorage(t *testing.T) {
 	dir := t.TempDir()
 	gen, _, err := corpus.Generate(corpus.Options{Docs: 4000, Terms: 2000, Classes: 4, Words: 60, Seed: 1})
@@ -56,6 +56,11 @@ func TestStorage(t *testing.T) {
 	}
 	if decode(t, stdout)["storage"] != "one" || !strings.Contains(stderr, "in one orientation (--storage one): with both it needs an estimated") {
 		t.Errorf("auto under 7M: storage %v, stderr %q", decode(t, stdout)["storage"], stderr)
+	}
+	dense := writeDenseCSV(t, filepath.Join(dir, "d.csv"), 20, 6, func(i, j int) float64 { return float64(1 + (i*j)%5) })
+	_, _, err = runCLI(t, "fit", "--data", dense, "--k", "2", "--storage", "one", "--out", filepath.Join(dir, "dense"))
+	if err == nil || !strings.Contains(err.Error(), "--storage one") || !strings.Contains(err.Error(), "dense") {
+		t.Errorf("--storage one on dense data: %v", err)
 	}
 	_, _, err = runCLI(t, "fit", "--data", path, "--k", "4", "--storage", "half", "--out", filepath.Join(dir, "bad"))
 	if err == nil || !strings.Contains(err.Error(), "storage") || !strings.Contains(err.Error(), `"half"`) {

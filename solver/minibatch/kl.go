@@ -25,8 +25,9 @@ import (
 // (2011), as scikit-learn's MiniBatchNMF does for this loss: the batch's
 // multiplicative numerator U .* ((X_b ./ Y_b)^T V_b) adds to the numerator
 // a, the batch's V_b^T 1 to the denominator den, and U becomes a ./ den.
-// With one batch and no history that is the batch's multiplicative step;
-// over many it is the step on every sample seen, with their V fixed.
+// Were the statistics empty before a batch, that would be the batch's
+// multiplicative step; over many batches it is the step on every sample
+// seen, with their V fixed.
 
 // klForget is Options.Forget's default under KL: the statistics fall by
 // this factor over the first pass, by its square root over the second,
