@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,6 +24,14 @@ type PartsOptions struct {
 	// Parts is the number of row blocks, as even as integers allow, 1 <=
 	// Parts <= samples.
 	Parts int
+	// Shuffle writes the samples in an order drawn from Seed rather than
+	// as they are. A corpus stored class by class (or by date, or by
+	// source) then gives parts that each hold every class, which a
+	// streamed fit, taking a part at a time, needs: its batches come
+	// from one part. The samples keep their ids (their 1-based numbers
+	// in d when d has none), so outputs still name them.
+	Shuffle bool
+	Seed    uint64
 }
 
 // WriteParts writes d as a parts directory of opt.Parts row blocks, through
@@ -40,6 +49,21 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 	if parts < 1 || parts > n {
 		return fmt.Errorf("%s: %d parts of %d samples: want 1 to %d", d.Source, parts, n, n)
 	}
+	// order[r] is the sample written r-th.
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	ids := d.IDs
+	if opt.Shuffle {
+		rand.New(rand.NewPCG(opt.Seed, 0x73706c6974)).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		if ids == nil {
+			ids = make([]string, n)
+			for i := range ids {
+				ids[i] = strconv.Itoa(i + 1)
+			}
+		}
+	}
 	man := matrixio.NewParts(n, m, d.Sparse != nil)
 	man.Weighted = d.Weighted
 	if d.Text != nil {
@@ -56,10 +80,20 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 		var nnz int
 		if a := d.Sparse; a != nil {
 			block := a.RowSlice(lo, hi)
+			if opt.Shuffle {
+				block = a.SelectRows(order[lo:hi])
+			}
 			nnz = block.NNZ()
 			write = func(w io.Writer) error { return matrixio.WriteMatrixMarket(w, block) }
 		} else {
-			block := d.Dense.Slice(lo, hi, 0, m)
+			var block mat.Matrix = d.Dense.Slice(lo, hi, 0, m)
+			if opt.Shuffle {
+				rows := mat.NewDense(hi-lo, m, nil)
+				for r, i := range order[lo:hi] {
+					rows.SetRow(r, d.Dense.RawRowView(i))
+				}
+				block = rows
+			}
 			nnz = (hi - lo) * m
 			write = func(w io.Writer) error { return matrixio.WriteMatrixMarketDense(w, block) }
 		}
@@ -71,19 +105,19 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 	if d.Labels != nil {
 		man.Labels = "labels.txt"
 		if err := create(man.Labels, func(w io.Writer) error {
-			return writeLines(w, len(d.Labels), func(i int) string { return strconv.Itoa(d.Labels[i]) })
+			return writeLines(w, len(d.Labels), func(r int) string { return strconv.Itoa(d.Labels[order[r]]) })
 		}); err != nil {
 			return err
 		}
 	}
-	if d.IDs != nil {
-		for i, id := range d.IDs {
+	if ids != nil {
+		for i, id := range ids {
 			if id == "" || strings.ContainsAny(id, "\r\n") {
 				return fmt.Errorf("%s: sample %d's id %q cannot be written one per line", d.Source, i+1, id)
 			}
 		}
 		man.IDs = "ids.txt"
-		if err := create(man.IDs, func(w io.Writer) error { return writeLines(w, n, func(i int) string { return d.IDs[i] }) }); err != nil {
+		if err := create(man.IDs, func(w io.Writer) error { return writeLines(w, n, func(r int) string { return ids[order[r]] }) }); err != nil {
 			return err
 		}
 	}

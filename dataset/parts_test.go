@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -225,4 +226,106 @@ func FuzzReadParts(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPartsShuffle: a shuffled split holds the samples in a seeded order,
+// each with its row, label and id (its number in the source when it had
+// none); the same seed gives the same parts; and a corpus stored class
+// by class gives parts that each hold every class.
+func TestPartsShuffle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n = 200
+	a := sparsetest.RandomCSR(rng, n, 12, 0.4)
+	labels := make([]int, n)
+	for i := range labels {
+		labels[i] = 1 + i*4/n // class by class
+	}
+	dense := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		dense.SetRow(i, []float64{float64(i), rng.Float64(), 1})
+	}
+	write := func(d *Dataset, seed uint64) string {
+		dir := t.TempDir()
+		err := WriteParts(d, PartsOptions{Parts: 4, Shuffle: true, Seed: seed}, func(name string, write func(io.Writer) error) error {
+			f, err := os.Create(filepath.Join(dir, name))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return write(f)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, d := range []*Dataset{{Source: "s", Sparse: a, Labels: labels}, {Source: "d", Dense: dense, Labels: labels}} {
+		dir := write(d, 1)
+		got, err := Load(context.Background(), dir, LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.IDs) != n {
+			t.Fatalf("%s: %d ids", d.Source, len(got.IDs))
+		}
+		moved := 0
+		for r, id := range got.IDs {
+			var i int
+			if _, err := fmt.Sscan(id, &i); err != nil || i < 1 || i > n {
+				t.Fatalf("%s: sample %d's id %q", d.Source, r+1, id)
+			}
+			i--
+			if i != r {
+				moved++
+			}
+			if got.Labels[r] != labels[i] {
+				t.Fatalf("%s: sample %d (source %d) has label %d, want %d", d.Source, r+1, i+1, got.Labels[r], labels[i])
+			}
+			for j := 0; j < 12 && d.Sparse != nil; j++ {
+				if got.Sparse.At(r, j) != a.At(i, j) {
+					t.Fatalf("%s: sample %d (source %d) differs at %d", d.Source, r+1, i+1, j+1)
+				}
+			}
+			if d.Dense != nil && !mat.Equal(got.Dense.RowView(r), dense.RowView(i)) {
+				t.Fatalf("%s: sample %d (source %d) differs", d.Source, r+1, i+1)
+			}
+		}
+		if moved < n/2 {
+			t.Errorf("%s: only %d of %d samples moved", d.Source, moved, n)
+		}
+		for p := 0; p < 4; p++ {
+			part, err := LoadRows(context.Background(), dir, p*n/4, (p+1)*n/4, LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			classes := map[int]bool{}
+			for _, l := range part.Labels {
+				classes[l] = true
+			}
+			if len(classes) != 4 {
+				t.Errorf("%s: part %d holds %d of 4 classes", d.Source, p+1, len(classes))
+			}
+		}
+		again, _ := Load(context.Background(), write(d, 1), LoadOptions{})
+		other, _ := Load(context.Background(), write(d, 2), LoadOptions{})
+		if !reflect.DeepEqual(again.IDs, got.IDs) || reflect.DeepEqual(other.IDs, got.IDs) {
+			t.Errorf("%s: seed 1 twice gives the same order %v, seed 2 another %v", d.Source, reflect.DeepEqual(again.IDs, got.IDs), !reflect.DeepEqual(other.IDs, got.IDs))
+		}
+	}
+	// Ids the data set has are kept with their samples.
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("doc-%d", i)
+	}
+	got, err := Load(context.Background(), write(&Dataset{Source: "s", Sparse: a, Labels: labels, IDs: ids}, 3), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r, id := range got.IDs {
+		var i int
+		fmt.Sscanf(id, "doc-%d", &i)
+		if got.Labels[r] != labels[i] {
+			t.Fatalf("sample %d (%s): label %d, want %d", r+1, id, got.Labels[r], labels[i])
+		}
+	}
 }

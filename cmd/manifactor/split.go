@@ -23,6 +23,8 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	parts := fs.Int("parts", 0, "the number of row blocks, 1 to the number of samples (at least the ranks that will read it; more parts let each rank read less)")
 	out := fs.String("out", "", "the directory to write (parts.json, part-NNNNN.mtx, labels.txt, features.txt, ids.txt)")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON")
+	shuffle := fs.Bool("shuffle", false, "write the samples in a seeded random order (their ids kept), so that each part holds every class of a corpus stored class by class, date by date or source by source: what a streamed fit, taking a part at a time, needs")
+	seed := fs.Uint64("seed", 1, "the seed of --shuffle's order")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -31,6 +33,9 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *out == "" {
 		return errors.New("--out is required")
+	}
+	if set(fs, "seed") && !*shuffle {
+		return errors.New("--seed orders the samples of --shuffle; without --shuffle they keep their order")
 	}
 	if *parts < 1 || *parts > maxParts {
 		return fmt.Errorf("--parts %d: want 1 to %d (and at most the number of samples)", *parts, maxParts)
@@ -53,7 +58,7 @@ func runSplit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if n, _ := ds.Dims(); *parts > n {
 		return fmt.Errorf("--parts %d: %s has %d samples", *parts, df.path, n)
 	}
-	if err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: *parts}, od.WriteFile); err != nil {
+	if err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: *parts, Shuffle: *shuffle, Seed: *seed}, od.WriteFile); err != nil {
 		return err
 	}
 	if err := od.Commit(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,19 @@ func TestSplit(t *testing.T) {
 	if len(uf) == 0 || string(uf) != string(up) {
 		t.Error("U differs between the file and its parts")
 	}
+	// Shuffled: the same clustering of the same documents, named by their
+	// numbers in the file.
+	shuffled := filepath.Join(dir, "shuffled")
+	if _, _, err := runCLI(t, "split", "--data", mtx, "--labels", labels, "--parts", "4", "--shuffle", "--seed", "5", "--out", shuffled); err != nil {
+		t.Fatal(err)
+	}
+	if c := fit(shuffled); c["samples"] != a["samples"] || c["accuracy"] == nil {
+		t.Errorf("fit on shuffled parts: %v", c)
+	}
+	ids, _ := os.ReadFile(filepath.Join(shuffled, "ids.txt"))
+	if lines := strings.Fields(string(ids)); len(lines) != 60 || strings.Join(lines, " ") == strings.Join(strings.Fields(seqText(60)), " ") {
+		t.Errorf("ids.txt of a shuffled split: %q", lines)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -51,6 +65,7 @@ func TestSplit(t *testing.T) {
 		{[]string{"--parts", "61", "--out", filepath.Join(dir, "p61")}, "--parts 61: " + mtx + " has 60 samples"},
 		{[]string{"--parts", "2"}, "--out is required"},
 		{[]string{"--parts", "2", "--out", filepath.Join(dir, "p2"), "--weighting", "none"}, "unknown option --weighting"},
+		{[]string{"--parts", "2", "--out", filepath.Join(dir, "p2"), "--seed", "3"}, "--seed orders the samples of --shuffle"},
 	} {
 		if _, _, err := runCLI(t, append([]string{"split", "--data", mtx}, c.args...)...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
@@ -59,4 +74,13 @@ func TestSplit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "p61")); err == nil {
 		t.Error("a refused split left its output directory")
 	}
+}
+
+// seqText is "1\n2\n...n\n".
+func seqText(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	return b.String()
 }
