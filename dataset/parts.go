@@ -16,6 +16,7 @@ import (
 
 	"github.com/manifactor/manifactor/internal/fileio"
 	"github.com/manifactor/manifactor/internal/matrixio"
+	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/sparse"
 )
 
@@ -135,6 +136,15 @@ func WriteParts(d *Dataset, opt PartsOptions, create func(name string, write fun
 	return create(matrixio.PartsFile, man.Encode)
 }
 
+// WritePartsDir is WriteParts into the directory dir, which must exist,
+// each file written whole (outdir.WriteFile: a file of that name keeps its
+// old content or gets the whole new one).
+func WritePartsDir(dir string, d *Dataset, opt PartsOptions) error {
+	return WriteParts(d, opt, func(name string, write func(io.Writer) error) error {
+		return outdir.WriteFile(filepath.Join(dir, name), write)
+	})
+}
+
 func writeLines(w io.Writer, n int, line func(i int) string) error {
 	bw := bufio.NewWriter(w)
 	for i := 0; i < n; i++ {
@@ -252,62 +262,56 @@ func LoadRows(ctx context.Context, dir string, lo, hi int, opt LoadOptions) (*Da
 	return out, out.Validate()
 }
 
-// readNames reads m feature names, one per line.
+// readNames reads m feature names, one per line, all different.
 func readNames(path string, m int) ([]string, error) {
-	f, err := fileio.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	names := make([]string, 0, min(m, 1<<20))
 	line := make(map[string]int)
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), matrixio.MaxMTXLine)
-	for sc.Scan() {
-		if len(names) == m {
-			return nil, matrixio.LineErr(path, len(names)+1, "more names than the %d features", m)
+	return readLines(path, m, "names", "features", func(name string, r int) string {
+		if l, ok := line[name]; ok {
+			return fmt.Sprintf("name %q repeats line %d's: feature names must differ", name, l)
 		}
-		if l, ok := line[sc.Text()]; ok {
-			return nil, matrixio.LineErr(path, len(names)+1, "name %q repeats line %d's: feature names must differ", sc.Text(), l)
-		}
-		line[sc.Text()] = len(names) + 1
-		names = append(names, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		return nil, matrixio.LineErr(path, len(names)+1, "%v", err)
-	}
-	if len(names) != m {
-		return nil, fmt.Errorf("%s: %d names for %d features", path, len(names), m)
-	}
-	return names, nil
+		line[name] = r
+		return ""
+	})
 }
 
 // readIDs reads n sample identifiers, one per line, none empty.
 func readIDs(path string, n int) ([]string, error) {
+	return readLines(path, n, "ids", "samples", func(id string, _ int) string {
+		if id == "" {
+			return "an empty id"
+		}
+		return ""
+	})
+}
+
+// readLines reads n lines of path, one of the n items of (noun) each,
+// each accepted by check (given its 1-based line; it returns what is
+// wrong, or ""). Errors name the file and line.
+func readLines(path string, n int, noun, of string, check func(text string, line int) string) ([]string, error) {
 	f, err := fileio.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	ids := make([]string, 0, min(n, 1<<20))
+	out := make([]string, 0, min(n, 1<<20))
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), matrixio.MaxMTXLine)
 	for sc.Scan() {
-		if len(ids) == n {
-			return nil, matrixio.LineErr(path, len(ids)+1, "more ids than the %d samples", n)
+		if len(out) == n {
+			return nil, matrixio.LineErr(path, len(out)+1, "more %s than the %d %s", noun, n, of)
 		}
-		if sc.Text() == "" {
-			return nil, matrixio.LineErr(path, len(ids)+1, "an empty id")
+		if msg := check(sc.Text(), len(out)+1); msg != "" {
+			return nil, matrixio.LineErr(path, len(out)+1, "%s", msg)
 		}
-		ids = append(ids, sc.Text())
+		out = append(out, sc.Text())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, matrixio.LineErr(path, len(ids)+1, "%v", err)
+		return nil, matrixio.LineErr(path, len(out)+1, "%v", err)
 	}
-	if len(ids) != n {
-		return nil, fmt.Errorf("%s: %d ids for %d samples", path, len(ids), n)
+	if len(out) != n {
+		return nil, fmt.Errorf("%s: %d %s for %d %s", path, len(out), noun, n, of)
 	}
-	return ids, nil
+	return out, nil
 }
 
 // partsText reads the text pipeline a parts manifest records (nil for a

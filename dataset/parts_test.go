@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,14 +20,7 @@ import (
 func writePartsDir(t testing.TB, d *Dataset, parts int) (string, *matrixio.Parts) {
 	t.Helper()
 	dir := t.TempDir()
-	err := WriteParts(d, PartsOptions{Parts: parts}, func(name string, write func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return write(f)
-	})
+	err := WritePartsDir(dir, d, PartsOptions{Parts: parts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,14 +238,7 @@ func TestPartsShuffle(t *testing.T) {
 	}
 	write := func(d *Dataset, seed uint64) string {
 		dir := t.TempDir()
-		err := WriteParts(d, PartsOptions{Parts: 4, Shuffle: true, Seed: seed}, func(name string, write func(io.Writer) error) error {
-			f, err := os.Create(filepath.Join(dir, name))
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			return write(f)
-		})
+		err := WritePartsDir(dir, d, PartsOptions{Parts: 4, Shuffle: true, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package dist_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/manifactor/manifactor/dataset"
 	"github.com/manifactor/manifactor/dist"
 	"github.com/manifactor/manifactor/internal/matrixio"
-	"github.com/manifactor/manifactor/internal/outdir"
 	"github.com/manifactor/manifactor/model"
 	"github.com/manifactor/manifactor/solver"
 )
@@ -98,9 +96,7 @@ func TestRunLocalMissingPart(t *testing.T) {
 	for q := range a.Val {
 		a.Val[q] = math.Ceil(a.Val[q])
 	}
-	err := dataset.WriteParts(&dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2}, func(name string, write func(io.Writer) error) error {
-		return outdir.WriteFile(filepath.Join(dir, name), write)
-	})
+	err := dataset.WritePartsDir(dir, &dataset.Dataset{Source: "counts", Sparse: a}, dataset.PartsOptions{Parts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

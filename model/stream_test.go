@@ -26,14 +26,7 @@ import (
 func partsOf(t testing.TB, ds *dataset.Dataset, n int) *dataset.Parts {
 	t.Helper()
 	dir := t.TempDir()
-	err := dataset.WriteParts(ds, dataset.PartsOptions{Parts: n}, func(name string, write func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return write(f)
-	})
+	err := dataset.WritePartsDir(dir, ds, dataset.PartsOptions{Parts: n})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,20 +44,41 @@ type Data struct {
 	// count, built on first use; blocked holds x prepared for X V by
 	// column blocks, one per block width (a width depends on k), for a
 	// large V whose panels do not fit.
-	panels  *panelCache
-	blocked *blockCache
+	panels  *memo[*sparse.ColPanels]
+	blocked *memo[*sparse.ColBlocks]
 	// ranges is set for compact Data (NewCompactData), which holds X^T
 	// alone: X V is formed by column ranges of X^T in place.
 	ranges *rangeCache
 }
 
 // rangeCache is compact Data's column counts (X's row lengths), their
-// prefix sums and its sparse.ColRanges by panel count, shared by
-// concurrent fits.
+// prefix sums and its sparse.ColRanges by panel count.
 type rangeCache struct {
 	counts, ptr []int
-	mu          sync.Mutex
-	parts       map[int]*sparse.ColRanges
+	parts       memo[*sparse.ColRanges]
+}
+
+// memo is a set of values built on first use, by key, shared by
+// concurrent fits; a value once built (nil too) is kept for the Data's
+// life, so that a fit does not change products midway.
+type memo[V any] struct {
+	mu sync.Mutex
+	m  map[int]V
+}
+
+// get returns the value of key, built by build the first time.
+func (c *memo[V]) get(key int, build func() V) V {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[key]; ok {
+		return v
+	}
+	if c.m == nil {
+		c.m = map[int]V{}
+	}
+	v := build()
+	c.m[key] = v
+	return v
 }
 
 // xRanges returns compact Data's X^T cut into column ranges for X V with
@@ -67,17 +88,7 @@ func (d *Data) xRanges(threads int) *sparse.ColRanges {
 	// every row for its run, so fewer panels cost less, down to where a
 	// panel's rows of X V no longer stay in cache (docs/PERFORMANCE.md).
 	parts := 2 * parallel.Threads(threads)
-	d.ranges.mu.Lock()
-	defer d.ranges.mu.Unlock()
-	if d.ranges.parts == nil {
-		d.ranges.parts = map[int]*sparse.ColRanges{}
-	}
-	c := d.ranges.parts[parts]
-	if c == nil {
-		c = d.xt.ColRanges(parts, d.ranges.counts)
-		d.ranges.parts[parts] = c
-	}
-	return c
+	return d.ranges.parts.get(parts, func() *sparse.ColRanges { return d.xt.ColRanges(parts, d.ranges.counts) })
 }
 
 // featurePtr returns X's row pointers (a feature's entries), for the
@@ -89,12 +100,6 @@ func (d *Data) featurePtr() []int {
 	return d.ranges.ptr
 }
 
-// blockCache is Data's set of sparse.ColBlocks, shared by concurrent fits.
-type blockCache struct {
-	mu    sync.Mutex
-	width map[int]*sparse.ColBlocks
-}
-
 // xBlocks returns x prepared for X V with V of k columns, or nil when V
 // is small enough for the plain product.
 func (d *Data) xBlocks(k int) *sparse.ColBlocks {
@@ -102,24 +107,7 @@ func (d *Data) xBlocks(k int) *sparse.ColBlocks {
 	if d.blocked == nil || w == 0 {
 		return nil
 	}
-	d.blocked.mu.Lock()
-	defer d.blocked.mu.Unlock()
-	if d.blocked.width == nil {
-		d.blocked.width = map[int]*sparse.ColBlocks{}
-	}
-	c := d.blocked.width[w]
-	if c == nil {
-		c = d.x.ColBlocks(w, nmfstep.BlockMinPerBlock)
-		d.blocked.width[w] = c
-	}
-	return c
-}
-
-// panelCache is Data's set of sparse.ColPanels, shared by concurrent fits:
-// by panel count, nil where they did not fit.
-type panelCache struct {
-	mu    sync.Mutex
-	parts map[int]*sparse.ColPanels
+	return d.blocked.get(w, func() *sparse.ColBlocks { return d.x.ColBlocks(w, nmfstep.BlockMinPerBlock) })
 }
 
 // xPanels returns xt prepared for X V with V of k columns, or nil when V
@@ -131,18 +119,8 @@ func (d *Data) xPanels(k, threads int) *sparse.ColPanels {
 	if d.panels == nil || nmfstep.XVPanelBytes(d.n, d.nnz, k, threads) == 0 {
 		return nil
 	}
-	parts := nmfstep.PanelParts(threads)
-	d.panels.mu.Lock()
-	defer d.panels.mu.Unlock()
-	if d.panels.parts == nil {
-		d.panels.parts = map[int]*sparse.ColPanels{}
-	}
-	c, decided := d.panels.parts[parts]
-	if !decided {
-		c = nmfstep.XVPanels(d.xt, k, threads)
-		d.panels.parts[parts] = c
-	}
-	return c
+	// By panel count, nil where they did not fit.
+	return d.panels.get(nmfstep.PanelParts(threads), func() *sparse.ColPanels { return nmfstep.XVPanels(d.xt, k, threads) })
 }
 
 // entry is one element of X^T: sample i, caller's feature j, value v.
@@ -239,7 +217,7 @@ func checkSparse(samples *sparse.CSR) (*Data, error) {
 	if p := st.FirstNegative; p >= 0 {
 		d.neg = &entry{samples.RowOf(p), samples.Ind[p], samples.Val[p]}
 	}
-	d.panels, d.blocked = &panelCache{}, &blockCache{}
+	d.panels, d.blocked = &memo[*sparse.ColPanels]{}, &memo[*sparse.ColBlocks]{}
 	return d, nil
 }
 
@@ -394,7 +372,7 @@ func (d *Data) scaledSamples(f []float64) *Data {
 		} else {
 			e.x = d.x.Clone()
 			e.x.ScaleCols(f)
-			e.panels, e.blocked = &panelCache{}, &blockCache{}
+			e.panels, e.blocked = &memo[*sparse.ColPanels]{}, &memo[*sparse.ColBlocks]{}
 		}
 		e.sqNorm = e.xt.SquaredFrobenius()
 		return &e

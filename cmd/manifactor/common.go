@@ -255,27 +255,39 @@ func (r *runtimeFlags) limitFor(source string) (int64, string) {
 	return limit, what
 }
 
-// checkFitMemory is checkMemory for model.Fit of ds with opts. Under
-// --storage auto, sparse data for a method that gains from one
-// orientation (model.Compacts) is held in one when both would pass the
-// limit and one fits; it sets opts.Storage and says so on stderr. An
-// explicit --storage one on dense data is refused.
+// checkFitMemory is checkMemory for model.Fit of ds with opts, after
+// storageFor's choice, which it sets in opts and, when it is one
+// orientation, says on stderr. An explicit --storage one on dense data is
+// refused.
 func (r *runtimeFlags) checkFitMemory(ds *dataset.Dataset, opts *model.Options, choice storageChoice, stderr io.Writer) error {
 	if !choice.auto && opts.Storage == model.OneOrientation && ds.Sparse == nil {
 		return fmt.Errorf("--storage one: %s is dense; one orientation is for sparse data", ds.Source)
 	}
-	est := memory.Fit(ds, *opts, r.threadCount())
 	limit, what := r.limitFor(ds.Source)
-	if choice.auto && ds.Sparse != nil && model.Compacts(opts.Method) && limit > 0 && est.Total() > limit {
-		one := *opts
-		one.Storage = model.OneOrientation
-		if e := memory.Fit(ds, one, r.threadCount()); e.Total() <= limit {
-			fmt.Fprintf(stderr, "holding %s in one orientation (--storage one): with both it needs an estimated %s, above the memory limit of %s (%s); estimate %v\n", ds.Source, sysmem.FormatBytes(est.Total()), sysmem.FormatBytes(limit), what, e)
-			*opts = one
-			return nil
-		}
+	o, est, both := storageFor(*opts, choice, ds.Sparse != nil, limit, func(o model.Options) memory.Estimate { return memory.Fit(ds, o, r.threadCount()) })
+	if o.Storage != opts.Storage {
+		fmt.Fprintf(stderr, "holding %s in one orientation (--storage one): with both it needs an estimated %s, above the memory limit of %s (%s); estimate %v\n", ds.Source, sysmem.FormatBytes(both.Total()), sysmem.FormatBytes(limit), what, est)
 	}
+	*opts = o
 	return r.checkMemory(ds.Source, est)
+}
+
+// storageFor returns opts with the storage that --storage auto chooses
+// under limit (0: none), its estimate by estimate and the estimate with
+// both orientations: one orientation, for sparse data and a method that
+// gains from it (model.Compacts), where both would pass the limit and one
+// fits. Other choices return opts as they are.
+func storageFor(opts model.Options, choice storageChoice, sparse bool, limit int64, estimate func(model.Options) memory.Estimate) (model.Options, memory.Estimate, memory.Estimate) {
+	est := estimate(opts)
+	if !choice.auto || !sparse || !model.Compacts(opts.Method) || limit <= 0 || est.Total() <= limit {
+		return opts, est, est
+	}
+	one := opts
+	one.Storage = model.OneOrientation
+	if e := estimate(one); e.Total() <= limit {
+		return one, e, est
+	}
+	return opts, est, est
 }
 
 func (r *runtimeFlags) memoryText() string {

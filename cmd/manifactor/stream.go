@@ -47,16 +47,10 @@ func (f *fitFlags) chooseMode(stderr io.Writer) (*dataset.Parts, string, error) 
 		return nil, "", err
 	}
 	mo.ConsumeData = consumes("fit", mo.Method, false)
-	whole := memory.Parts(parts, mo, f.rt.threadCount())
 	limit := f.rt.limit
-	if limit > 0 && whole.Total() > limit && f.mf.storage.auto && parts.Sparse && model.Compacts(mo.Method) {
-		// In memory in one orientation (checkFitMemory chooses it again
-		// once the data are loaded).
-		mo.Storage = model.OneOrientation
-		if one := memory.Parts(parts, mo, f.rt.threadCount()); one.Total() <= limit {
-			whole = one
-		}
-	}
+	// In memory in one orientation where that fits (checkFitMemory
+	// chooses it again once the data are loaded).
+	mo, whole, _ := storageFor(mo, f.mf.storage, parts.Sparse, limit, func(o model.Options) memory.Estimate { return memory.Parts(parts, o, f.rt.threadCount()) })
 	fits := limit == 0 || whole.Total() <= limit
 	canStream := parts.Sparse && model.Streams(mo.Method) && !f.mf.kAuto && f.df.classes == ""
 	switch {

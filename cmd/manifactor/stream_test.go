@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,14 +60,7 @@ func TestStreamedFit(t *testing.T) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("post-%d", 7*i)
 	}
-	err = dataset.WriteParts(&dataset.Dataset{Source: "gen", Sparse: gen, Labels: classes, IDs: ids}, dataset.PartsOptions{Parts: 20}, func(name string, write func(io.Writer) error) error {
-		f, err := os.Create(filepath.Join(big, name))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return write(f)
-	})
+	err = dataset.WritePartsDir(big, &dataset.Dataset{Source: "gen", Sparse: gen, Labels: classes, IDs: ids}, dataset.PartsOptions{Parts: 20})
 	if err != nil {
 		t.Fatal(err)
 	}

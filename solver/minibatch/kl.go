@@ -63,8 +63,9 @@ func (md *Model) seedColumns(x *sparse.CSR, rows []int, rng *rand.Rand) {
 	}
 }
 
-// klWork is one goroutine's room for a row: U's rows at the row's
-// entries, transposed, the model values, and klstep.Row's ratios.
+// klWork is one worker's room for a row, kept across batches: U's rows
+// at the row's entries, transposed, the model values, and klstep.Row's
+// ratios.
 type klWork struct {
 	ht, y, ratios []float64
 }
@@ -97,8 +98,11 @@ func (md *Model) solveRowsKL(x *sparse.CSR, rows []int, v, loss, ratio []float64
 	for _, s := range md.colU {
 		total += s
 	}
-	parallel.For(len(rows), md.opts.Threads, 16, func(a, b int) {
-		var w klWork
+	for len(md.work) < parallel.Workers(len(rows), md.opts.Threads, 16) {
+		md.work = append(md.work, &klWork{})
+	}
+	parallel.ForWorker(len(rows), md.opts.Threads, 16, func(worker, a, b int) {
+		w := md.work[worker]
 		for r := a; r < b; r++ {
 			j := rows[r]
 			p0, p1 := x.Indptr[j], x.Indptr[j+1]

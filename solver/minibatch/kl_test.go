@@ -39,38 +39,55 @@ func denseKL(x *sparse.CSR, u, v *mat.Dense) float64 {
 // reference's.
 func TestKLPlanted(t *testing.T) {
 	x := planted(1, 600, 80, 5)
+	md := klRecovers(t, x, []int{1, 3}, func(threads int) (*Model, error) {
+		md, err := New(80, Options{K: 5, Loss: KL, BatchSize: 64, Threads: threads, Seed: 1})
+		if err != nil {
+			return nil, err
+		}
+		return md, md.Fit(context.Background(), x, 30)
+	})
+	v, loss, err := md.TransformLoss(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, ref := md.Objective(x, v), denseKL(x, md.U(), v)
+	if math.Abs(obj-ref) > 1e-9*(1+ref) || math.Abs(loss-ref) > 1e-9*(1+ref) {
+		t.Errorf("divergence: Transform %v, KLObjective %v, dense reference %v", loss, obj, ref)
+	}
+}
+
+// klRecovers fits x by fit for each thread count, checks that the
+// threads change no bit of U and that the first model's divergence is
+// under 1e-3 of the data's total (x being exactly low-rank), and
+// returns that model.
+func klRecovers(t *testing.T, x *sparse.CSR, threads []int, fit func(threads int) (*Model, error)) *Model {
+	t.Helper()
 	var total float64
 	for _, a := range x.Val {
 		total += a
 	}
-	var first *mat.Dense
-	for _, threads := range []int{1, 3} {
-		md, err := New(80, Options{K: 5, Loss: KL, BatchSize: 64, Threads: threads, Seed: 1})
+	var first *Model
+	for _, th := range threads {
+		md, err := fit(th)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := md.Fit(context.Background(), x, 30); err != nil {
-			t.Fatal(err)
-		}
-		if first != nil {
-			if !mat.Equal(first, md.U()) {
-				t.Errorf("%d threads: U differs from 1 thread's", threads)
-			}
+		if first == nil {
+			first = md
 			continue
 		}
-		first = md.U()
-		v, loss, err := md.TransformLoss(context.Background(), x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		obj, ref := md.Objective(x, v), denseKL(x, md.U(), v)
-		if math.Abs(obj-ref) > 1e-9*(1+ref) || math.Abs(loss-ref) > 1e-9*(1+ref) {
-			t.Errorf("divergence: Transform %v, KLObjective %v, dense reference %v", loss, obj, ref)
-		}
-		if rel := ref / total; rel > 1e-3 {
-			t.Errorf("divergence %v of the data's total on exactly rank-5 data", rel)
+		if !mat.Equal(first.U(), md.U()) {
+			t.Errorf("%d threads: U differs from %d thread's", th, threads[0])
 		}
 	}
+	_, loss, err := first.TransformLoss(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loss/total > 1e-3 {
+		t.Errorf("divergence %v of the data's total on exactly rank-5 data", loss/total)
+	}
+	return first
 }
 
 // TestKLSteps: a batch's rows of V satisfy the KKT conditions of their
@@ -198,31 +215,13 @@ func TestKLSetU(t *testing.T) {
 // how the samples are split into blocks and batches (discountKL).
 func TestKLFitSource(t *testing.T) {
 	x := planted(3, 700, 70, 5)
-	var total float64
-	for _, a := range x.Val {
-		total += a
-	}
-	var first *mat.Dense
-	for _, threads := range []int{1, 4} {
-		md, _ := New(70, Options{K: 5, Loss: KL, BatchSize: 50, Threads: threads, Seed: 1})
-		if err := md.FitSource(context.Background(), blocks{x, 128, -1}, 30); err != nil {
-			t.Fatal(err)
-		}
-		if first != nil {
-			if !mat.Equal(first, md.U()) {
-				t.Errorf("%d threads: U differs from 1 thread's", threads)
-			}
-			continue
-		}
-		first = md.U()
-		_, loss, err := md.TransformLoss(context.Background(), x)
+	klRecovers(t, x, []int{1, 4}, func(threads int) (*Model, error) {
+		md, err := New(70, Options{K: 5, Loss: KL, BatchSize: 50, Threads: threads, Seed: 1})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		if loss/total > 1e-3 {
-			t.Errorf("divergence %v of the data's total on exactly rank-5 data", loss/total)
-		}
-	}
+		return md, md.FitSource(context.Background(), blocks{x, 128, -1}, 30)
+	})
 	// One pass's discount, whatever the split: den starts at 1 and the
 	// batches add to it, so compare the prior's share a pass leaves.
 	for _, split := range []struct{ block, batch int }{{700, 700}, {128, 50}, {100, 7}} {

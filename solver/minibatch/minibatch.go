@@ -121,6 +121,8 @@ type Model struct {
 	// column sums, kept with U: the rows' linear term.
 	a, b, g   []float64
 	den, colU []float64
+	// work is the KL row solves' room, one a worker.
+	work []*klWork
 	// Seen counts the samples given so far, over all passes.
 	Seen int
 	// passes counts the passes of Fit and FitSource since the start or
